@@ -1,0 +1,87 @@
+"""The index schema, as numbered migrations applied in order on every open.
+
+Read top to bottom, this file is the history of the schema. ``vec_chunks`` is
+created separately (``create_vec_table``) because its dimension comes from the
+embedder, which the first index run decides.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import apsw
+
+SCHEMA_VERSION = 1
+
+
+def m001_create_tables(conn: apsw.Connection) -> None:
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS meta (
+            key TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE IF NOT EXISTS documents (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,          -- vault-relative, '/' separators
+            title TEXT NOT NULL,
+            aliases TEXT NOT NULL DEFAULT '[]', -- JSON list
+            tags TEXT NOT NULL DEFAULT '[]',    -- JSON list (frontmatter + #tags)
+            description TEXT NOT NULL DEFAULT '',
+            date TEXT,                          -- frontmatter date (ISO) or NULL
+            frontmatter TEXT NOT NULL DEFAULT '{}',
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            indexed_at REAL NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS documents_hash ON documents(content_hash);
+        CREATE TABLE IF NOT EXISTS chunks (
+            id INTEGER PRIMARY KEY,
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            level INTEGER NOT NULL,
+            heading TEXT NOT NULL,
+            heading_path TEXT NOT NULL,         -- JSON list
+            context TEXT NOT NULL,
+            content TEXT NOT NULL,
+            byte_start INTEGER NOT NULL,
+            byte_end INTEGER NOT NULL,
+            line_start INTEGER NOT NULL,
+            line_end INTEGER NOT NULL,
+            token_count INTEGER                 -- NULL allowed: old rows, see parent.py
+        );
+        CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ordinal);
+        -- rowid = chunks.id; trigram so substrings (and Japanese) match.
+        CREATE VIRTUAL TABLE IF NOT EXISTS fts_chunks USING fts5(
+            heading, context, content, tokenize = 'trigram'
+        );
+        CREATE TABLE IF NOT EXISTS links (
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            target TEXT NOT NULL,
+            heading TEXT,
+            block TEXT,
+            alias TEXT,
+            embed INTEGER NOT NULL,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
+        CREATE INDEX IF NOT EXISTS links_target ON links(target);
+        CREATE TABLE IF NOT EXISTS tags (
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag, doc_id);
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables]
+
+
+def create_vec_table(conn: apsw.Connection, dim: int) -> None:
+    # rowid = chunks.id. L2 distance is sqlite-vec's default metric; vectors
+    # are unit length, so L2 order equals cosine order.
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks USING vec0(embedding float[{int(dim)}])"
+    )
