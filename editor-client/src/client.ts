@@ -1,0 +1,516 @@
+/**
+ * Node socket client for `groove serve` (docs/protocol.md): newline-delimited
+ * JSON-RPC 2.0 over a unix socket (or 127.0.0.1 TCP on Windows), token
+ * authentication with `hello`, id correlation, notifications as events,
+ * reconnect after a daemon restart, cancellable requests.
+ *
+ * Used by the Obsidian plugin (desktop: Electron exposes Node's `net`) and
+ * the VS Code extension host.
+ */
+import { execFile } from "node:child_process";
+import * as net from "node:net";
+
+import { Emitter } from "./emitter";
+import { GrooveError } from "./errors";
+import {
+  ErrorCode,
+  PROTOCOL_VERSION,
+  type ConnectInfo,
+  type EventName,
+  type HelloResult,
+  type IndexChanged,
+  type IndexProgress,
+  type JsonRpcResponse,
+  type MethodName,
+  type Methods,
+  type SearchParams,
+  type SearchResponse,
+} from "./protocol";
+
+// ---------------------------------------------------------------- connect-info
+
+export interface ConnectInfoOptions {
+  /** The `groove` executable (absolute path or a name on PATH). */
+  executable: string;
+  vault: string;
+  /** Pass `--start`: start the daemon if none runs and wait until it accepts. */
+  start: boolean;
+  env?: NodeJS.ProcessEnv;
+  /** Starting a daemon loads models; give it time. */
+  timeoutMs?: number;
+}
+
+/** Runs `groove connect-info --vault V [--start]` and parses its JSON. */
+export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
+  const args = ["connect-info", "--vault", opts.vault];
+  if (opts.start) args.push("--start");
+  return new Promise((resolve, reject) => {
+    execFile(
+      opts.executable,
+      args,
+      { env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 120_000, windowsHide: true, maxBuffer: 1 << 20 },
+      (err, stdout, stderr) => {
+        if (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === "ENOENT" || code === "EACCES") {
+            reject(
+              new GrooveError(
+                "not-installed",
+                `groove executable not found or not executable: "${opts.executable}". Install the groove backend ` +
+                  `(pip install groove) or set the full path to "groove" in the settings.`,
+                { cause: err },
+              ),
+            );
+            return;
+          }
+          const tail = String(stderr || stdout || err.message).trim().split("\n").slice(-3).join(" ");
+          const what = (err as { killed?: boolean }).killed ? "timed out" : "failed";
+          reject(new GrooveError("connect-info", `"groove ${args.join(" ")}" ${what}: ${tail}`, { cause: err }));
+          return;
+        }
+        try {
+          resolve(parseConnectInfo(String(stdout)));
+        } catch (e) {
+          reject(new GrooveError("connect-info", `"groove connect-info" printed no connection info: ${String(stdout).slice(0, 200)}`, { cause: e }));
+        }
+      },
+    );
+  });
+}
+
+/** Takes the last line of output that is a JSON object (tolerates log lines before it). */
+export function parseConnectInfo(stdout: string): ConnectInfo {
+  const lines = stdout.trim().split(/\r?\n/).reverse();
+  let lastErr: unknown = new Error("empty output");
+  for (const candidate of [stdout.trim(), ...lines]) {
+    if (!candidate.startsWith("{")) continue;
+    try {
+      const info = JSON.parse(candidate) as ConnectInfo;
+      if (typeof info.address === "string" && typeof info.transport === "string") return info;
+      lastErr = new Error("missing address/transport");
+    } catch (e) {
+      lastErr = e;
+    }
+  }
+  throw lastErr;
+}
+
+// ---------------------------------------------------------------- client
+
+export type ClientState = "idle" | "connecting" | "connected" | "disconnected" | "closed";
+
+export interface ClientEvents {
+  state: (state: ClientState, error?: GrooveError) => void;
+  connected: (hello: HelloResult, info: ConnectInfo) => void;
+  notification: (method: string, params: unknown) => void;
+  "index.progress": (p: IndexProgress) => void;
+  "index.changed": (c: IndexChanged) => void;
+  /** Background failures (reconnect attempts, malformed lines). */
+  error: (e: GrooveError) => void;
+}
+
+export interface GrooveClientOptions {
+  /** How to find the daemon. Either a provider, or executable + vault (spawns `groove connect-info`). */
+  connectInfo?: (start: boolean) => Promise<ConnectInfo>;
+  executable?: string;
+  vault?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Start the daemon when none runs (`connect-info --start`). */
+  autoStart?: boolean;
+  /** Sent in hello, e.g. "obsidian-groove/0.1.0". */
+  clientName?: string;
+  /** Events to (re)subscribe to after every connect. */
+  subscribe?: EventName[];
+  /** Reconnect in the background after the connection drops (default true). */
+  reconnect?: boolean;
+  reconnectDelayMs?: { initial: number; max: number };
+  helloTimeoutMs?: number;
+  /** Default timeout for requests other than search/reindex (ms, 0 = none). */
+  requestTimeoutMs?: number;
+}
+
+export interface RequestOptions {
+  /** 0 = no timeout. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** A request that can be cancelled while pending. */
+export interface PendingRequest<T> {
+  promise: Promise<T>;
+  /** Rejects `promise` with a cancelled error now and, if the request was
+   * already sent, tells the daemon to stop working on it (`cancel`). */
+  cancel(): void;
+}
+
+interface Pending {
+  method: string;
+  resolve: (v: unknown) => void;
+  reject: (e: GrooveError) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+let nextId = 1; // process-wide: ids stay unique across reconnects and clients
+
+export class GrooveClient extends Emitter<ClientEvents> {
+  private readonly opts: GrooveClientOptions;
+  private socket: net.Socket | null = null;
+  private buffer = "";
+  private pending = new Map<number, Pending>();
+  private connecting: Promise<HelloResult> | null = null;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private reconnectDelay: number;
+  private _state: ClientState = "idle";
+  private _hello: HelloResult | null = null;
+  private _info: ConnectInfo | null = null;
+
+  constructor(opts: GrooveClientOptions) {
+    super();
+    if (!opts.connectInfo && !(opts.executable && opts.vault)) {
+      throw new Error("GrooveClient needs connectInfo or executable + vault");
+    }
+    this.opts = opts;
+    this.reconnectDelay = opts.reconnectDelayMs?.initial ?? 250;
+  }
+
+  get state(): ClientState {
+    return this._state;
+  }
+  get hello(): HelloResult | null {
+    return this._hello;
+  }
+  get info(): ConnectInfo | null {
+    return this._info;
+  }
+
+  private setState(s: ClientState, err?: GrooveError): void {
+    if (this._state === s && !err) return;
+    this._state = s;
+    this.emit("state", s, err);
+  }
+
+  private fetchInfo(start: boolean): Promise<ConnectInfo> {
+    if (this.opts.connectInfo) return this.opts.connectInfo(start);
+    return runConnectInfo({ executable: this.opts.executable!, vault: this.opts.vault!, start, env: this.opts.env });
+  }
+
+  /** Connects and authenticates (idempotent; concurrent callers share one attempt). */
+  connect(): Promise<HelloResult> {
+    if (this._state === "closed") return Promise.reject(new GrooveError("closed", "groove client was closed"));
+    if (this._state === "connected" && this._hello) return Promise.resolve(this._hello);
+    if (!this.connecting) {
+      if (this.reconnectTimer) {
+        clearTimeout(this.reconnectTimer);
+        this.reconnectTimer = null;
+      }
+      this.setState("connecting");
+      this.connecting = this.establish().then(
+        (hello) => {
+          this.connecting = null;
+          this.reconnectDelay = this.opts.reconnectDelayMs?.initial ?? 250;
+          return hello;
+        },
+        (err: GrooveError) => {
+          this.connecting = null;
+          if (this._state !== "closed") {
+            this.setState("disconnected", err);
+            this.scheduleReconnect();
+          }
+          throw err;
+        },
+      );
+    }
+    return this.connecting;
+  }
+
+  private async establish(): Promise<HelloResult> {
+    const autoStart = !!this.opts.autoStart;
+    let info = await this.fetchInfo(autoStart);
+    // Stale address or token (daemon restarted between connect-info and our
+    // connect) shows up as refused / closed-at-hello: ask again once.
+    for (let attempt = 0; ; attempt++) {
+      this.checkInfo(info);
+      try {
+        return await this.handshake(info);
+      } catch (e) {
+        const err = toGrooveError(e);
+        if (attempt >= 1 || this._state === "closed" || !(err.kind === "auth" || err.kind === "disconnected")) throw err;
+        info = await this.fetchInfo(autoStart);
+      }
+    }
+  }
+
+  private checkInfo(info: ConnectInfo): void {
+    if (!info.running) {
+      throw new GrooveError(
+        "not-running",
+        `groove daemon is not running for ${info.vault}. Enable "auto-start daemon" or run: groove serve --vault "${info.vault}"`,
+      );
+    }
+    if (info.protocol_version !== PROTOCOL_VERSION) {
+      throw new GrooveError("protocol", `groove daemon speaks protocol ${info.protocol_version}, this editor needs ${PROTOCOL_VERSION} — update groove or the plugin`);
+    }
+  }
+
+  private handshake(info: ConnectInfo): Promise<HelloResult> {
+    return new Promise<HelloResult>((resolve, reject) => {
+      const sock = openSocket(info);
+      let settled = false;
+      let authed = false;
+      const fail = (err: GrooveError) => {
+        if (settled) return;
+        settled = true;
+        sock.destroy();
+        reject(err);
+      };
+      const helloTimer = setTimeout(
+        () => fail(new GrooveError("timeout", `groove daemon at ${info.address} did not answer hello`)),
+        this.opts.helloTimeoutMs ?? 10_000,
+      );
+
+      sock.setEncoding("utf8"); // the decoder keeps multi-byte characters split across chunks intact
+      sock.on("error", (e: NodeJS.ErrnoException) => {
+        if (!authed) {
+          clearTimeout(helloTimer);
+          fail(new GrooveError("disconnected", `cannot connect to groove daemon at ${info.address}: ${e.code ?? e.message}`, { cause: e }));
+        }
+      });
+      sock.on("close", () => {
+        if (!authed) {
+          clearTimeout(helloTimer);
+          if (this.socket === sock) {
+            this.socket = null;
+            for (const [id, p] of this.pending) {
+              if (p.method === "hello") {
+                this.pending.delete(id);
+                p.reject(new GrooveError("auth", "closed at hello"));
+              }
+            }
+          }
+          // The daemon closes without a word on a bad token (protocol.md).
+          fail(new GrooveError("auth", "groove daemon closed the connection at hello (token rejected or daemon restarting)"));
+        } else if (this.socket === sock) {
+          this.onSocketLost();
+        }
+      });
+      sock.on("data", (chunk: string) => {
+        if (this.socket === sock) this.onData(chunk);
+      });
+      sock.once("connect", () => {
+        this.socket = sock;
+        this.buffer = "";
+        this.sendRaw<"hello">("hello", { token: info.token, client: this.opts.clientName }, { timeoutMs: 0 }).then(
+          async (hello) => {
+            clearTimeout(helloTimer);
+            authed = true;
+            if (settled) return;
+            this._hello = hello;
+            this._info = info;
+            try {
+              if (this.opts.subscribe?.length) await this.sendRaw("subscribe", { events: this.opts.subscribe }, { timeoutMs: 10_000 });
+            } catch (e) {
+              this.emit("error", toGrooveError(e));
+            }
+            settled = true;
+            this.setState("connected");
+            this.emit("connected", hello, info);
+            resolve(hello);
+          },
+          (e) => {
+            clearTimeout(helloTimer);
+            if (this.socket === sock) this.socket = null;
+            const err = toGrooveError(e);
+            fail(err.kind === "disconnected" ? new GrooveError("auth", "groove daemon closed the connection at hello (token rejected or daemon restarting)") : err);
+          },
+        );
+      });
+    });
+  }
+
+  private onData(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf("\n")) >= 0) {
+      const line = this.buffer.slice(0, nl).trim();
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line) this.onLine(line);
+    }
+  }
+
+  private onLine(line: string): void {
+    let msg: JsonRpcResponse & { method?: string; params?: unknown };
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.emit("error", new GrooveError("protocol", `groove daemon sent a line that is not JSON: ${line.slice(0, 120)}`));
+      return;
+    }
+    if (typeof msg.method === "string" && (msg.id === undefined || msg.id === null)) {
+      this.emit("notification", msg.method, msg.params);
+      if (msg.method === "index.progress") this.emit("index.progress", msg.params as IndexProgress);
+      else if (msg.method === "index.changed") this.emit("index.changed", msg.params as IndexChanged);
+      return;
+    }
+    if (typeof msg.id !== "number") {
+      if (msg.error) this.emit("error", GrooveError.fromRpc(msg.error));
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return; // cancelled or timed out locally: a late answer is dropped
+    this.pending.delete(msg.id);
+    if (p.timer) clearTimeout(p.timer);
+    if (msg.error) p.reject(GrooveError.fromRpc(msg.error, p.method));
+    else p.resolve(msg.result);
+  }
+
+  private onSocketLost(): void {
+    this.socket = null;
+    this._hello = null;
+    const err = new GrooveError("disconnected", "lost the connection to the groove daemon");
+    for (const [id, p] of this.pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(err);
+      this.pending.delete(id);
+    }
+    if (this._state === "closed") return;
+    this.setState("disconnected", err);
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.opts.reconnect === false || this._state === "closed" || this.reconnectTimer) return;
+    const delay = this.reconnectDelay;
+    this.reconnectDelay = Math.min(delay * 2, this.opts.reconnectDelayMs?.max ?? 5_000);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      if (this._state === "connected" || this._state === "closed" || this.connecting) return;
+      this.connect().catch((e) => this.emit("error", toGrooveError(e)));
+    }, delay);
+    // A pending reconnect must not keep a test runner / CLI process alive.
+    (this.reconnectTimer as { unref?: () => void }).unref?.();
+  }
+
+  /** Writes one request on the current socket and tracks its id. */
+  private sendRaw<M extends MethodName>(method: M, params: Methods[M][0], opts: RequestOptions, onId?: (id: number) => void): Promise<Methods[M][1]> {
+    const sock = this.socket;
+    if (!sock) return Promise.reject(new GrooveError("disconnected", "not connected to the groove daemon"));
+    const id = nextId++;
+    onId?.(id);
+    return new Promise((resolve, reject) => {
+      const p: Pending = { method, resolve: resolve as (v: unknown) => void, reject };
+      const timeoutMs = opts.timeoutMs ?? this.opts.requestTimeoutMs ?? 30_000;
+      if (timeoutMs > 0) {
+        p.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new GrooveError("timeout", `groove daemon did not answer "${method}" within ${Math.round(timeoutMs / 1000)} s`));
+        }, timeoutMs);
+      }
+      this.pending.set(id, p);
+      sock.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+
+  /** Sends a request, connecting (or reconnecting) first if needed. */
+  request<M extends MethodName>(method: M, params: Methods[M][0], opts: RequestOptions = {}): Promise<Methods[M][1]> {
+    return this.start(method, params, opts).promise;
+  }
+
+  /** Like `request`, with a handle to cancel it (search uses the protocol's `cancel`). */
+  start<M extends MethodName>(method: M, params: Methods[M][0], opts: RequestOptions = {}): PendingRequest<Methods[M][1]> {
+    let id: number | null = null;
+    let cancelled = false;
+    let rejectLocal: (e: GrooveError) => void = () => {};
+    const cancelledError = () => new GrooveError("rpc", "search cancelled", { code: ErrorCode.Cancelled, serverMessage: "cancelled locally" });
+
+    const promise = new Promise<Methods[M][1]>((resolve, reject) => {
+      rejectLocal = reject;
+      (async () => {
+        await this.connect();
+        if (cancelled) throw cancelledError();
+        return this.sendRaw(method, params, opts, (i) => (id = i));
+      })().then(resolve, (e) => reject(toGrooveError(e)));
+    });
+
+    const cancel = () => {
+      if (cancelled) return;
+      cancelled = true;
+      if (id !== null && this.pending.has(id)) {
+        const p = this.pending.get(id)!;
+        this.pending.delete(id);
+        if (p.timer) clearTimeout(p.timer);
+        // Fire and forget: the daemon answers the original id with -32800,
+        // which we drop because the id is no longer pending.
+        this.sendRaw("cancel", { id }, { timeoutMs: 5_000 }).catch(() => {});
+      }
+      rejectLocal(cancelledError());
+    };
+
+    if (opts.signal) {
+      if (opts.signal.aborted) cancel();
+      else opts.signal.addEventListener("abort", cancel, { once: true });
+    }
+    return { promise, cancel };
+  }
+
+  // ------------------------------------------------------------ typed helpers
+
+  search(params: SearchParams, opts: RequestOptions = {}): Promise<SearchResponse> {
+    return this.request("search", params, { timeoutMs: 0, ...opts });
+  }
+
+  /** A cancellable search, the shape `SearchSession` runs. */
+  startSearch(params: SearchParams, opts: RequestOptions = {}): PendingRequest<SearchResponse> {
+    return this.start("search", params, { timeoutMs: 0, ...opts });
+  }
+
+  relatedNotes(path: string, limit?: number) {
+    return this.request("related_notes", limit === undefined ? { path } : { path, limit });
+  }
+
+  resolveLink(link: string, fromPath?: string) {
+    return this.request("resolve_link", fromPath === undefined ? { link } : { link, from_path: fromPath });
+  }
+
+  getDocument(params: Methods["get_document"][0]) {
+    return this.request("get_document", params);
+  }
+
+  indexStatus() {
+    return this.request("index_status", {});
+  }
+
+  /** Rebuilding can take minutes: no timeout. */
+  reindex(force = false) {
+    return this.request("reindex", { force }, { timeoutMs: 0 });
+  }
+
+  /** Closes the connection for good (pending requests reject with kind "closed"). */
+  close(): void {
+    if (this._state === "closed") return;
+    this._state = "closed";
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const err = new GrooveError("closed", "groove client was closed");
+    for (const [, p] of this.pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.pending.clear();
+    this.socket?.destroy();
+    this.socket = null;
+    this.emit("state", "closed");
+  }
+}
+
+function openSocket(info: ConnectInfo): net.Socket {
+  if (info.transport === "tcp") {
+    const i = info.address.lastIndexOf(":");
+    return net.createConnection({ host: info.address.slice(0, i) || "127.0.0.1", port: Number(info.address.slice(i + 1)) });
+  }
+  return net.createConnection({ path: info.address });
+}
+
+function toGrooveError(e: unknown): GrooveError {
+  if (e instanceof GrooveError) return e;
+  return new GrooveError("disconnected", e instanceof Error ? e.message : String(e), { cause: e });
+}

@@ -1,0 +1,205 @@
+/**
+ * Where a hit's text lives in its source file, and helpers every editor
+ * needs to show or jump to a hit.
+ *
+ * `content` is either the chunk itself (file bytes byte_range[0]..[1]) or,
+ * when `expanded_from` is non-empty, "the merged text of those ranges, in
+ * file order" (docs/protocol.md). A match span is a byte offset into
+ * `content`; the editor needs a file position. The pieces below map one to
+ * the other.
+ */
+import { indexToLineCh, utf8Length, Utf8Mapper, type LineCh, highlightSegments, type Segment } from "./offsets";
+import type { ByteSpan, SearchHit } from "./protocol";
+
+/** A stretch of `content` that is a verbatim copy of file bytes. */
+export interface Piece {
+  contentStart: number;
+  contentEnd: number;
+  fileStart: number;
+  fileEnd: number;
+}
+
+/** Merges overlapping/adjacent byte ranges, sorted by start. */
+export function mergeRanges(ranges: ByteSpan[]): ByteSpan[] {
+  const sorted = ranges.filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0]);
+  const out: ByteSpan[] = [];
+  for (const [s, e] of sorted) {
+    const last = out[out.length - 1];
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/**
+ * Content byte -> file byte pieces from the hit alone (no file text).
+ * Contiguous ranges map 1:1. For non-contiguous expanded ranges the protocol
+ * does not say what joins them; when the content is longer than the ranges,
+ * the extra bytes are assumed to be an equal-length separator between pieces.
+ */
+export function hitPieces(hit: SearchHit, contentBytes = utf8Length(hit.content)): Piece[] {
+  const ranges = hit.expanded_from?.length ? mergeRanges(hit.expanded_from.map((r) => [...r.byte_range] as ByteSpan)) : [[...hit.byte_range] as ByteSpan];
+  const total = ranges.reduce((n, [s, e]) => n + (e - s), 0);
+  const gaps = ranges.length - 1;
+  const extra = contentBytes - total;
+  const sep = gaps > 0 && extra > 0 && extra % gaps === 0 ? extra / gaps : 0;
+  const pieces: Piece[] = [];
+  let c = 0;
+  for (const [s, e] of ranges) {
+    pieces.push({ contentStart: c, contentEnd: c + (e - s), fileStart: s, fileEnd: e });
+    c += e - s + sep;
+  }
+  return pieces;
+}
+
+/**
+ * Like `hitPieces`, but checks each piece against the file text and, if the
+ * content was joined differently, finds each range's text in `content`.
+ * Returns null when the file no longer matches the hit (edited since it was
+ * indexed): callers then fall back to `line_range`.
+ */
+export function verifiedPieces(hit: SearchHit, fileText: string): Piece[] | null {
+  const fm = new Utf8Mapper(fileText);
+  const cm = new Utf8Mapper(hit.content);
+  const guess = hitPieces(hit, cm.byteLength);
+  const textOf = (p: Piece) => fileText.slice(fm.toIndex(p.fileStart), fm.toIndex(p.fileEnd));
+  const ok = guess.every(
+    (p) => p.fileEnd <= fm.byteLength && p.contentEnd <= cm.byteLength && hit.content.slice(cm.toIndex(p.contentStart), cm.toIndex(p.contentEnd)) === textOf(p),
+  );
+  if (ok) return guess;
+  // Search each range's text in order.
+  const out: Piece[] = [];
+  let from = 0;
+  for (const p of guess) {
+    const t = textOf(p);
+    const at = t ? hit.content.indexOf(t, from) : -1;
+    if (at < 0) return null;
+    const cs = cm.toByte(at);
+    out.push({ contentStart: cs, contentEnd: cs + (p.fileEnd - p.fileStart), fileStart: p.fileStart, fileEnd: p.fileEnd });
+    from = at + t.length;
+  }
+  return out;
+}
+
+/** File byte offset for a content byte offset (null when it falls in a separator). */
+export function contentToFileByte(pieces: Piece[], contentByte: number, bias: "start" | "end" = "start"): number | null {
+  for (const p of pieces) {
+    if (contentByte >= p.contentStart && (contentByte < p.contentEnd || (bias === "end" && contentByte === p.contentEnd))) {
+      return p.fileStart + (contentByte - p.contentStart);
+    }
+  }
+  const last = pieces[pieces.length - 1];
+  if (last && contentByte === last.contentEnd) return last.fileEnd;
+  return null;
+}
+
+/** Content byte offset for a file byte offset (null when outside the content). */
+export function fileToContentByte(pieces: Piece[], fileByte: number): number | null {
+  for (const p of pieces) {
+    if (fileByte >= p.fileStart && fileByte <= p.fileEnd) return p.contentStart + (fileByte - p.fileStart);
+  }
+  return null;
+}
+
+/**
+ * The hit's own chunk inside `content`, as byte offsets — what to show when
+ * the "context" toggle is off. The whole content when not expanded.
+ */
+export function ownChunkWindow(hit: SearchHit): ByteSpan {
+  const bytes = utf8Length(hit.content);
+  if (!hit.expanded_from?.length) return [0, bytes];
+  const pieces = hitPieces(hit, bytes);
+  const s = fileToContentByte(pieces, hit.byte_range[0]);
+  const e = fileToContentByte(pieces, hit.byte_range[1]);
+  if (s === null || e === null || e <= s) return [0, bytes];
+  return [s, Math.min(e, bytes)];
+}
+
+/**
+ * Highlight segments for a hit: the whole (possibly expanded) content, or
+ * only the hit's own chunk. In the latter case spans are clipped to it;
+ * `before`/`after` say whether context was cut off (to show "…").
+ */
+export function hitSegments(hit: SearchHit, withContext: boolean): { segments: Segment[]; before: boolean; after: boolean } {
+  if (withContext || !hit.expanded_from?.length) return { segments: highlightSegments(hit.content, hit.match_spans ?? []), before: false, after: false };
+  const [ws, we] = ownChunkWindow(hit);
+  const m = new Utf8Mapper(hit.content);
+  const text = hit.content.slice(m.toIndex(ws), m.toIndex(we));
+  const spans = (hit.match_spans ?? [])
+    .map(([s, e]) => [Math.max(s, ws) - ws, Math.min(e, we) - ws] as ByteSpan)
+    .filter(([s, e]) => e > s);
+  return { segments: highlightSegments(text, spans), before: ws > 0, after: we < m.byteLength };
+}
+
+export interface FileSelection {
+  from: LineCh;
+  to: LineCh;
+  /** false: the file changed since indexing; the selection is the chunk's lines. */
+  exact: boolean;
+}
+
+/**
+ * The editor selection for match span `spanIndex` of a hit (or the whole
+ * hit chunk when it has no spans), computed from the current file text.
+ * Positions are 0-based line / UTF-16 column, valid in editors that
+ * normalise CRLF (see indexToLineCh).
+ */
+export function hitSelection(hit: SearchHit, fileText: string, spanIndex = 0): FileSelection {
+  const pieces = verifiedPieces(hit, fileText);
+  const span = hit.match_spans?.[spanIndex];
+  if (pieces) {
+    let fs: number | null;
+    let fe: number | null;
+    if (span) {
+      fs = contentToFileByte(pieces, span[0], "start");
+      fe = contentToFileByte(pieces, span[1], "end");
+    } else {
+      [fs, fe] = hit.byte_range;
+    }
+    if (fs !== null && fe !== null) {
+      const m = new Utf8Mapper(fileText);
+      return { from: indexToLineCh(fileText, m.toIndex(fs)), to: indexToLineCh(fileText, m.toIndex(fe)), exact: true };
+    }
+  }
+  return lineRangeSelection(hit.line_range, fileText);
+}
+
+/** Selection covering 1-based inclusive `line_range` (clamped to the file). */
+export function lineRangeSelection(lineRange: [number, number] | null | undefined, fileText: string): FileSelection {
+  const lines = fileText.split(/\r\n|\n|\r/);
+  const first = Math.max(0, Math.min((lineRange?.[0] ?? 1) - 1, lines.length - 1));
+  const last = Math.max(first, Math.min((lineRange?.[1] ?? first + 1) - 1, lines.length - 1));
+  return { from: { line: first, ch: 0 }, to: { line: last, ch: lines[last]!.length }, exact: false };
+}
+
+/** File-relative byte offset of a position, for editors that need offsets. */
+export function byteOffsetOfSpan(hit: SearchHit, spanIndex = 0): number | null {
+  const span = hit.match_spans?.[spanIndex];
+  if (!span) return hit.byte_range[0];
+  return contentToFileByte(hitPieces(hit), span[0]);
+}
+
+/** Deepest heading of a hit (heading_path without a leading note title). */
+export function hitHeading(hit: SearchHit): string | null {
+  const hp = hit.heading_path ?? [];
+  return hp.length ? hp[hp.length - 1]! : null;
+}
+
+/** Note name for a wikilink: the path without ".md". */
+export function linkTarget(path: string): string {
+  return path.replace(/\.md$/i, "");
+}
+
+/**
+ * `[[Note#Heading]]` for a hit. Characters Obsidian does not allow in a
+ * heading link ("#|^[]") are replaced by spaces, as Obsidian itself does.
+ * `target` overrides the note name (Obsidian's shortest unique link text).
+ */
+export function hitWikilink(hit: SearchHit, target = linkTarget(hit.path)): string {
+  const h = hitHeading(hit);
+  const isTitleOnly = h !== null && hit.heading_path.length === 1 && h === hit.title && hit.level <= 1;
+  if (!h || isTitleOnly) return `[[${target}]]`;
+  const clean = h.replace(/[#|^[\]]+/g, " ").replace(/\s+/g, " ").trim();
+  return clean ? `[[${target}#${clean}]]` : `[[${target}]]`;
+}
+

@@ -1,0 +1,13 @@
+/**
+ * @groove/editor-client — the one protocol client the editor plugins build
+ * from. Node-only parts (the socket client) live in ./client; everything else
+ * is plain TypeScript that also runs in a browser bundle.
+ */
+export * from "./protocol";
+export * from "./offsets";
+export * from "./errors";
+export * from "./hits";
+export * from "./session";
+export * from "./emitter";
+export { GrooveClient, runConnectInfo, parseConnectInfo } from "./client";
+export type { ClientState, ClientEvents, GrooveClientOptions, RequestOptions, PendingRequest, ConnectInfoOptions } from "./client";

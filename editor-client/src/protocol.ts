@@ -1,0 +1,238 @@
+/**
+ * TypeScript types of the groove socket protocol, version 1
+ * (docs/protocol.md; JSON Schemas in backend/groove/schemas/protocol.json).
+ * Offsets named `byte_*` / `match_spans` are UTF-8 byte offsets: convert with
+ * ./offsets.ts before touching a JS string.
+ */
+
+export const PROTOCOL_VERSION = 1;
+
+/** `[start, end)` UTF-8 byte offsets. */
+export type ByteSpan = [number, number];
+/** 1-based inclusive line numbers. */
+export type LineRange = [number, number];
+
+/** Output of `groove connect-info [--vault PATH] [--start]`. */
+export interface ConnectInfo {
+  vault: string;
+  transport: "unix" | "tcp";
+  /** Socket path (unix) or "127.0.0.1:PORT" (tcp). */
+  address: string;
+  token: string;
+  pid: number | null;
+  running: boolean;
+  protocol_version: number;
+}
+
+export interface HelloParams {
+  token: string;
+  client?: string;
+}
+
+export interface HelloResult {
+  protocol_version: number;
+  server_version: string;
+  vault: string;
+  capabilities: string[];
+}
+
+/** `null` or absent means "use the vault's groove.toml setting". */
+export interface SearchParams {
+  query: string;
+  limit?: number | null;
+  rerank?: boolean | null;
+  reranker?: string | null;
+  mmr?: boolean | null;
+  mmr_lambda?: number | null;
+  mmr_same_doc_penalty?: number | null;
+  parent_retriever?: boolean | null;
+  path_globs?: string[];
+  tags_any?: string[];
+  tags_all?: string[];
+  date_from?: string | null;
+  date_to?: string | null;
+  min_confidence_ratio?: number | null;
+}
+
+export interface ExpandedRange {
+  chunk_id: number;
+  byte_range: ByteSpan;
+  line_range: LineRange;
+}
+
+export interface SearchHit {
+  /** Vault-relative path with "/" separators. */
+  path: string;
+  title: string;
+  heading_path: string[];
+  level: number;
+  /** The returned text: the chunk, or the merged `expanded_from` ranges. */
+  content: string;
+  score: number;
+  rank: number;
+  /** Sorted, non-overlapping `[start, end)` UTF-8 byte offsets into `content`. */
+  match_spans: ByteSpan[];
+  /** Non-empty when `content` was widened (parent retriever); file order. */
+  expanded_from: ExpandedRange[];
+  /** Where the hit's own chunk sits in the source file (bytes). */
+  byte_range: ByteSpan;
+  line_range: LineRange;
+  chunk_id: number;
+}
+
+export interface SearchResponse {
+  results: SearchHit[];
+  low_confidence: boolean;
+  filter_applied: Record<string, unknown>;
+  warnings: string[];
+}
+
+export interface CancelParams {
+  id: number;
+}
+export interface CancelResult {
+  cancelled: boolean;
+}
+
+export interface GetDocumentParams {
+  path: string;
+  line_start?: number;
+  line_end?: number;
+  heading?: string;
+}
+export interface GetDocumentResult {
+  path: string;
+  title: string;
+  content: string;
+  frontmatter: Record<string, unknown>;
+  links: unknown[];
+  line_range: LineRange;
+  truncated: boolean;
+}
+
+export interface RelatedNotesParams {
+  path: string;
+  limit?: number;
+}
+export interface RelatedNotesResult {
+  path: string;
+  similar: Array<{ path: string; title: string; score: number }>;
+  backlinks: Array<{ path: string; title: string; line: number }>;
+  outgoing: Array<{ target: string; path: string | null; heading: string | null; line: number }>;
+}
+
+export interface ResolveLinkParams {
+  /** e.g. "[[Note#Heading|alias]]", "Note#Heading", "Note^block". */
+  link: string;
+  from_path?: string;
+}
+export interface ResolveLinkResult {
+  path: string | null;
+  heading: string | null;
+  block: string | null;
+  line_range: LineRange | null;
+  exists: boolean;
+}
+
+export interface IndexProgress {
+  phase: "scan" | "embed" | "done";
+  done: number;
+  total: number;
+  path?: string;
+}
+
+export interface IndexStatusResult {
+  documents: number;
+  chunks: number;
+  model: string;
+  dim: number;
+  last_indexed: string | number | null;
+  stale_files: number;
+  indexing: boolean;
+  progress: IndexProgress | null;
+  index_path: string;
+}
+
+export interface ReindexParams {
+  force?: boolean;
+}
+export interface ReindexResult {
+  indexed: number;
+  unchanged: number;
+  deleted: number;
+  skipped: Array<{ path: string; reason: string }>;
+}
+
+export type EventName = "index.progress" | "index.changed";
+
+export interface SubscribeParams {
+  events: EventName[];
+}
+export interface SubscribeResult {
+  subscribed: EventName[];
+}
+
+export interface IndexChanged {
+  paths: string[];
+  deleted: string[];
+  documents: number;
+  chunks: number;
+}
+
+export interface NotificationParams {
+  "index.progress": IndexProgress;
+  "index.changed": IndexChanged;
+}
+
+/** Method name -> [params, result]; lets `client.request` be fully typed. */
+export interface Methods {
+  hello: [HelloParams, HelloResult];
+  search: [SearchParams, SearchResponse];
+  cancel: [CancelParams, CancelResult];
+  get_document: [GetDocumentParams, GetDocumentResult];
+  related_notes: [RelatedNotesParams, RelatedNotesResult];
+  resolve_link: [ResolveLinkParams, ResolveLinkResult];
+  index_status: [Record<string, never>, IndexStatusResult];
+  reindex: [ReindexParams, ReindexResult];
+  subscribe: [SubscribeParams, SubscribeResult];
+}
+export type MethodName = keyof Methods;
+
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  Internal: -32000,
+  BadQuery: -32001,
+  PathNotFound: -32002,
+  IndexMissing: -32003,
+  Cancelled: -32800,
+} as const;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: number;
+  method: string;
+  params?: unknown;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: "2.0";
+  id: number | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: unknown;
+}
