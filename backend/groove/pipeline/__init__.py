@@ -1,0 +1,90 @@
+"""The query pipeline, in its fixed order (SPEC §1):
+
+    parse_query → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
+    → 4 parent retriever (opt) → match_spans → SearchResponse
+
+``run_search`` is the only place the stages are ordered; every surface (CLI,
+MCP, socket, eval) calls it. An optional stage that is off is skipped
+entirely, so the output is bit-identical to the pipeline without it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import GrooveError
+from ..runtime import Runtime
+from ..types import Candidate, SearchHit, SearchResponse
+from .confidence import is_low_confidence
+from .filters import build_restriction
+from .fusion import hybrid_candidates
+from .mmr import apply_mmr
+from .params import Resolved, SearchParams, resolve_params
+from .parent import expand_parents
+from .query import parse_query, span_terms
+from .rerank import rerank_candidates
+from .spans import match_spans
+
+__all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
+
+
+def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = None) -> SearchResponse:
+    r = resolve_params(params, rt.config.search, max_limit=max_limit)
+    warnings = list(r.warnings)
+    parsed = parse_query(r.query, short_cjk=r.short_cjk)
+    warnings.extend(parsed.warnings)
+    restriction = build_restriction(rt.index, r)
+
+    # 1. hybrid candidates + RRF
+    qvec = None
+    if r.legs != "fts" and parsed.embed_text.strip():
+        qvec = rt.embedder.embed_query(parsed.embed_text)
+    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction)
+    pool: list[Candidate] = stage1.candidates[: r.pool_size]
+
+    # 2. reranker (optional)
+    if r.rerank:
+        if not r.reranker:
+            raise GrooveError("reranking was asked for but no reranker is configured (set `reranker` or pass --reranker)")
+        pool, w = rerank_candidates(pool, parsed.embed_text, rt.reranker(r.reranker))
+        warnings.extend(w)
+
+    # 3. MMR (optional)
+    if r.mmr:
+        pool = apply_mmr(rt.index, pool, r.mmr_lambda, r.mmr_same_doc_penalty, r.limit)
+    top = pool[: r.limit]
+
+    hits = [_hit(c, rank) for rank, c in enumerate(top, start=1)]
+
+    # 4. parent retriever (optional)
+    if r.parent_retriever:
+        hits = expand_parents(rt.index, hits, r.whole_doc_threshold_tokens, r.max_expanded_tokens)
+
+    # match_spans, last: byte offsets into the final content
+    terms = span_terms(parsed)
+    for h in hits:
+        h.match_spans = match_spans(h.content, terms)
+
+    low = _low_confidence(rt, top, qvec, stage1.vec_ids, r)
+    return SearchResponse(hits, low, restriction.applied, warnings)
+
+
+def _hit(c: Candidate, rank: int) -> SearchHit:
+    return SearchHit(
+        path=c.path, title=c.title, heading_path=c.heading_path, level=c.level, content=c.content,
+        score=c.score, rank=rank, match_spans=[], expanded_from=[], byte_range=c.byte_range,
+        line_range=c.line_range, chunk_id=c.chunk_id,
+    )
+
+
+def _low_confidence(rt: Runtime, top: list[Candidate], qvec, vec_ids: list[int], r: Resolved) -> bool:
+    if not top:
+        return True
+    if r.min_confidence_ratio <= 0 or qvec is None or not vec_ids:
+        return False
+    from .mmr import load_embeddings
+
+    emb = load_embeddings(rt.index, vec_ids)
+    sims = emb @ np.asarray(qvec, dtype=np.float32)
+    by_id = dict(zip(vec_ids, sims.tolist()))
+    return is_low_confidence(top[0], by_id.get(top[0].chunk_id), sims, r.min_confidence_ratio)

@@ -1,0 +1,41 @@
+"""The `groove` command: a click group; one file per command."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from .. import __version__
+from ..errors import GrooveError
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except GrooveError as e:
+            click.echo(f"error: {e}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=_Group)
+@click.version_option(__version__, prog_name="groove")
+def cli() -> None:
+    """Local semantic search over a Markdown vault (hybrid: embeddings + full text)."""
+
+
+from .index import index_cmd, status_cmd  # noqa: E402
+from .search import search_cmd  # noqa: E402
+from .doctor import doctor_cmd  # noqa: E402
+from .models import models  # noqa: E402
+
+cli.add_command(index_cmd)
+cli.add_command(status_cmd)
+cli.add_command(search_cmd)
+cli.add_command(doctor_cmd)
+cli.add_command(models)
+
+
+def main() -> None:
+    cli()

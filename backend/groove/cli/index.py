@@ -1,0 +1,77 @@
+"""`groove index` and `groove status`."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from .. import service
+from .common import index_option, model_option, runtime_from
+
+
+@click.command("index")
+@click.argument("vault", type=click.Path(path_type=Path), required=False)
+@index_option
+@model_option
+@click.option("--rebuild", is_flag=True, help="Re-embed every note (needed after changing the model).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
+def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, rebuild: bool, as_json: bool) -> None:
+    """Index (or update the index of) a vault.
+
+    Example: groove index ~/Notes
+    """
+    rt = runtime_from(vault, index_path, model)
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    state = {"chunks": 0}
+    with Progress(
+        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
+        transient=True, disable=as_json,
+    ) as bar:
+        task = bar.add_task("loading model", total=None, rate="")
+        _ = rt.embedder  # load before the bar starts counting
+        bar.update(task, description="indexing")
+
+        def on(ev: dict) -> None:
+            if ev.get("total") is not None:
+                bar.update(task, total=max(1, ev["total"]), completed=ev.get("done", 0))
+            if "chunks" in ev:
+                state["chunks"] = ev["chunks"]
+                el = time.perf_counter() - start
+                bar.update(task, rate=f"{state['chunks']} chunks, {state['chunks'] / max(el, 1e-6):.1f} chunks/s")
+
+        summary = service.reindex(rt, force=rebuild, progress=on)
+    if as_json:
+        click.echo(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
+        return
+    d, c = rt.index.counts()
+    click.echo(
+        f"indexed {len(summary.indexed)}, unchanged {summary.unchanged}, renamed {len(summary.renamed)}, "
+        f"deleted {len(summary.deleted)}, skipped {len(summary.skipped)} "
+        f"({summary.chunks_embedded} chunks embedded in {summary.seconds:.1f}s; index: {d} notes, {c} chunks)"
+    )
+    for s in summary.skipped:
+        click.echo(f"  skipped {s.path}: {s.reason}")
+    for p, w in summary.warnings:
+        click.echo(f"  warning {p}: {w}")
+
+
+@click.command("status")
+@click.option("--vault", type=click.Path(path_type=Path), default=None, help="Vault folder (default: cwd).")
+@index_option
+@click.option("--json", "as_json", is_flag=True)
+def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool) -> None:
+    """Show what the index holds and whether it is up to date."""
+    rt = runtime_from(vault, index_path, create=False)
+    st = service.index_status(rt)
+    if as_json:
+        click.echo(json.dumps(st, ensure_ascii=False, indent=2))
+        return
+    for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
+        click.echo(f"{k:>16}: {st[k]}")

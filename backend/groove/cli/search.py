@@ -1,0 +1,118 @@
+"""`groove search`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.text import Text
+
+from .. import service
+from ..pipeline import SearchParams
+from ..types import SearchResponse
+from .common import index_option, model_option, runtime_from, vault_option
+
+
+def search_options(f):
+    """The pipeline flags, shared by `search` and `eval` (same names as groove.toml)."""
+    opts = [
+        click.option("--rerank/--no-rerank", "rerank", default=None, help="Cross-encoder reranking (stage 2)."),
+        click.option("--reranker", default=None, help="Reranker model (path or known name); applies to this query."),
+        click.option("--mmr/--no-mmr", "mmr", default=None, help="MMR diversity (stage 3)."),
+        click.option("--mmr-lambda", type=float, default=None, help="MMR relevance/diversity balance, 0..1."),
+        click.option("--mmr-same-doc-penalty", type=float, default=None, help="Extra MMR penalty for a note already picked."),
+        click.option("--parent/--no-parent", "parent_retriever", default=None, help="Parent retriever (stage 4)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def filter_options(f):
+    opts = [
+        click.option("--path", "path_globs", multiple=True, help="Only notes matching this glob (repeatable), e.g. 'Sync/**'."),
+        click.option("--tag", "tags_any", multiple=True, help="Only notes with any of these tags (repeatable)."),
+        click.option("--all-tags", "tags_all", multiple=True, help="Only notes with all of these tags (repeatable)."),
+        click.option("--from", "date_from", default=None, help="Only notes dated on/after (YYYY-MM-DD)."),
+        click.option("--to", "date_to", default=None, help="Only notes dated on/before (YYYY-MM-DD)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+@click.command("search")
+@click.argument("query")
+@vault_option
+@index_option
+@model_option
+@click.option("--limit", type=int, default=None, help="Number of hits (default: [search] limit, 10).")
+@search_options
+@filter_options
+@click.option("--json", "as_json", is_flag=True, help="Print {results, low_confidence, filter_applied, warnings}.")
+def search_cmd(query: str, vault, index_path, model, limit, rerank, reranker, mmr, mmr_lambda,
+               mmr_same_doc_penalty, parent_retriever, path_globs, tags_any, tags_all, date_from, date_to,
+               as_json: bool) -> None:
+    """Search the vault. Quote phrases ("exact words"), exclude with -word.
+
+    Example: groove search "keep notes in sync between phone and computer" --vault ~/Notes
+    """
+    rt = runtime_from(vault, index_path, model, create=False)
+    params = SearchParams(
+        query=query, limit=limit, rerank=rerank, reranker=reranker, mmr=mmr, mmr_lambda=mmr_lambda,
+        mmr_same_doc_penalty=mmr_same_doc_penalty, parent_retriever=parent_retriever,
+        path_globs=tuple(path_globs), tags_any=tuple(tags_any), tags_all=tuple(tags_all),
+        date_from=date_from, date_to=date_to,
+    )
+    resp = service.search(rt, params, max_limit=None)
+    if as_json:
+        click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
+    else:
+        print_response(resp)
+
+
+def snippet(content: str, spans: list, width: int = 240) -> Text:
+    """A one-paragraph snippet around the first span, spans highlighted."""
+    data = content.encode("utf-8")
+    first = spans[0].start if spans else 0
+    lo = max(0, first - width // 3)
+    hi = min(len(data), lo + width * 3)
+    text = Text()
+    pos = lo
+    for s in spans:
+        if s.end <= lo or s.start >= hi:
+            continue
+        a, b = max(s.start, lo), min(s.end, hi)
+        text.append(data[pos:a].decode("utf-8", "ignore"))
+        text.append(data[a:b].decode("utf-8", "ignore"), style="bold black on yellow")
+        pos = b
+    text.append(data[pos:hi].decode("utf-8", "ignore"))
+    plain = " ".join(text.plain.split())
+    if len(plain) > width:
+        text.truncate(width * 2)
+    # collapse whitespace while keeping styles: rebuild from spans of the Text
+    out = Text()
+    for seg in text.split("\n"):
+        if seg.plain.strip():
+            out.append_text(seg)
+            out.append(" ")
+    out.truncate(width, overflow="ellipsis")
+    return out
+
+
+def print_response(resp: SearchResponse) -> None:
+    console = Console()
+    if resp.low_confidence:
+        console.print("[yellow]no strong match[/yellow] — these are the closest notes:")
+    for w in resp.warnings:
+        console.print(f"[yellow]warning:[/yellow] {w}")
+    if not resp.results:
+        console.print("no results")
+    for h in resp.results:
+        head = " > ".join(h.heading_path) if h.heading_path else h.title
+        console.print(Text.assemble((f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"),
+                                    (f"  {head}", "green"), (f"  L{h.line_range[0]}", "dim"),
+                                    (f"  {h.score:.4f}", "magenta")))
+        console.print(Text("    ").append_text(snippet(h.content, h.match_spans)))

@@ -1,0 +1,183 @@
+"""Settings: frozen dataclasses loaded from ``groove.toml``.
+
+Lookup order: ``<vault>/groove.toml``, then ``<config dir>/groove.toml``; the
+first one found wins as a whole (no merging, so what you read is what runs).
+A TOML key has the same name as its CLI flag and its ``SearchParams`` field
+(``[search.mmr] lambda`` ↔ ``--mmr-lambda`` ↔ ``mmr_lambda``).
+
+Unknown keys warn naming the key; a wrong type or an out-of-range value raises
+``ConfigError`` naming the key and what was expected.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, get_type_hints
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from .errors import ConfigError
+from . import paths
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    rrf_k: float = 60.0
+    heading_weight: float = 2.0
+    context_weight: float = 1.0
+    content_weight: float = 1.0
+    # Per-leg RRF weights: score = vec_weight/(k+r_vec) + fts_weight/(k+r_fts).
+    vec_weight: float = 1.0
+    fts_weight: float = 1.0
+
+
+@dataclass(frozen=True)
+class MMRConfig:
+    enabled: bool = False
+    lambda_: float = 0.7  # TOML key "lambda"
+    same_doc_penalty: float = 0.0
+
+
+@dataclass(frozen=True)
+class ParentRetrieverConfig:
+    enabled: bool = False
+    whole_doc_threshold_tokens: int = 100
+    max_expanded_tokens: int = 2000
+
+
+@dataclass(frozen=True)
+class QueryConfig:
+    short_cjk: bool = True
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    limit: int = 10
+    candidates: int = 50  # top-N taken from each leg before fusion
+    reranker: str = ""
+    rerank_by_default: bool = False
+    min_confidence_ratio: float = 0.0
+    exclusion_scope: str = "chunk"  # "chunk" | "note"
+    fusion: FusionConfig = field(default_factory=FusionConfig)
+    mmr: MMRConfig = field(default_factory=MMRConfig)
+    parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
+    query: QueryConfig = field(default_factory=QueryConfig)
+
+
+@dataclass(frozen=True)
+class IndexConfig:
+    model: str = ""  # "" = the embedded default (multilingual-e5-small)
+    chunk_tokens: int = 400
+    max_file_bytes: int = 10_000_000
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    debounce_ms: int = 500
+
+
+@dataclass(frozen=True)
+class Config:
+    index: IndexConfig = field(default_factory=IndexConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
+    watch: WatchConfig = field(default_factory=WatchConfig)
+    source: str | None = None  # the file it came from, None = built-in defaults
+    warnings: tuple[str, ...] = ()
+
+
+# (key, check, message) range checks, applied after type checks.
+_RANGES: dict[str, tuple[Any, str]] = {
+    "search.limit": (lambda v: 1 <= v <= 1000, "an integer between 1 and 1000"),
+    "search.candidates": (lambda v: 1 <= v <= 10000, "an integer between 1 and 10000"),
+    "search.min_confidence_ratio": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
+    "search.exclusion_scope": (lambda v: v in ("chunk", "note"), '"chunk" or "note"'),
+    "search.fusion.rrf_k": (lambda v: v > 0, "a number > 0"),
+    "search.fusion.heading_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.context_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.content_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.vec_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.mmr.lambda": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
+    "search.mmr.same_doc_penalty": (lambda v: v >= 0, "a number >= 0"),
+    "search.parent_retriever.whole_doc_threshold_tokens": (lambda v: v >= 0, "an integer >= 0"),
+    "search.parent_retriever.max_expanded_tokens": (lambda v: v >= 1, "an integer >= 1"),
+    "index.chunk_tokens": (lambda v: 32 <= v <= 8192, "an integer between 32 and 8192"),
+    "index.max_file_bytes": (lambda v: v >= 1, "an integer >= 1"),
+    "watch.debounce_ms": (lambda v: v >= 0, "an integer >= 0"),
+}
+
+
+def _toml_name(field_name: str) -> str:
+    return "lambda" if field_name == "lambda_" else field_name
+
+
+def _type_name(t: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(t, str(t))
+
+
+def _build(cls: type, data: dict[str, Any], prefix: str, warnings: list[str]) -> Any:
+    hints = get_type_hints(cls)
+    by_toml = {_toml_name(f.name): f for f in dataclasses.fields(cls) if f.name not in ("source", "warnings")}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        f = by_toml.get(key)
+        if f is None:
+            warnings.append(f"groove.toml: unknown key '{dotted}' (ignored)")
+            continue
+        t = hints[f.name]
+        if dataclasses.is_dataclass(t):
+            if not isinstance(value, dict):
+                raise ConfigError(f"groove.toml: '{dotted}' must be a table ([{dotted}])")
+            kwargs[f.name] = _build(t, value, dotted + ".", warnings)
+            continue
+        if t is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if type(value) is not t:
+            raise ConfigError(
+                f"groove.toml: '{dotted}' must be {_type_name(t)}, got {type(value).__name__} {value!r}"
+            )
+        check = _RANGES.get(dotted)
+        if check and not check[0](value):
+            raise ConfigError(f"groove.toml: '{dotted}' must be {check[1]}, got {value!r}")
+        kwargs[f.name] = value
+    return cls(**kwargs)
+
+
+def parse_config(text: str, source: str | None = None) -> Config:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{source or 'groove.toml'}: not valid TOML: {e}") from e
+    warnings: list[str] = []
+    cfg = _build(Config, data, "", warnings)
+    if cfg.search.mmr.enabled and cfg.search.mmr.lambda_ == 1.0:
+        warnings.append(
+            "groove.toml: [search.mmr] enabled with lambda = 1.0 is MMR off but slower; "
+            "set enabled = false or lower lambda"
+        )
+    return dataclasses.replace(cfg, source=source, warnings=tuple(warnings))
+
+
+def config_file_for(vault: Path | None) -> Path | None:
+    candidates = []
+    if vault is not None:
+        candidates.append(Path(vault) / "groove.toml")
+    candidates.append(paths.config_dir() / "groove.toml")
+    for c in candidates:
+        if c.is_file():
+            return c
+    return None
+
+
+def load_config(vault: Path | None = None, path: Path | None = None) -> Config:
+    src = path or config_file_for(vault)
+    if src is None:
+        return Config()
+    return parse_config(Path(src).read_text(encoding="utf-8"), str(src))

@@ -1,0 +1,203 @@
+"""Writes to the index: one note at a time, each inside one transaction."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..types import ParsedNote
+from . import shortcjk
+from .db import Index
+
+
+@dataclass(frozen=True)
+class DocRow:
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+def all_docs(idx: Index) -> dict[str, DocRow]:
+    rows = idx.conn.execute("SELECT id, path, size, mtime_ns, content_hash FROM documents")
+    return {r[1]: DocRow(*r) for r in rows}
+
+
+def fts_context(note: ParsedNote, context: str) -> str:
+    """What the FTS ``context`` column holds for a chunk of ``note``."""
+    return context
+
+
+def embed_text(context: str, content: str) -> str:
+    """The text the embedder sees for a chunk: contextual prefix, then body."""
+    return f"{context}\n{content}"
+
+
+def _delete_doc_rows(c, doc_id: int) -> None:
+    ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
+    for cid in ids:
+        c.execute("DELETE FROM fts_chunks WHERE rowid = ?", (cid,))
+        shortcjk.delete(c, cid)
+    if ids and _has_vec(c):
+        c.executemany("DELETE FROM vec_chunks WHERE rowid = ?", [(i,) for i in ids])
+    c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
+    c.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
+    c.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
+
+
+def _has_vec(c) -> bool:
+    return bool(c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").fetchone())
+
+
+def upsert_note(
+    idx: Index,
+    note: ParsedNote,
+    *,
+    size: int,
+    mtime_ns: int,
+    content_hash: str,
+    vectors: np.ndarray | None,
+) -> int:
+    """Replace everything stored for ``note.path`` in one transaction."""
+    with idx.atomic() as c:
+        row = c.execute("SELECT id FROM documents WHERE path = ?", (note.path,)).fetchone()
+        values = (
+            note.title,
+            json.dumps(note.aliases, ensure_ascii=False),
+            json.dumps(note.tags, ensure_ascii=False),
+            note.description,
+            note.date,
+            json.dumps(note.frontmatter, ensure_ascii=False, default=str),
+            size,
+            mtime_ns,
+            content_hash,
+            time.time(),
+        )
+        if row:
+            doc_id = row[0]
+            _delete_doc_rows(c, doc_id)
+            c.execute(
+                "UPDATE documents SET title=?, aliases=?, tags=?, description=?, date=?, "
+                "frontmatter=?, size=?, mtime_ns=?, content_hash=?, indexed_at=? WHERE id=?",
+                values + (doc_id,),
+            )
+        else:
+            c.execute(
+                "INSERT INTO documents(path, title, aliases, tags, description, date, frontmatter, "
+                "size, mtime_ns, content_hash, indexed_at) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (note.path,) + values,
+            )
+            doc_id = c.last_insert_rowid()
+        _insert_chunks(c, doc_id, note, vectors)
+        c.executemany(
+            "INSERT INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in note.tags]
+        )
+        c.executemany(
+            "INSERT INTO links(doc_id, target, heading, block, alias, embed, line) VALUES (?,?,?,?,?,?,?)",
+            [(doc_id, l.target, l.heading, l.block, l.alias, int(l.embed), l.line) for l in note.links],
+        )
+        return doc_id
+
+
+def _insert_chunks(c, doc_id: int, note: ParsedNote, vectors: np.ndarray | None) -> None:
+    if vectors is not None and len(vectors) != len(note.chunks):
+        raise ValueError("one vector per chunk expected")
+    for i, ch in enumerate(note.chunks):
+        c.execute(
+            "INSERT INTO chunks(doc_id, ordinal, level, heading, heading_path, context, content, "
+            "byte_start, byte_end, line_start, line_end, token_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                doc_id, ch.ordinal, ch.level, ch.heading,
+                json.dumps(ch.heading_path, ensure_ascii=False), ch.context, ch.content,
+                ch.byte_start, ch.byte_end, ch.line_start, ch.line_end, ch.token_count,
+            ),
+        )
+        cid = c.last_insert_rowid()
+        ctx = fts_context(note, ch.context)
+        c.execute(
+            "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
+            (cid, ch.heading, ctx, ch.content),
+        )
+        shortcjk.upsert(c, cid, ch.heading, ctx, ch.content)
+        if vectors is not None:
+            c.execute(
+                "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
+                (cid, np.ascontiguousarray(vectors[i], dtype=np.float32).tobytes()),
+            )
+
+
+def move_note(
+    idx: Index, old_path: str, note: ParsedNote, *, size: int, mtime_ns: int, content_hash: str
+) -> bool:
+    """A rename/move with unchanged bytes: keep the vectors, refresh the text
+    rows (the title, hence the context prefix, comes from the file name).
+
+    Accepted roughness: the kept vectors were embedded with the old title in
+    their prefix. Returns False when the chunking differs (caller re-embeds)."""
+    with idx.atomic() as c:
+        row = c.execute("SELECT id FROM documents WHERE path = ?", (old_path,)).fetchone()
+        if not row:
+            return False
+        doc_id = row[0]
+        old = list(
+            c.execute(
+                "SELECT id FROM chunks WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+            )
+        )
+        if len(old) != len(note.chunks):
+            return False
+        c.execute("DELETE FROM documents WHERE path = ? AND id != ?", (note.path, doc_id))
+        c.execute(
+            "UPDATE documents SET path=?, title=?, aliases=?, tags=?, description=?, date=?, "
+            "frontmatter=?, size=?, mtime_ns=?, content_hash=?, indexed_at=? WHERE id=?",
+            (
+                note.path, note.title, json.dumps(note.aliases, ensure_ascii=False),
+                json.dumps(note.tags, ensure_ascii=False), note.description, note.date,
+                json.dumps(note.frontmatter, ensure_ascii=False, default=str),
+                size, mtime_ns, content_hash, time.time(), doc_id,
+            ),
+        )
+        for (cid,), ch in zip(old, note.chunks):
+            ctx = fts_context(note, ch.context)
+            c.execute("UPDATE chunks SET context = ? WHERE id = ?", (ch.context, cid))
+            c.execute("DELETE FROM fts_chunks WHERE rowid = ?", (cid,))
+            c.execute(
+                "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, ?, ?, ?)",
+                (cid, ch.heading, ctx, ch.content),
+            )
+            shortcjk.delete(c, cid)
+            shortcjk.upsert(c, cid, ch.heading, ctx, ch.content)
+        return True
+
+
+def touch_doc(idx: Index, path: str, size: int, mtime_ns: int) -> None:
+    """Same bytes, new mtime (e.g. `touch`, a git checkout): remember the stat."""
+    with idx.atomic() as c:
+        c.execute("UPDATE documents SET size=?, mtime_ns=? WHERE path=?", (size, mtime_ns, path))
+
+
+def delete_doc(idx: Index, path: str) -> bool:
+    with idx.atomic() as c:
+        row = c.execute("SELECT id FROM documents WHERE path = ?", (path,)).fetchone()
+        if not row:
+            return False
+        _delete_doc_rows(c, row[0])
+        c.execute("DELETE FROM documents WHERE id = ?", (row[0],))
+        return True
+
+
+def clear_all(idx: Index) -> None:
+    """For --rebuild: drop every row and the vector table (its dim may change)."""
+    with idx.atomic() as c:
+        c.execute("DELETE FROM chunks")
+        c.execute("DELETE FROM documents")
+        c.execute("DELETE FROM links")
+        c.execute("DELETE FROM tags")
+        c.execute("DELETE FROM fts_chunks")
+        shortcjk.clear(c)
+        c.execute("DROP TABLE IF EXISTS vec_chunks")
+        c.execute("DELETE FROM meta WHERE key = 'embedder'")

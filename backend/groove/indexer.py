@@ -1,0 +1,192 @@
+"""scan -> parse -> embed -> store, incrementally, one transaction per note.
+
+Change detection: a note whose size and mtime match the index is unchanged
+without being read. Otherwise its bytes are hashed: the same hash means the
+same content (only the stat is refreshed); the hash of a note that vanished
+from its old path means a rename (vectors kept, nothing re-embedded).
+
+A killed run leaves every note either fully stored or untouched, so the next
+run simply carries on. Notes are embedded in batches across files (small
+notes would otherwise waste the model's batch) but written one per
+transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .config import IndexConfig
+from .index import store
+from .index.db import Index
+from .models.base import Embedder
+from .models.llama_embedder import file_sha256
+from .types import ParsedNote
+from .vault.markdown import parse_note
+from .vault.scan import NoteFile, Skipped, content_hash, scan_vault
+
+Progress = Callable[[dict], None]
+
+EMBED_BATCH_CHUNKS = 32
+
+
+@dataclass
+class IndexSummary:
+    indexed: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
+    chunks_embedded: int = 0
+    seconds: float = 0.0
+
+    def to_json(self) -> dict:
+        return {
+            "indexed": len(self.indexed),
+            "unchanged": self.unchanged,
+            "renamed": [list(r) for r in self.renamed],
+            "deleted": len(self.deleted),
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "warnings": [{"path": p, "warning": w} for p, w in self.warnings],
+            "chunks_embedded": self.chunks_embedded,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def _is_binary(data: bytes) -> bool:
+    return b"\x00" in data[:8192]
+
+
+def _read(nf: NoteFile, cfg: IndexConfig) -> tuple[bytes | None, str | None, int, int]:
+    """(bytes, skip reason, size, mtime_ns) read consistently."""
+    try:
+        st = nf.abspath.stat()
+        if st.st_size > cfg.max_file_bytes:
+            return None, (
+                f"too large ({st.st_size:,} bytes > max_file_bytes {cfg.max_file_bytes:,}; "
+                "raise [index] max_file_bytes in groove.toml to index it)"
+            ), st.st_size, st.st_mtime_ns
+        data = nf.abspath.read_bytes()
+        st2 = nf.abspath.stat()
+    except FileNotFoundError:
+        return None, "deleted while indexing", 0, 0
+    except PermissionError:
+        return None, "unreadable (permission denied)", 0, 0
+    except OSError as e:
+        return None, f"unreadable ({e.strerror or e})", 0, 0
+    if (st2.st_size, st2.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(data) != st2.st_size:
+        return None, "changed while indexing (will be picked up by the next run)", 0, 0
+    if _is_binary(data):
+        return None, "binary file (contains NUL bytes), not a Markdown note", 0, 0
+    return data, None, st2.st_size, st2.st_mtime_ns
+
+
+def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -> None:
+    """Make sure the index and the embedder agree; --rebuild starts over."""
+    if rebuild:
+        store.clear_all(idx)
+    idx.check_embedder(embedder.model_id, embedder.dim)
+    if idx.embedder_info() is None or not idx.has_vec_table():
+        idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path))
+
+
+def index_vault(
+    vault: Path,
+    idx: Index,
+    embedder: Embedder,
+    cfg: IndexConfig,
+    *,
+    rebuild: bool = False,
+    only: set[str] | None = None,
+    progress: Progress | None = None,
+) -> IndexSummary:
+    """Bring the index up to date with the vault. ``only`` limits the work to
+    some vault-relative paths (the watcher's batches); deletions of paths in
+    ``only`` that no longer exist are applied too."""
+    t0 = time.perf_counter()
+    emit = progress or (lambda e: None)
+    prepare_embedder(idx, embedder, rebuild=rebuild)
+    summary = IndexSummary()
+    files, skipped = scan_vault(vault)
+    summary.skipped.extend(skipped)
+    known = store.all_docs(idx)
+    present = {f.path for f in files}
+    if only is not None:
+        files = [f for f in files if f.path in only]
+    gone_all = {p: d for p, d in known.items() if p not in present}
+    # A partial run deletes only what it was told about (or what a rename explains).
+    gone = gone_all if only is None else {p: d for p, d in gone_all.items() if p in only}
+    by_hash: dict[str, str] = {d.content_hash: p for p, d in gone_all.items()}
+
+    todo: list[NoteFile] = []
+    for f in files:
+        d = known.get(f.path)
+        if d and d.size == f.size and d.mtime_ns == f.mtime_ns and not rebuild:
+            summary.unchanged += 1
+        else:
+            todo.append(f)
+    emit({"phase": "scan", "done": 0, "total": len(todo)})
+
+    pending: list[tuple[NoteFile, ParsedNote, int, int, str]] = []
+    done = 0
+
+    def flush() -> None:
+        nonlocal done
+        texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in pending for ch in n.chunks]
+        vecs = embedder.embed_passages(texts) if texts else None
+        pos = 0
+        for nf, note, size, mtime, h in pending:
+            k = len(note.chunks)
+            v = vecs[pos:pos + k] if vecs is not None and k else None
+            pos += k
+            store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v)
+            summary.indexed.append(nf.path)
+            summary.chunks_embedded += k
+            done += 1
+            emit({"phase": "embed", "done": done, "total": len(todo), "path": nf.path,
+                  "chunks": summary.chunks_embedded})
+        pending.clear()
+
+    for nf in todo:
+        data, reason, size, mtime = _read(nf, cfg)
+        if data is None:
+            summary.skipped.append(Skipped(nf.path, reason or "unreadable"))
+            done += 1
+            continue
+        h = content_hash(data)
+        d = known.get(nf.path)
+        if d and d.content_hash == h and not rebuild:
+            store.touch_doc(idx, nf.path, size, mtime)
+            summary.unchanged += 1
+            done += 1
+            continue
+        note = parse_note(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+        for w in note.warnings:
+            summary.warnings.append((nf.path, w))
+        old = by_hash.pop(h, None) if not rebuild and d is None else None
+        if old is not None and store.move_note(idx, old, note, size=size, mtime_ns=mtime, content_hash=h):
+            summary.renamed.append((old, nf.path))
+            gone.pop(old, None)
+            done += 1
+            continue
+        pending.append((nf, note, size, mtime, h))
+        if sum(len(p[1].chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
+            flush()
+    if pending:
+        flush()
+
+    for p in gone:
+        if p in {new for _, new in summary.renamed}:
+            continue
+        if store.delete_doc(idx, p):
+            summary.deleted.append(p)
+    if summary.indexed or summary.deleted or summary.renamed:
+        idx.set_meta("last_indexed", str(time.time()))
+    elif idx.get_meta("last_indexed") is None:
+        idx.set_meta("last_indexed", str(time.time()))
+    summary.seconds = time.perf_counter() - t0
+    emit({"phase": "done", "done": len(todo), "total": len(todo)})
+    return summary

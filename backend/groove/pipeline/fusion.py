@@ -1,0 +1,132 @@
+"""Stage 1: hybrid candidates (vector leg + FTS leg) fused with RRF.
+
+``rrf_fuse`` is pure; fetching goes through ``index/``. Both legs obey the
+same filter restriction and the same exclusion set (spec §1.2), so they agree
+on what is excluded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..index import fts
+from ..index.db import Index
+from ..types import Candidate
+from .filters import Restriction
+from .params import Resolved
+from .query import ParsedQuery
+
+
+def rrf_fuse(
+    ranked: list[list[int]], k: float, weights: list[float] | None = None
+) -> list[tuple[int, float]]:
+    """Reciprocal Rank Fusion: ``score = Σ w_leg / (k + rank)``, rank 1-based.
+    Ties keep the order of first appearance (leg order, then rank)."""
+    weights = weights or [1.0] * len(ranked)
+    scores: dict[int, float] = {}
+    for leg, w in zip(ranked, weights):
+        for rank, cid in enumerate(leg, start=1):
+            scores[cid] = scores.get(cid, 0.0) + w / (k + rank)
+    order = {cid: i for i, cid in enumerate(dict.fromkeys(c for leg in ranked for c in leg))}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+def vector_leg(
+    idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int]
+) -> list[int]:
+    """Top-n chunk ids by L2 distance, excluded ids dropped."""
+    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+    c = idx.conn
+    if restriction.sql is None:
+        k = n + len(excluded)
+        rows = c.execute(
+            "SELECT rowid FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            (blob, k),
+        )
+    else:
+        # Filtered: exact scan over the allowed rows (a vault is small enough).
+        rows = c.execute(
+            f"SELECT rowid FROM vec_chunks WHERE rowid IN ({restriction.sql}) "
+            "ORDER BY vec_distance_l2(embedding, ?) LIMIT ?",
+            (blob, n + len(excluded)),
+        )
+    return [r[0] for r in rows if r[0] not in excluded][:n]
+
+
+def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction) -> set[int]:
+    if not parsed.negatives:
+        return set()
+    ids = fts.excluded_ids(idx.conn, parsed, restriction.sql)
+    if scope == "note" and ids:
+        # Note-level exclusion: a note any of whose chunks matches is dropped
+        # whole, so its other chunks cannot slip back in (ADR-0071).
+        marks = ",".join(str(i) for i in ids)
+        ids = {
+            r[0]
+            for r in idx.conn.execute(
+                f"SELECT id FROM chunks WHERE doc_id IN (SELECT doc_id FROM chunks WHERE id IN ({marks}))"
+            )
+        }
+    return ids
+
+
+@dataclass
+class Stage1:
+    candidates: list[Candidate]
+    vec_ids: list[int]
+    fts_ids: list[int]
+
+
+def hybrid_candidates(
+    idx: Index,
+    parsed: ParsedQuery,
+    qvec: np.ndarray | None,
+    r: Resolved,
+    restriction: Restriction,
+) -> Stage1:
+    excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
+    n = r.candidates
+    vec_ids: list[int] = []
+    fts_ids: list[int] = []
+    if qvec is not None and r.legs in ("hybrid", "vector"):
+        vec_ids = vector_leg(idx, qvec, n, restriction, excluded)
+    if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
+        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql)
+        fts_ids = [cid for cid, _ in hits if cid not in excluded][:n]
+    fused = rrf_fuse([vec_ids, fts_ids], r.rrf_k, [r.vec_weight, r.fts_weight])
+    vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
+    frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
+    cands = load_candidates(idx, [cid for cid, _ in fused])
+    by_id = {c.chunk_id: c for c in cands}
+    out: list[Candidate] = []
+    for cid, score in fused:
+        c = by_id.get(cid)
+        if c is None:
+            continue  # deleted between the legs and the load (a live reindex)
+        c.score = score
+        c.vec_rank = vrank.get(cid)
+        c.fts_rank = frank.get(cid)
+        out.append(c)
+    return Stage1(out, vec_ids, fts_ids)
+
+
+def load_candidates(idx: Index, ids: list[int]) -> list[Candidate]:
+    if not ids:
+        return []
+    marks = ",".join(str(int(i)) for i in ids)
+    rows = idx.conn.execute(
+        "SELECT c.id, c.doc_id, d.path, d.title, c.heading_path, c.level, c.context, c.content, "
+        "c.byte_start, c.byte_end, c.line_start, c.line_end, c.token_count "
+        f"FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({marks})"
+    )
+    return [
+        Candidate(
+            chunk_id=r[0], doc_id=r[1], path=r[2], title=r[3], heading_path=json.loads(r[4]),
+            level=r[5], context=r[6], content=r[7], byte_range=(r[8], r[9]),
+            line_range=(r[10], r[11]), token_count=r[12], score=0.0,
+        )
+        for r in rows
+    ]

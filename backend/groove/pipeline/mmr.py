@@ -1,0 +1,65 @@
+"""Stage 3 (optional): MMR diversity selection over the candidate pool.
+
+Greedy: pick the candidate maximising
+``λ·rel − (1−λ)·max_cos_sim(c, picked) − same_doc_penalty·[doc(c) picked]``.
+``rel`` is the stage-2 score min-max normalised over the pool, so λ means the
+same for RRF scores (≈0.01) and reranker scores (≈±10). Similarities use the
+stored chunk embeddings, one matrix product for the whole pool.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..index.db import Index
+from ..types import Candidate
+
+
+def mmr_select(
+    rel: np.ndarray, emb: np.ndarray, doc_ids: list[int], lam: float, same_doc_penalty: float, limit: int
+) -> list[int]:
+    """Indices into the pool, in pick order. Pure."""
+    n = len(rel)
+    if n == 0 or limit <= 0:
+        return []
+    rel = np.asarray(rel, dtype=np.float64)
+    lo, hi = float(rel.min()), float(rel.max())
+    norm = (rel - lo) / (hi - lo) if hi > lo else np.ones(n)
+    e = np.asarray(emb, dtype=np.float32)
+    lens = np.linalg.norm(e, axis=1, keepdims=True)
+    e = e / np.where(lens == 0, 1, lens)
+    sim = e @ e.T
+    docs = np.asarray(doc_ids)
+    picked: list[int] = []
+    max_sim = np.full(n, -np.inf)
+    doc_picked = np.zeros(n, dtype=bool)
+    available = np.ones(n, dtype=bool)
+    for _ in range(min(limit, n)):
+        div = np.where(np.isfinite(max_sim), max_sim, 0.0)
+        score = lam * norm - (1 - lam) * div - same_doc_penalty * doc_picked
+        score = np.where(available, score, -np.inf)
+        i = int(np.argmax(score))  # argmax keeps the earliest on ties: rank order
+        picked.append(i)
+        available[i] = False
+        max_sim = np.maximum(max_sim, sim[i])
+        doc_picked |= docs == docs[i]
+    return picked
+
+
+def load_embeddings(idx: Index, chunk_ids: list[int]) -> np.ndarray:
+    if not chunk_ids:
+        return np.zeros((0, 0), dtype=np.float32)
+    marks = ",".join(str(int(i)) for i in chunk_ids)
+    rows = dict(idx.conn.execute(f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})"))
+    dim = len(next(iter(rows.values()))) // 4 if rows else 1
+    return np.stack(
+        [np.frombuffer(rows[c], dtype=np.float32) if c in rows else np.zeros(dim, np.float32) for c in chunk_ids]
+    )
+
+
+def apply_mmr(idx: Index, pool: list[Candidate], lam: float, same_doc_penalty: float, limit: int) -> list[Candidate]:
+    if not pool:
+        return pool
+    emb = load_embeddings(idx, [c.chunk_id for c in pool])
+    order = mmr_select(np.array([c.score for c in pool]), emb, [c.doc_id for c in pool], lam, same_doc_penalty, limit)
+    return [pool[i] for i in order]

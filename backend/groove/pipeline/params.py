@@ -1,0 +1,148 @@
+"""Search parameters as a surface passes them, and as the pipeline runs them.
+
+``SearchParams`` fields left ``None`` fall back to ``groove.toml``;
+``resolve_params`` turns them into a ``Resolved`` with every value concrete,
+validated and clamped — in one place, so no surface can skip a check.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from ..config import SearchConfig
+from ..errors import ConfigError
+
+MAX_LIMIT = 50  # what MCP and the socket allow; the CLI and eval may ask for more
+
+
+@dataclass(frozen=True)
+class SearchParams:
+    query: str
+    limit: int | None = None
+    rerank: bool | None = None
+    reranker: str | None = None  # named explicitly → applies unconditionally
+    mmr: bool | None = None
+    mmr_lambda: float | None = None
+    mmr_same_doc_penalty: float | None = None
+    parent_retriever: bool | None = None
+    path_globs: tuple[str, ...] = ()
+    tags_any: tuple[str, ...] = ()
+    tags_all: tuple[str, ...] = ()
+    date_from: str | None = None
+    date_to: str | None = None
+    min_confidence_ratio: float | None = None
+    # Development knob used by eval: which stage-1 legs run.
+    legs: str = "hybrid"  # "hybrid" | "vector" | "fts"
+
+
+@dataclass(frozen=True)
+class Resolved:
+    query: str
+    limit: int
+    rerank: bool
+    reranker: str  # "" when none configured
+    reranker_explicit: bool
+    mmr: bool
+    mmr_lambda: float
+    mmr_same_doc_penalty: float
+    parent_retriever: bool
+    whole_doc_threshold_tokens: int
+    max_expanded_tokens: int
+    min_confidence_ratio: float
+    candidates: int
+    rrf_k: float
+    weights: tuple[float, float, float]  # bm25 heading / context / content
+    vec_weight: float
+    fts_weight: float
+    short_cjk: bool
+    exclusion_scope: str
+    legs: str
+    path_globs: tuple[str, ...] = ()
+    tags_any: tuple[str, ...] = ()
+    tags_all: tuple[str, ...] = ()
+    date_from: str | None = None
+    date_to: str | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+    @property
+    def pool_size(self) -> int:
+        """Candidates handed to stages 2-3 (spec §1.3): the parent retriever
+        never changes it."""
+        if self.mmr:
+            return max(self.limit * 5, 50)
+        if self.rerank:
+            return self.limit * 5
+        return self.limit
+
+
+def _check_unit(name: str, v: float) -> float:
+    if not 0.0 <= v <= 1.0:
+        raise ConfigError(f"'{name}' must be between 0 and 1, got {v!r}")
+    return v
+
+
+def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None = None) -> Resolved:
+    warnings: list[str] = []
+    limit = cfg.limit if p.limit is None else int(p.limit)
+    if limit < 1:
+        raise ConfigError(f"'limit' must be at least 1, got {limit}")
+    if max_limit is not None and limit > max_limit:
+        warnings.append(f"limit {limit} is above the maximum {max_limit}; using {max_limit}")
+        limit = max_limit
+    reranker = p.reranker or cfg.reranker
+    explicit = bool(p.reranker)
+    if explicit:
+        rerank = True if p.rerank is None else bool(p.rerank)
+    elif p.rerank is None:
+        rerank = bool(cfg.reranker) and cfg.rerank_by_default
+    else:
+        rerank = bool(p.rerank)
+    mmr = cfg.mmr.enabled if p.mmr is None else bool(p.mmr)
+    lam = _check_unit("mmr_lambda", cfg.mmr.lambda_ if p.mmr_lambda is None else float(p.mmr_lambda))
+    pen = cfg.mmr.same_doc_penalty if p.mmr_same_doc_penalty is None else float(p.mmr_same_doc_penalty)
+    if pen < 0:
+        raise ConfigError(f"'mmr_same_doc_penalty' must be >= 0, got {pen!r}")
+    if mmr and lam == 1.0:
+        warnings.append("MMR is on with lambda = 1.0: that is MMR off but slower; turn MMR off or lower lambda")
+    mcr = _check_unit(
+        "min_confidence_ratio",
+        cfg.min_confidence_ratio if p.min_confidence_ratio is None else float(p.min_confidence_ratio),
+    )
+    if p.legs not in ("hybrid", "vector", "fts"):
+        raise ConfigError(f"'legs' must be hybrid, vector or fts, got {p.legs!r}")
+    f = cfg.fusion
+    return Resolved(
+        query=p.query,
+        limit=limit,
+        rerank=rerank,
+        reranker=reranker,
+        reranker_explicit=explicit,
+        mmr=mmr,
+        mmr_lambda=lam,
+        mmr_same_doc_penalty=pen,
+        parent_retriever=cfg.parent_retriever.enabled if p.parent_retriever is None else bool(p.parent_retriever),
+        whole_doc_threshold_tokens=cfg.parent_retriever.whole_doc_threshold_tokens,
+        max_expanded_tokens=cfg.parent_retriever.max_expanded_tokens,
+        min_confidence_ratio=mcr,
+        candidates=max(cfg.candidates, limit * 5),
+        rrf_k=f.rrf_k,
+        weights=(f.heading_weight, f.context_weight, f.content_weight),
+        vec_weight=f.vec_weight,
+        fts_weight=f.fts_weight,
+        short_cjk=cfg.query.short_cjk,
+        exclusion_scope=cfg.exclusion_scope,
+        legs=p.legs,
+        path_globs=tuple(p.path_globs),
+        tags_any=tuple(p.tags_any),
+        tags_all=tuple(p.tags_all),
+        date_from=p.date_from,
+        date_to=p.date_to,
+        warnings=tuple(warnings),
+    )
+
+
+def with_overrides(cfg: SearchConfig, **kw) -> SearchConfig:
+    """A copy of ``cfg`` with fusion knobs replaced (used by tune)."""
+    fusion = dataclasses.replace(cfg.fusion, **{k: v for k, v in kw.items() if hasattr(cfg.fusion, k)})
+    return dataclasses.replace(cfg, fusion=fusion)

@@ -1,0 +1,93 @@
+"""Stage 4 (optional): the parent retriever rewrites small hits' content.
+
+* a hit under ``whole_doc_threshold_tokens`` becomes its whole note,
+* any other hit absorbs adjacent siblings (same note, same level, same
+  parent heading),
+both capped at ``max_expanded_tokens``. Invariants: score, rank, path and
+order never change; the hit's own chunk is always included; ``content`` is
+the concatenation, in file order, of the ranges listed in ``expanded_from``
+(so an editor maps a content offset to the file piece by piece). Rows with
+NULL ``token_count`` count ``len(content) / 4`` tokens, like the indexer's
+estimator, so the cap holds for them too. Exclusions are not re-checked on
+the expanded text (spec §1.2).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+
+from ..index.db import Index
+from ..types import ExpandedRange, SearchHit
+from ..vault.markdown import estimate_tokens
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: int
+    level: int
+    parent: tuple[str, ...]
+    content: str
+    tokens: int
+    byte_range: tuple[int, int]
+    line_range: tuple[int, int]
+
+
+def _tokens(token_count: int | None, content: str) -> int:
+    return token_count if token_count is not None else estimate_tokens(content)
+
+
+def _doc_rows(idx: Index, chunk_id: int) -> tuple[list[_Row], int]:
+    rows = idx.conn.execute(
+        "SELECT id, level, heading_path, content, token_count, byte_start, byte_end, line_start, line_end "
+        "FROM chunks WHERE doc_id = (SELECT doc_id FROM chunks WHERE id = ?) ORDER BY ordinal",
+        (chunk_id,),
+    ).fetchall()
+    out = [
+        _Row(r[0], r[1], tuple(json.loads(r[2])[:-1]), r[3], _tokens(r[4], r[3]), (r[5], r[6]), (r[7], r[8]))
+        for r in rows
+    ]
+    pos = next((i for i, r in enumerate(out) if r.id == chunk_id), -1)
+    return out, pos
+
+
+def _grow(rows: list[_Row], pos: int, cap: int, ok) -> tuple[int, int]:
+    """Widen [lo, hi] around pos, alternately after and before, while the
+    total stays within cap and ``ok`` accepts the neighbour."""
+    lo = hi = pos
+    total = rows[pos].tokens
+    grew = True
+    while grew:
+        grew = False
+        for j in (hi + 1, lo - 1):
+            if 0 <= j < len(rows) and (j > hi or j < lo) and ok(rows[j]) and total + rows[j].tokens <= cap:
+                total += rows[j].tokens
+                lo, hi = min(lo, j), max(hi, j)
+                grew = True
+    return lo, hi
+
+
+def expand_parents(idx: Index, hits: list[SearchHit], whole_doc_threshold: int, max_tokens: int) -> list[SearchHit]:
+    out: list[SearchHit] = []
+    for h in hits:
+        rows, pos = _doc_rows(idx, h.chunk_id)
+        if pos < 0:
+            out.append(h)
+            continue
+        me = rows[pos]
+        if me.tokens < whole_doc_threshold:
+            lo, hi = _grow(rows, pos, max_tokens, lambda r: True)
+        else:
+            lo, hi = _grow(rows, pos, max_tokens, lambda r: r.level == me.level and r.parent == me.parent)
+        if lo == hi:
+            out.append(h)  # nothing fits or nothing to merge: unchanged
+            continue
+        piece = rows[lo:hi + 1]
+        out.append(
+            replace(
+                h,
+                content="".join(r.content for r in piece),
+                expanded_from=[ExpandedRange(r.id, r.byte_range, r.line_range) for r in piece],
+            )
+        )
+    return out

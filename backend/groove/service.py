@@ -1,0 +1,87 @@
+"""One function per operation, shared by the CLI, the MCP server and the
+socket daemon: a Runtime and plain parameters in, plain results out.
+
+Note reading, related notes and link resolution live in ``notes.py``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any, Callable
+
+from . import __version__
+from .indexer import IndexSummary, index_vault
+from .pipeline import SearchParams, run_search
+from .runtime import Runtime
+from .types import SearchResponse
+from .vault.scan import scan_vault
+
+MAX_LIMIT = 50
+
+_reindex_lock = threading.Lock()
+_reindex_state: dict[int, dict[str, Any]] = {}  # id(runtime) -> latest progress
+
+
+def search(rt: Runtime, params: SearchParams, *, max_limit: int | None = MAX_LIMIT) -> SearchResponse:
+    return run_search(rt, params, max_limit=max_limit)
+
+
+def reindex(
+    rt: Runtime,
+    *,
+    force: bool = False,
+    only: set[str] | None = None,
+    progress: Callable[[dict], None] | None = None,
+) -> IndexSummary:
+    """Incremental by default; ``force`` re-embeds everything."""
+    key = id(rt)
+
+    def track(ev: dict) -> None:
+        _reindex_state[key] = ev
+        if progress:
+            progress(ev)
+
+    with _reindex_lock:
+        _reindex_state[key] = {"phase": "scan", "done": 0, "total": 0}
+        try:
+            return index_vault(
+                rt.vault, rt.index, rt.embedder, rt.config.index, rebuild=force, only=only, progress=track
+            )
+        finally:
+            _reindex_state.pop(key, None)
+
+
+def index_status(rt: Runtime) -> dict[str, Any]:
+    idx = rt.index
+    docs, chunks = idx.counts()
+    info = idx.embedder_info() or {}
+    known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
+    stale = 0
+    try:
+        files, _ = scan_vault(rt.vault)
+        present = set()
+        for f in files:
+            present.add(f.path)
+            if known.get(f.path) != (f.size, f.mtime_ns):
+                stale += 1
+        stale += sum(1 for p in known if p not in present)
+    except Exception:
+        stale = -1
+    last = idx.get_meta("last_indexed")
+    progress = _reindex_state.get(id(rt))
+    return {
+        "vault": str(rt.vault),
+        "index_path": str(idx.path),
+        "documents": docs,
+        "chunks": chunks,
+        "model": info.get("model_id"),
+        "dim": info.get("dim"),
+        "last_indexed": float(last) if last else None,
+        "last_indexed_iso": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(float(last))) if last else None,
+        "stale_files": stale,
+        "indexing": progress is not None,
+        "progress": progress,
+        "model_load_seconds": rt.model_load_seconds,
+        "groove_version": __version__,
+    }
