@@ -1,0 +1,222 @@
+"""The lexical leg of stage 1 and the exclusion scan the vector leg obeys.
+
+SQL builders (``*_sql``) are separate from the executors so the statements
+can be read, tested and benchmarked on their own.
+
+* ``fts_search``: bm25-ranked trigram match of ``ParsedQuery.match_expr``,
+  with phrases too common to rank pruned from the ranked expression
+  (ADR 0012), fused with the short-CJK bigram leg (ADR 0011).
+* ``excluded_ids``: the chunk ids the negative expression alone matches, one
+  rowid scan, no bm25, no ORDER BY, only when there are negatives (ADR 0014).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import apsw
+
+from groove.index import shortcjk
+from groove.pipeline.query import ParsedQuery, fts_phrase, or_expr
+
+log = logging.getLogger(__name__)
+
+FTS_TABLE = "fts_chunks"
+VOCAB_TABLE = "temp.groove_fts_vocab"  # per connection: works on read-only DBs
+RRF_K = 60.0  # fusing the trigram and bigram lists inside the lexical leg
+
+
+# ---------------------------------------------------------------- SQL builders
+
+def fts_sql(restrict_sql: str | None = None, *, table: str = FTS_TABLE) -> str:
+    """Ranked match. Params: w_h, w_c, w_b, match, *restrict, limit.
+
+    ``ORDER BY bm25`` scores every matching row before LIMIT applies, so the
+    cost follows the rows the expression matches (hence the pruning below).
+    """
+    where = f"{table} MATCH ?"
+    if restrict_sql:
+        where += f" AND rowid IN ({restrict_sql})"
+    return (
+        f"SELECT rowid, bm25({table}, ?, ?, ?) AS r FROM {table} "
+        f"WHERE {where} ORDER BY r LIMIT ?"
+    )
+
+
+def match_ids_sql(restrict_sql: str | None = None, *, limit: bool = False,
+                  table: str = FTS_TABLE) -> str:
+    """Unranked rowid scan. Params: match, *restrict[, limit]."""
+    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
+    if restrict_sql:
+        sql += f" AND rowid IN ({restrict_sql})"
+    return sql + (" LIMIT ?" if limit else "")
+
+
+def shortcjk_sql(restrict_sql: str | None = None, *, negated: bool = False) -> str:
+    """Ranked bigram match. Params: w_h, w_c, w_b, match, [negative_expr], *restrict, limit.
+
+    The bigram table has no NOT partner in the same FTS row, so exclusions are
+    applied as the same rowid set the vector leg drops.
+    """
+    t = shortcjk.TABLE
+    where = f"{t} MATCH ?"
+    if negated:
+        where += f" AND rowid NOT IN ({match_ids_sql()})"
+    if restrict_sql:
+        where += f" AND rowid IN ({restrict_sql})"
+    return f"SELECT rowid, bm25({t}, ?, ?, ?) AS r FROM {t} WHERE {where} ORDER BY r LIMIT ?"
+
+
+# ------------------------------------------------------- OR-expansion pruning
+
+def _varint(buf: bytes, i: int = 0) -> int:
+    """SQLite/FTS5 varint (big-endian, 7 bits a byte, 9th byte 8 bits)."""
+    v = 0
+    for k in range(9):
+        b = buf[i + k]
+        if k == 8:
+            return (v << 8) | b
+        v = (v << 7) | (b & 0x7F)
+        if not b & 0x80:
+            return v
+    return v
+
+
+def fts_row_count(conn: apsw.Connection, table: str = FTS_TABLE) -> int:
+    """Rows in the FTS table in O(1): the nRow varint of FTS5's averages record."""
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
+    if row is None or not row[0]:
+        return 0
+    return _varint(row[0])
+
+
+def _ensure_vocab(conn: apsw.Connection) -> None:
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB_TABLE} "
+        f"USING fts5vocab(main, {FTS_TABLE}, row)"
+    )
+
+
+def phrase_df_bounds(conn: apsw.Connection, phrases: list[str]) -> list[int]:
+    """An upper bound on each phrase's document frequency: its rarest trigram's.
+
+    Tokenized by the table's own trigram tokenizer so case folding agrees.
+    """
+    _ensure_vocab(conn)
+    tok = conn.fts5_tokenizer("trigram")
+    grams = [set(tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
+                     include_offsets=False, include_colocated=False)) for p in phrases]
+    every = sorted(set().union(*grams))
+    df: dict[str, int] = {}
+    for term in every:  # one indexed lookup each (fts5vocab handles term = ?)
+        r = conn.execute(f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?", (term,)).fetchone()
+        df[term] = r[0] if r else 0
+    return [min((df[g] for g in gs), default=0) for gs in grams]
+
+
+def ranked_phrases(conn: apsw.Connection, phrases: list[str]) -> list[str]:
+    """The phrases worth ranking with bm25 (ADR 0012).
+
+    FTS5's bm25 clamps the IDF of a phrase found in at least half the rows to
+    1e-6: it cannot move the order but costs a full doclist scan. Phrases
+    whose bound exceeds half the rows leave the ranked expression; the rarest
+    is always kept so the leg still ranks something.
+    """
+    if len(phrases) <= 1:
+        return phrases
+    n = fts_row_count(conn)
+    bounds = phrase_df_bounds(conn, phrases)
+    kept = [p for p, b in zip(phrases, bounds) if b <= n / 2]
+    if not kept:
+        kept = [phrases[min(range(len(phrases)), key=bounds.__getitem__)]]
+    return kept
+
+
+# ------------------------------------------------------------------ executors
+
+def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
+    pos = or_expr(positives)
+    return f"({pos}) NOT ({parsed.negative_expr})" if parsed.negative_expr else str(pos)
+
+
+def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
+                 limit: int, restrict_sql: str | None, restrict_params: tuple,
+                 prune: bool) -> list[tuple[int, float]]:
+    assert parsed.match_expr is not None
+    kept = ranked_phrases(conn, parsed.positives) if prune else parsed.positives
+    expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
+    rows = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
+    out = [(int(rid), -float(r)) for rid, r in rows]
+    if expr != parsed.match_expr and len(out) < limit:
+        # Rows matching only pruned phrases scored ~0 in the full ranking;
+        # append them unranked so the match set is the full expression's.
+        seen = {rid for rid, _ in out}
+        more = conn.execute(match_ids_sql(restrict_sql, limit=True),
+                            (parsed.match_expr, *restrict_params, limit)).fetchall()
+        for (rid,) in more:
+            if rid not in seen and len(out) < limit:
+                out.append((int(rid), 0.0))
+    return out
+
+
+def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
+                  limit: int, restrict_sql: str | None,
+                  restrict_params: tuple) -> list[tuple[int, float]]:
+    if not shortcjk.exists(conn):
+        log.warning("short-CJK index missing: run `groove index` to build it")
+        return []
+    expr = " OR ".join(fts_phrase(t) for t in parsed.short_terms)
+    neg = (parsed.negative_expr,) if parsed.negative_expr else ()
+    rows = conn.execute(shortcjk_sql(restrict_sql, negated=bool(neg)),
+                        (*weights, expr, *neg, *restrict_params, limit)).fetchall()
+    return [(int(rid), -float(r)) for rid, r in rows]
+
+
+def rrf(lists: list[list[tuple[int, float]]], k: float = RRF_K) -> list[tuple[int, float]]:
+    scores: dict[int, float] = {}
+    for lst in lists:
+        for rank, (rid, _) in enumerate(lst):
+            scores[rid] = scores.get(rid, 0.0) + 1.0 / (k + rank + 1)
+    return sorted(scores.items(), key=lambda x: (-x[1], x[0]))
+
+
+def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
+               limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
+               *, prune: bool = True) -> list[tuple[int, float]]:
+    """The lexical leg: (chunk_id, score), best first, at most ``limit``.
+
+    Score: -bm25 (higher is better) when only one of trigram/bigram fires;
+    an RRF score over the two ranked lists when both do. ``restrict_sql`` is a
+    subquery of allowed chunk ids (filters apply inside the leg).
+    """
+    if limit <= 0:
+        return []
+    lists = []
+    if parsed.match_expr is not None:
+        lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
+                                  restrict_params, prune))
+    if parsed.short_terms:
+        lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
+    lists = [lst for lst in lists if lst]
+    if not lists:
+        return []
+    if len(lists) == 1:
+        return lists[0]
+    return rrf(lists)[:limit]
+
+
+def excluded_ids(conn: apsw.Connection, parsed: ParsedQuery, restrict_sql: str | None = None,
+                 restrict_params: tuple = ()) -> set[int]:
+    """Chunk ids the negative expression alone matches (all three columns).
+
+    The vector leg drops these so both legs agree on what is excluded.
+    Queries without exclusions never pay for the scan.
+    """
+    if not parsed.negative_expr:
+        return set()
+    # One JSON array instead of a row per id: stepping thousands of rows
+    # through Python cost as much as the scan itself (0.8 ms of 1.7 at 5k).
+    sql = f"SELECT json_group_array(rowid) FROM ({match_ids_sql(restrict_sql)})"
+    (arr,) = conn.execute(sql, (parsed.negative_expr, *restrict_params)).fetchone()
+    return set(json.loads(arr))

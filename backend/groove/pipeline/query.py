@@ -1,0 +1,372 @@
+"""Compile a user's query into FTS5 MATCH expressions (SPEC §1.2).
+
+The query string never reaches FTS5 as is. ``parse_query`` turns it into
+quoted phrases joined with `` OR `` (``match_expr``), a separate expression of
+excluded phrases (``negative_expr``), the text the embedder, reranker and
+match_spans see (exclusions removed), and, when enabled, the 2-character CJK
+terms that trigram cannot match (``short_terms``, searched by
+``groove.index.shortcjk``).
+
+Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
+
+* ``"..."`` is a verbatim phrase; ``""`` inside it is one literal ``"``. A
+  ``"`` with no closing partner is ignored (treated as a separator).
+* Unquoted text splits at whitespace and punctuation into words, and each word
+  at character-type boundaries into runs (kanji incl. 々〆〇, hiragana,
+  katakana incl. ー and half-width forms, and "word": every other letter,
+  digit, ``_`` or combining mark). Runs of 3+ characters are phrases; shorter
+  runs are joined to a neighbour to reach 3.
+* ``-item`` at the start of a whitespace-delimited item excludes it, compiled
+  by the same rules. A query made only of exclusions raises ``BadQuery``.
+* No phrase at all -> the whole trimmed positive text is one phrase (the old
+  form); under 3 characters -> no FTS leg (``match_expr is None``).
+"""
+
+from __future__ import annotations
+
+import logging
+import unicodedata
+from dataclasses import dataclass, field
+
+from groove.errors import BadQuery
+
+log = logging.getLogger(__name__)
+
+# Recorded in the eval fingerprint: bump whenever compiled output can change.
+COMPILER_VERSION = "1"
+
+MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
+SHORT_LEN = 2  # the length the short-CJK bigram path adds
+
+# Character types.
+_SEP, _KANJI, _HIRA, _KATA, _WORD = 0, 1, 2, 3, 4
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    positives: list[str]
+    negatives: list[str]
+    match_expr: str | None  # None: skip the trigram FTS leg
+    negative_expr: str | None  # None: no exclusion scan
+    embed_text: str  # the query minus exclusions, for embedder/reranker
+    short_terms: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def char_type(ch: str) -> int:
+    """The character class used for run boundaries (ADR 0010, 0013)."""
+    o = ord(ch)
+    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0x20000 <= o <= 0x3FFFF \
+            or 0xF900 <= o <= 0xFAFF or o in (0x3005, 0x3006, 0x3007):
+        return _KANJI
+    if 0x3041 <= o <= 0x309F:
+        return _HIRA
+    # U+30FB (katakana middle dot) is punctuation: a separator, not a letter.
+    if (0x30A0 <= o <= 0x30FF and o != 0x30FB) or 0x31F0 <= o <= 0x31FF \
+            or 0xFF66 <= o <= 0xFF9F:
+        return _KATA
+    if ch.isalnum() or ch == "_":
+        return _WORD
+    if unicodedata.category(ch)[0] == "M":
+        return _WORD  # a combining mark at word start; mid-word it joins its base
+    return _SEP
+
+
+def is_cjk(ch: str) -> bool:
+    """A kanji/kana letter: the characters the short-CJK bigram index holds.
+
+    Letters and digits only (Unicode L*/N*), because the bigram table's
+    unicode61 tokenizer treats every other category as a separator.
+    """
+    return char_type(ch) in (_KANJI, _HIRA, _KATA) and unicodedata.category(ch)[0] in "LN"
+
+
+def sanitize(text: str) -> str:
+    """Control characters and lone surrogates become spaces.
+
+    FTS5 rejects a NUL inside a phrase ("unterminated string") and UTF-8
+    cannot encode a lone surrogate, so neither may reach a phrase.
+    """
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if o < 0x20 or 0x7F <= o <= 0x9F or 0xD800 <= o <= 0xDFFF:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def fts_phrase(p: str) -> str:
+    """One FTS5 string: always valid syntax, whatever ``p`` holds."""
+    return '"' + p.replace('"', '""') + '"'
+
+
+def or_expr(phrases: list[str]) -> str | None:
+    return " OR ".join(fts_phrase(p) for p in phrases) if phrases else None
+
+
+def _runs(word: str) -> list[str]:
+    """Split a separator-free word at character-type boundaries."""
+    runs: list[str] = []
+    prev = -1
+    for ch in word:
+        t = char_type(ch)
+        if unicodedata.category(ch)[0] == "M" and runs:
+            runs[-1] += ch  # combining marks never start a new run
+            continue
+        if t == prev:
+            runs[-1] += ch
+        else:
+            runs.append(ch)
+            prev = t
+    return runs
+
+
+def _word_phrases(runs: list[str]) -> list[str]:
+    """Runs of 3+ are phrases; short runs join a neighbour to reach 3.
+
+    Consecutive short runs accumulate; a pending group joins the next long
+    run (``再`` + ``ランキング``), or, at the end of the word, the runs before
+    it (``システム`` + ``化``).
+    """
+    out: list[str] = []
+    pending, pending_start = "", 0
+    for i, run in enumerate(runs):
+        if len(run) >= MIN_PHRASE:
+            if pending:
+                out.append(pending + run)
+                pending = ""
+            out.append(run)
+        else:
+            if not pending:
+                pending_start = i
+            pending += run
+            if len(pending) >= MIN_PHRASE:
+                out.append(pending)
+                pending = ""
+    if pending:  # short tail: extend leftwards over the preceding runs
+        j = pending_start - 1
+        while len(pending) < MIN_PHRASE and j >= 0:
+            pending = runs[j] + pending
+            j -= 1
+        if len(pending) >= MIN_PHRASE:
+            out.append(pending)
+    return out
+
+
+def _words(text: str) -> list[str]:
+    """Split unquoted text at separators; combining marks stay with their base."""
+    words: list[str] = []
+    cur = ""
+    for ch in text:
+        if char_type(ch) == _SEP:
+            if cur:
+                words.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        words.append(cur)
+    return words
+
+
+def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
+    """2-character CJK terms trigram cannot match.
+
+    A whole 2-character CJK word (``タグ``, ``音声``, even ``ねこ``), and inside
+    longer words every 2-character kanji or katakana run (``評価`` in
+    ``の評価``). Hiragana runs inside a word are mostly particles and
+    inflections (``には``), which would match nearly every Japanese chunk.
+    """
+    if len(word) == SHORT_LEN and all(is_cjk(c) for c in word):
+        return [word]
+    return [r for r in runs if len(r) == SHORT_LEN and char_type(r[0]) in (_KANJI, _KATA)]
+
+
+@dataclass
+class _Item:
+    text: str  # the phrase text (quoted: unescaped content)
+    quoted: bool
+    negated: bool
+    start: int  # span in the sanitized query, including '-' and quotes
+    end: int
+
+
+def _lex(q: str) -> list[_Item]:
+    items: list[_Item] = []
+    i, n = 0, len(q)
+    while i < n:
+        if q[i].isspace():
+            i += 1
+            continue
+        start = i
+        negated = False
+        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace():
+            negated = True
+            i += 1
+        if q[i] == '"':
+            content, close = _scan_quoted(q, i)
+            if close is not None:
+                items.append(_Item(content, True, negated, start, close))
+                i = close
+                continue
+            i += 1  # unpaired quote: a separator; the rest is unquoted text
+            if negated:
+                start = i
+        # Unquoted item: up to whitespace or the next paired quote.
+        j = i
+        while j < n and not q[j].isspace():
+            if q[j] == '"' and _scan_quoted(q, j)[1] is not None:
+                break
+            j += 1
+        if j > i:
+            items.append(_Item(q[i:j], False, negated, start, j))
+        i = j
+    return items
+
+
+def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
+    """Parse ``"..."`` at ``i``; returns (content, end index) or (_, None)."""
+    buf = []
+    j = i + 1
+    n = len(q)
+    while j < n:
+        if q[j] == '"':
+            if j + 1 < n and q[j + 1] == '"':
+                buf.append('"')
+                j += 2
+                continue
+            return "".join(buf), j + 1
+        buf.append(q[j])
+        j += 1
+    return "", None
+
+
+def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
+    """(phrases, short terms) of one item."""
+    if item.quoted:
+        t = item.text
+        if len(t) >= MIN_PHRASE:
+            return [t], []
+        if short_cjk and len(t) == SHORT_LEN and all(is_cjk(c) for c in t):
+            return [], [t]
+        return [], []
+    phrases: list[str] = []
+    shorts: list[str] = []
+    for word in _words(item.text):
+        runs = _runs(word)
+        phrases += _word_phrases(runs)
+        if short_cjk:
+            shorts += _short_terms_of_word(word, runs)
+    return phrases, shorts
+
+
+def _dedup(xs: list[str]) -> list[str]:
+    # Trigram folds case, so "Rust" and "rust" are one phrase to FTS5.
+    seen: set[str] = set()
+    out = []
+    for x in xs:
+        k = x.casefold()
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+def _render(q: str, items: list[_Item], *, unquote: bool) -> str:
+    """The query with exclusion items cut out (and quotes removed if asked)."""
+    parts: list[str] = []
+    pos = 0
+    for it in items:
+        gap = q[pos:it.start]
+        pos = it.end
+        if it.negated:
+            continue
+        parts.append(gap)
+        parts.append(it.text if (unquote and it.quoted) else q[it.start:it.end])
+    return "".join(parts).strip()
+
+
+def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> ParsedQuery:
+    """Compile ``text`` (any Unicode string) for both retrieval legs.
+
+    Raises ``BadQuery`` for an empty query and for one made only of exclusions.
+    """
+    q = sanitize(text)
+    if not q.strip():
+        raise BadQuery("empty query: type something to search for")
+    items = _lex(q)
+    if not items:
+        raise BadQuery("nothing to search for: the query holds only quotes or spaces")
+    pos_items = [i for i in items if not i.negated]
+    neg_items = [i for i in items if i.negated]
+    if not pos_items:
+        shown = " ".join(q.split())
+        raise BadQuery(
+            f"the query {shown!r} only excludes (-term); add at least one word to search for"
+        )
+
+    warnings: list[str] = []
+    positives: list[str] = []
+    shorts: list[str] = []
+    for it in pos_items:
+        p, s = _compile(it, short_cjk)
+        positives += p
+        shorts += s
+    negatives: list[str] = []
+    for it in neg_items:
+        p, _ = _compile(it, False)
+        if not p:
+            warnings.append(
+                f"exclusion {q[it.start:it.end]!r} ignored: full-text search needs "
+                f"at least {MIN_PHRASE} characters"
+            )
+        negatives += p
+
+    positives = _dedup(positives)
+    negatives = _dedup(negatives)
+    shorts = _dedup(shorts)
+
+    embed_text = _render(q, items, unquote=False)
+    if not positives:
+        # The old form: the whole trimmed positive text as one phrase, so
+        # queries like "AI と ML" never get worse than before compilation.
+        fallback = _render(q, items, unquote=True)
+        if len(fallback) >= MIN_PHRASE:
+            positives = [fallback]
+        elif not shorts and all(char_type(c) == _SEP for c in fallback):
+            raise BadQuery(f"nothing to search for in {fallback!r}: no letters or digits")
+
+    for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts)):
+        if len(xs) > max_phrases:
+            msg = (f"query too long: searched the first {max_phrases} of {len(xs)} "
+                   f"{name} phrases")
+            log.warning(msg)
+            warnings.append(msg)
+            del xs[max_phrases:]
+
+    pos_expr = or_expr(positives)
+    neg_expr = or_expr(negatives)
+    if pos_expr is not None and neg_expr is not None:
+        match_expr: str | None = f"({pos_expr}) NOT ({neg_expr})"
+    else:
+        match_expr = pos_expr
+    return ParsedQuery(
+        positives=positives,
+        negatives=negatives,
+        match_expr=match_expr,
+        negative_expr=neg_expr,
+        embed_text=embed_text,
+        short_terms=shorts if short_cjk else [],
+        warnings=warnings,
+    )
+
+
+def span_terms(parsed: ParsedQuery) -> list[str]:
+    """What match_spans highlights: positive phrases plus short terms.
+
+    match_spans must use this and never re-split the query, so highlighting
+    agrees with what the lexical leg matched.
+    """
+    return list(parsed.positives) + list(parsed.short_terms)
