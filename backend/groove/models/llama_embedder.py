@@ -1,0 +1,353 @@
+"""Sentence embeddings from a GGUF through llama-cpp-python (CPU; Metal on macOS).
+
+The decode loop is ours rather than ``Llama.embed()``: that one truncates by
+chopping the token list (dropping the closing [SEP]/</s>), and we want to
+choose how many sequences share one decode.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from groove.models import ModelError
+from groove.models.e5_convert import normalize_text
+
+GGUF_MAGIC = b"GGUF"
+
+# family -> (query prefix, passage prefix)
+FAMILY_PREFIXES: dict[str, tuple[str, str]] = {
+    "e5": ("query: ", "passage: "),
+    "generic": ("", ""),
+}
+
+
+def physical_cores() -> int:
+    """Physical cores usable by this process; llama.cpp gains nothing from SMT siblings."""
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        allowed = list(range(os.cpu_count() or 1))
+    cores: set[tuple[str, str]] = set()
+    for cpu in allowed:
+        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
+        try:
+            cores.add(((topo / "physical_package_id").read_text().strip(), (topo / "core_id").read_text().strip()))
+        except OSError:
+            cores = set()
+            break
+    if cores:
+        return len(cores)
+    if sys.platform == "darwin":
+        try:
+            import subprocess
+
+            out = subprocess.run(["sysctl", "-n", "hw.perflevel0.physicalcpu"], capture_output=True, text=True, timeout=2)
+            if out.returncode == 0 and out.stdout.strip().isdigit():
+                return int(out.stdout.strip())
+        except (OSError, subprocess.SubprocessError):
+            pass
+    return max(1, len(allowed))
+
+
+_sha_cache: dict[tuple[str, int, int], str] = {}
+_sha_lock = threading.Lock()
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """Hex SHA-256 of a file, cached per (path, size, mtime) for this process."""
+    p = Path(path).resolve()
+    st = p.stat()
+    key = (str(p), st.st_size, st.st_mtime_ns)
+    with _sha_lock:
+        hit = _sha_cache.get(key)
+    if hit:
+        return hit
+    h = hashlib.sha256()
+    with p.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    digest = h.hexdigest()
+    with _sha_lock:
+        _sha_cache[key] = digest
+    return digest
+
+
+def check_gguf(path: str | os.PathLike[str]) -> Path:
+    """Raise ModelError unless ``path`` is an existing file starting with the GGUF magic."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ModelError(f"model file not found: {p}")
+    try:
+        with p.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelError(f"cannot read model file {p}: {exc}") from exc
+    if magic != GGUF_MAGIC:
+        raise ModelError(f"not a GGUF model file: {p}")
+    return p
+
+
+_quiet_lock = threading.Lock()
+_quiet_installed = False
+
+
+@ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)
+def _drop_log(_level: int, _text: bytes, _user: ctypes.c_void_p) -> None:
+    return None
+
+
+def _silence_llama_logs() -> None:
+    """llama.cpp prints load chatter and per-decode warnings to stderr; CLI output must stay clean."""
+    global _quiet_installed
+    if os.environ.get("GROOVE_LLAMA_LOG"):
+        return
+    with _quiet_lock:
+        if not _quiet_installed:
+            import llama_cpp
+
+            llama_cpp.llama_log_set(_drop_log, ctypes.c_void_p(0))
+            _quiet_installed = True
+
+
+def _cpu_has_amx() -> bool:
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return "amx_int8" in line.split()
+    except OSError:
+        pass
+    return False
+
+
+def extra_buffers_enabled() -> bool:
+    """Whether llama.cpp may repack weights into its extra CPU buffer types.
+
+    On CPUs with AMX, llama-cpp-python 0.3.36 repacks Q4_0 weights for AMX and
+    then segfaults in the first decode (measured here with the converted e5
+    model); so the extra buffers are off there. ``GROOVE_LLAMA_EXTRA_BUFTS=1/0``
+    forces the choice.
+    """
+    env = os.environ.get("GROOVE_LLAMA_EXTRA_BUFTS")
+    if env is not None:
+        return env.strip().lower() not in ("0", "false", "no", "")
+    return not _cpu_has_amx()
+
+
+_params_lock = threading.Lock()
+
+
+def open_llama(
+    model_path: str | os.PathLike[str],
+    *,
+    n_ctx: int,
+    n_threads: int | None,
+    pooling_type: int | None = None,
+) -> "object":
+    """Load a GGUF in embedding mode with the speed settings measured in NOTES.md."""
+    path = check_gguf(model_path)
+    _silence_llama_logs()
+    from llama_cpp import Llama
+
+    threads = n_threads or physical_cores()
+    kwargs: dict[str, object] = dict(
+        embedding=True,
+        n_ctx=n_ctx,
+        n_batch=n_ctx,
+        n_ubatch=n_ctx,  # one physical batch per decode: a longer context only adds masked attention
+        n_threads=threads,
+        n_threads_batch=threads,
+        verbose=False,
+    )
+    if pooling_type is not None:
+        kwargs["pooling_type"] = pooling_type
+    if sys.platform == "darwin":
+        kwargs["n_gpu_layers"] = -1  # Metal
+    try:
+        if extra_buffers_enabled():
+            return Llama(str(path), **kwargs)
+        # Llama() exposes no use_extra_bufts argument; it builds its model params
+        # from llama_model_default_params(), so swap that for the duration of the load.
+        import llama_cpp.llama as llama_module
+
+        with _params_lock:
+            lowlevel = llama_module.llama_cpp
+            original = lowlevel.llama_model_default_params
+
+            def _defaults():  # type: ignore[no-untyped-def]
+                params = original()
+                params.use_extra_bufts = False
+                return params
+
+            lowlevel.llama_model_default_params = _defaults
+            try:
+                return Llama(str(path), **kwargs)
+            finally:
+                lowlevel.llama_model_default_params = original
+    except (ValueError, RuntimeError, OSError) as exc:
+        raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
+
+
+class LlamaEmbedder:
+    """Embedder protocol over a GGUF embedding model (mean/CLS pooling inside llama.cpp).
+
+    ``family`` picks the prefixes ("e5": ``query: ``/``passage: ``; "generic":
+    none); explicit ``query_prefix``/``passage_prefix`` override it. Text is
+    NFKC- and whitespace-normalised first (see e5_convert.normalize_text), the
+    same for passages and queries. Passages longer than ``max_tokens`` are cut
+    (keeping the closing special token) and counted in ``truncated``.
+    """
+
+    def __init__(
+        self,
+        model_path: str | os.PathLike[str],
+        *,
+        family: str = "generic",
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+        model_id: str | None = None,
+        n_threads: int | None = None,
+        max_tokens: int = 512,
+        pack_sequences: bool = False,
+        normalize: bool = True,
+        pooling_type: int | None = None,
+    ) -> None:
+        if family not in FAMILY_PREFIXES and (query_prefix is None or passage_prefix is None):
+            raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILY_PREFIXES)}")
+        fq, fp = FAMILY_PREFIXES.get(family, ("", ""))
+        self.family = family
+        self.query_prefix = fq if query_prefix is None else query_prefix
+        self.passage_prefix = fp if passage_prefix is None else passage_prefix
+        self.model_path = str(Path(model_path).expanduser())
+        self.model_id = model_id or Path(self.model_path).stem
+        self.normalize = normalize
+        # Measured (ADR 0021): one sequence per decode is as fast or faster on CPU.
+        self.pack_sequences = pack_sequences
+        self.truncated = 0
+        self._lock = threading.Lock()  # a llama context is not re-entrant
+
+        import llama_cpp
+
+        probe_ctx = max(8, int(max_tokens))
+        self._llm = open_llama(self.model_path, n_ctx=probe_ctx, n_threads=n_threads, pooling_type=pooling_type)
+        train_ctx = int(self._llm._model.n_ctx_train())
+        if probe_ctx > train_ctx > 0:
+            # Positions past the trained context do not exist in the model.
+            self._llm.close()
+            probe_ctx = train_ctx
+            self._llm = open_llama(self.model_path, n_ctx=probe_ctx, n_threads=n_threads, pooling_type=pooling_type)
+        self.max_tokens = probe_ctx
+        self.n_threads = n_threads or physical_cores()
+        self.dim = int(self._llm.n_embd())
+        model = self._llm._model
+        self._bos = model.token_bos()
+        eos = model.token_eos()
+        self._eos = eos if eos >= 0 else model.token_sep()
+        if self._bos < 0 or self._eos < 0:
+            raise ModelError(f"{self.model_path}: model has no BOS/CLS or EOS/SEP token")
+        if self._llm.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE:
+            raise ModelError(f"{self.model_path}: model has no pooling; not a sentence-embedding model")
+        self._llama_cpp = llama_cpp
+        self.passage_overhead = len(self._content(self.passage_prefix)) + 2 if self.passage_prefix else 2
+
+    # -- tokens ---------------------------------------------------------------------
+
+    def _prep(self, text: str) -> str:
+        return normalize_text(text) if self.normalize else text
+
+    def _content(self, text: str) -> list[int]:
+        if not text:
+            return []
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def _frame(self, text: str) -> tuple[list[int], bool]:
+        """[BOS] content [EOS], content cut so the whole fits the context."""
+        ids = self._content(text)
+        room = self.max_tokens - 2
+        cut = len(ids) > room
+        if cut:
+            ids = ids[:room]
+        return [self._bos, *ids, self._eos], cut
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model sees for ``text`` as a passage (prefix and specials included).
+
+        A passage fits without truncation iff this is <= ``max_tokens``.
+        """
+        return len(self._content(self.passage_prefix + self._prep(text))) + 2
+
+    # -- embedding ------------------------------------------------------------------
+
+    def _run(self, seqs: list[list[int]]) -> np.ndarray:
+        lc = self._llama_cpp
+        llm = self._llm
+        out = np.empty((len(seqs), self.dim), dtype=np.float32)
+        batch = llm._batch
+        ctx = llm._ctx
+        limit = self.max_tokens if self.pack_sequences else 0
+        max_seqs = int(llm.context_params.n_seq_max) if self.pack_sequences else 1
+        i = 0
+        while i < len(seqs):
+            group = [seqs[i]]
+            used = len(seqs[i])
+            j = i + 1
+            while j < len(seqs) and len(group) < max_seqs and used + len(seqs[j]) <= limit:
+                group.append(seqs[j])
+                used += len(seqs[j])
+                j += 1
+            batch.reset()
+            for sid, toks in enumerate(group):
+                batch.add_sequence(toks, sid, True)
+            ctx.kv_cache_clear()
+            ctx.decode(batch)
+            for sid in range(len(group)):
+                ptr = lc.llama_get_embeddings_seq(ctx.ctx, sid)
+                if not ptr:
+                    raise ModelError(f"{self.model_path}: llama.cpp returned no pooled embedding")
+                out[i + sid] = np.ctypeslib.as_array(ptr, shape=(self.dim,))
+            i = j
+        batch.reset()
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        np.divide(out, np.maximum(norms, 1e-12), out=out)
+        return out
+
+    def embed_texts(self, texts: Sequence[str], prefix: str = "") -> np.ndarray:
+        """(n, dim) L2-normalised float32 for ``prefix + text`` (text normalised first)."""
+        if isinstance(texts, str):
+            raise TypeError("embed_texts takes a sequence of strings, not one string")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        with self._lock:
+            seqs = []
+            for t in texts:
+                ids, cut = self._frame(prefix + self._prep(t))
+                self.truncated += int(cut)
+                seqs.append(ids)
+            return self._run(seqs)
+
+    def embed_raw(self, texts: Sequence[str]) -> np.ndarray:
+        """Like embed_passages but with no family prefix (for benchmarks and comparisons)."""
+        return self.embed_texts(texts, "")
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_texts(texts, self.passage_prefix)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_texts([text], self.query_prefix)[0]
+
+    def close(self) -> None:
+        llm = getattr(self, "_llm", None)
+        if llm is not None:
+            llm.close()
+            self._llm = None
+
+    def __repr__(self) -> str:
+        return f"LlamaEmbedder({self.model_id!r}, dim={self.dim}, max_tokens={self.max_tokens})"
