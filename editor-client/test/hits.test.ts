@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { hitPieces, hitSegments, hitSelection, hitWikilink, ownChunkWindow, verifiedPieces } from "../src/hits";
+import type { SearchHit } from "../src/protocol";
+
+const enc = new TextEncoder();
+const B = (s: string) => enc.encode(s).length;
+
+/** Builds a hit the way the daemon does: content = file bytes of the range(s), spans = byte offsets of `terms` in content. */
+function hitFor(file: string, chunk: string, terms: string[], expandTo?: string): SearchHit {
+  const cs = B(file.slice(0, file.indexOf(chunk)));
+  const byte_range: [number, number] = [cs, cs + B(chunk)];
+  let content = chunk;
+  let expanded_from: SearchHit["expanded_from"] = [];
+  if (expandTo) {
+    const es = B(file.slice(0, file.indexOf(expandTo)));
+    expanded_from = [{ chunk_id: 7, byte_range: [es, es + B(expandTo)], line_range: [1, 1] }];
+    content = expandTo;
+  }
+  const match_spans = terms.map((t) => {
+    const i = content.indexOf(t);
+    const s = B(content.slice(0, i));
+    return [s, s + B(t)] as [number, number];
+  });
+  return { path: "Notes/会議.md", title: "会議", heading_path: ["会議", "議事録"], level: 2, content, score: 0.8, rank: 1, match_spans, expanded_from, byte_range, line_range: [3, 4], chunk_id: 8 };
+}
+
+describe("jumping to a match span in the file", () => {
+  const file = "---\r\ntags: [会議]\r\n---\r\n# 会議 🎉\r\n\r\n## 議事録\r\n予算の承認について話した。次回は🚀ローンチ。\r\n";
+  const chunk = "## 議事録\r\n予算の承認について話した。次回は🚀ローンチ。";
+
+  it("selects the exact characters of a span in a CRLF Japanese/emoji file", () => {
+    const hit = hitFor(file, chunk, ["承認", "ローンチ"]);
+    const sel = hitSelection(hit, file, 1);
+    expect(sel.exact).toBe(true);
+    const lines = file.split("\r\n");
+    expect(sel.from.line).toBe(6);
+    expect(lines[6]!.slice(sel.from.ch, sel.to.ch)).toBe("ローンチ");
+    const s0 = hitSelection(hit, file, 0);
+    expect(lines[s0.from.line]!.slice(s0.from.ch, s0.to.ch)).toBe("承認");
+  });
+
+  it("maps spans through expanded_from when the parent retriever widened the content", () => {
+    const parent = "# 会議 🎉\r\n\r\n## 議事録\r\n予算の承認について話した。次回は🚀ローンチ。";
+    const hit = hitFor(file, chunk, ["会議", "ローンチ"], parent);
+    const lines = file.split("\r\n");
+    const s = hitSelection(hit, file, 0);
+    expect([s.from.line, lines[s.from.line]!.slice(s.from.ch, s.to.ch)]).toEqual([3, "会議"]);
+    const s1 = hitSelection(hit, file, 1);
+    expect(lines[s1.from.line]!.slice(s1.from.ch, s1.to.ch)).toBe("ローンチ");
+  });
+
+  it("finds non-contiguous expanded ranges even when joined by an unknown separator", () => {
+    const f = "alpha one\nbeta two\ngamma three\n";
+    const hit: SearchHit = {
+      ...hitFor(f, "gamma three", []),
+      content: "alpha one\n\n…\n\ngamma three",
+      expanded_from: [
+        { chunk_id: 1, byte_range: [0, 9], line_range: [1, 1] },
+        { chunk_id: 3, byte_range: [19, 30], line_range: [3, 3] },
+      ],
+      match_spans: [[B("alpha one\n\n…\n\ngamma "), B("alpha one\n\n…\n\ngamma three")]],
+    };
+    expect(verifiedPieces(hit, f)).not.toBeNull();
+    const s = hitSelection(hit, f, 0);
+    expect(s).toMatchObject({ exact: true, from: { line: 2, ch: 6 }, to: { line: 2, ch: 11 } });
+  });
+
+  it("falls back to the chunk's lines when the file changed since indexing", () => {
+    const hit = hitFor(file, chunk, ["承認"]);
+    const edited = file.replace("予算", "来期の予算");
+    const sel = hitSelection(hit, edited, 0);
+    expect(sel).toMatchObject({ exact: false, from: { line: 2, ch: 0 } });
+    expect(sel.to.line).toBe(3);
+  });
+});
+
+describe("context toggle", () => {
+  it("shows only the hit's own chunk without context and the whole parent with it", () => {
+    const file = "# Title\n\nIntro paragraph.\n\n## Sync\nConflicts happen when editing offline.\n";
+    const parent = file.slice(0, -1);
+    const hit = hitFor(file, "## Sync\nConflicts happen when editing offline.", ["Intro", "Conflicts"], parent);
+    expect(ownChunkWindow(hit)).toEqual([B("# Title\n\nIntro paragraph.\n\n"), B(parent)]);
+    const own = hitSegments(hit, false);
+    expect(own.segments.filter((s) => s.highlighted).map((s) => s.text)).toEqual(["Conflicts"]);
+    expect(own.before).toBe(true);
+    const all = hitSegments(hit, true);
+    expect(all.segments.filter((s) => s.highlighted).map((s) => s.text)).toEqual(["Intro", "Conflicts"]);
+  });
+
+  it("treats a non-expanded hit's content as the chunk itself", () => {
+    const hit = hitFor("abc\n", "abc", ["b"]);
+    expect(hitPieces(hit)).toEqual([{ contentStart: 0, contentEnd: 3, fileStart: 0, fileEnd: 3 }]);
+    expect(hitSegments(hit, false).segments.map((s) => s.text)).toEqual(["a", "b", "c"]);
+  });
+});
+
+describe("wikilinks for dragged hits", () => {
+  const base = hitFor("x", "x", []);
+  it("links to the deepest heading", () => {
+    expect(hitWikilink(base)).toBe("[[Notes/会議#議事録]]");
+    expect(hitWikilink(base, "会議")).toBe("[[会議#議事録]]");
+  });
+  it("links to the note when the only heading is its title", () => {
+    expect(hitWikilink({ ...base, heading_path: ["会議"], level: 1 })).toBe("[[Notes/会議]]");
+    expect(hitWikilink({ ...base, heading_path: [] })).toBe("[[Notes/会議]]");
+  });
+  it("strips characters that break a heading link", () => {
+    expect(hitWikilink({ ...base, heading_path: ["A", "C# | [notes] ^x"] }, "n")).toBe("[[n#C notes x]]");
+  });
+});
