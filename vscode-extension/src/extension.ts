@@ -1,0 +1,257 @@
+/**
+ * Entry point: wires commands, the results view, highlights, wikilink
+ * providers and the status bar to one groove daemon per workspace folder.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as vscode from "vscode";
+import { runConnectInfo, type SearchHit, type SearchResponse } from "@groove/editor-client";
+import { BackendRegistry, type VaultBackend } from "./backend";
+import { Highlights } from "./highlights";
+import { openAtLine, openHit } from "./jump";
+import { MISSING_LINK_COMMAND, missingLinkMessage, WikiLinkProvider } from "./links";
+import { Notifier } from "./notify";
+import { relatedItems, type RelatedItem } from "./related";
+import { ResultsTree } from "./resultsTree";
+import { showSearchQuickPick, type SearchPick } from "./search";
+import { flipToggle, readSettings, searchParams, TOGGLES, togglesSummary } from "./settings";
+import { StatusBar } from "./status";
+
+const MARKDOWN: vscode.DocumentSelector = [
+  { language: "markdown", scheme: "file" },
+  { pattern: "**/*.md", scheme: "file" },
+];
+
+/** A folder that is clearly a notes vault gets its daemon started at activation. */
+function looksLikeVault(root: string): boolean {
+  return [".obsidian", "groove.toml", ".foam"].some((n) => fs.existsSync(path.join(root, n)));
+}
+
+export class GrooveExtension implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel("groove");
+  readonly highlights = new Highlights();
+  readonly status = new StatusBar();
+  readonly notifier = new Notifier(
+    () => readSettings().executablePath,
+    (l) => this.output.appendLine(l),
+  );
+  readonly registry: BackendRegistry;
+  readonly tree: ResultsTree;
+  readonly treeView: vscode.TreeView<unknown>;
+  readonly links: WikiLinkProvider;
+  /** The open QuickPick, if any (tests drive it). */
+  currentSearch: SearchPick | null = null;
+  private treeRoot: string | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv = process.env) {
+    this.registry = new BackendRegistry(
+      () => {
+        const s = readSettings();
+        return { executable: s.executablePath, autoStart: s.autoStart, env: this.env };
+      },
+      (b) => this.watch(b),
+    );
+    this.tree = new ResultsTree(() => this.treeRoot);
+    this.treeView = vscode.window.createTreeView("groove.results", { treeDataProvider: this.tree, showCollapseAll: true }) as vscode.TreeView<unknown>;
+    this.treeView.description = togglesSummary(readSettings());
+    this.links = new WikiLinkProvider({
+      resolve: async (doc, raw) => {
+        const b = this.backendFor(doc.uri);
+        if (!b) return undefined;
+        try {
+          return { root: b.root, result: await b.resolveLink(raw, doc.uri.fsPath) };
+        } catch (e) {
+          void this.notifier.error(e);
+          return undefined;
+        }
+      },
+    });
+
+    const cmd = (id: string, fn: (...a: any[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
+    cmd("groove.search", () => this.search());
+    cmd("groove.openHit", (hit: SearchHit) => this.openTreeHit(hit));
+    cmd("groove.relatedNotes", () => this.relatedNotes());
+    cmd("groove.rebuildIndex", () => this.rebuildIndex());
+    cmd("groove.showOutput", () => this.output.show(true));
+    cmd(MISSING_LINK_COMMAND, (raw: string, notePath?: string | null) => vscode.window.showWarningMessage(missingLinkMessage(raw, notePath)));
+    for (const id of Object.keys(TOGGLES) as Array<keyof typeof TOGGLES>) cmd(id, () => this.toggle(id));
+
+    this.disposables.push(
+      vscode.languages.registerDocumentLinkProvider(MARKDOWN, this.links),
+      vscode.languages.registerDefinitionProvider(MARKDOWN, this.links),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateStatus()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("groove.executablePath") || e.affectsConfiguration("groove.autoStart")) {
+          this.registry.reset();
+          this.notifier.reset();
+          this.updateStatus();
+        }
+        if (e.affectsConfiguration("groove.search")) this.treeView.description = togglesSummary(readSettings());
+      }),
+    );
+  }
+
+  /** The workspace folder holding `uri` (default: the active editor's, else the first). */
+  folderFor(uri?: vscode.Uri): string | undefined {
+    const u = uri ?? vscode.window.activeTextEditor?.document.uri;
+    const f = (u && vscode.workspace.getWorkspaceFolder(u)) || vscode.workspace.workspaceFolders?.[0];
+    return f?.uri.fsPath;
+  }
+
+  backendFor(uri?: vscode.Uri): VaultBackend | undefined {
+    const root = this.folderFor(uri);
+    return root ? this.registry.get(root) : undefined;
+  }
+
+  private watch(b: VaultBackend): void {
+    b.on("state", (s) => {
+      if (s.kind === "error") void this.notifier.error(s.error);
+      if (s.kind === "ready") this.notifier.reset();
+      if (this.registry.peek(this.folderFor() ?? "") === b) this.status.show(s);
+    });
+    b.on("changed", (paths, deleted) => this.output.appendLine(`index changed: ${paths.length} updated, ${deleted.length} deleted`));
+    b.client.on("error", (e) => this.output.appendLine(`background: ${e.message}`));
+  }
+
+  private updateStatus(): void {
+    const root = this.folderFor();
+    const b = root ? this.registry.peek(root) : undefined;
+    this.status.show(b ? b.state : null);
+  }
+
+  /**
+   * At activation: connect if a daemon already runs for the folder, or start
+   * one when the folder is a vault and auto-start is on. A plain code repo
+   * with a README does not get a daemon until groove is first used.
+   */
+  async warmUp(): Promise<void> {
+    const root = this.folderFor();
+    if (!root) return;
+    const s = readSettings();
+    let running = false;
+    try {
+      running = (await runConnectInfo({ executable: s.executablePath, vault: root, start: false, env: this.env, timeoutMs: 20_000 })).running;
+    } catch (e) {
+      void this.notifier.error(e);
+      this.status.show({ kind: "error", error: e as never });
+      return;
+    }
+    if (running || (s.autoStart && looksLikeVault(root))) {
+      const b = this.registry.get(root);
+      this.updateStatus();
+      await b.ensure().catch(() => {}); // the state listener reports it
+    }
+  }
+
+  private noFolder(): void {
+    void vscode.window.showWarningMessage("groove: open a folder of Markdown notes first (File › Open Folder).");
+  }
+
+  search(): SearchPick | undefined {
+    const b = this.backendFor();
+    if (!b) return void this.noFolder();
+    this.updateStatus();
+    const ed = vscode.window.activeTextEditor;
+    const sel = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : "";
+    this.currentSearch = showSearchQuickPick({
+      runner: b.client,
+      settings: readSettings,
+      initialQuery: sel && !sel.includes("\n") ? sel : undefined,
+      onNewQuery: () => this.highlights.clear(),
+      onResults: (query, response) => this.showResults(b.root, query, response),
+      onPick: (hit) => openHit(b.root, hit, this.highlights),
+      onError: (e) => void this.notifier.error(e),
+    });
+    void this.currentSearch.done.then(() => (this.currentSearch = null));
+    return this.currentSearch;
+  }
+
+  private showResults(root: string, query: string, response: SearchResponse): void {
+    this.treeRoot = root;
+    this.tree.setResults(query, response);
+    this.treeView.message = `${response.results.length} results for “${query}”${response.low_confidence ? " — no strong match" : ""}`;
+  }
+
+  async openTreeHit(hit: SearchHit): Promise<void> {
+    if (!this.treeRoot) return;
+    await openHit(this.treeRoot, hit, this.highlights).catch((e) => this.notifier.error(e));
+  }
+
+  async relatedNotes(): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed) return void vscode.window.showInformationMessage("groove: open a Markdown note to see its related notes.");
+    const b = this.backendFor(ed.document.uri);
+    if (!b) return this.noFolder();
+    let items: RelatedItem[];
+    try {
+      items = relatedItems(await b.relatedNotes(ed.document.uri.fsPath));
+    } catch (e) {
+      return this.notifier.error(e);
+    }
+    const pick = await vscode.window.showQuickPick(items, { title: `groove: Related to ${path.basename(ed.document.uri.fsPath)}`, matchOnDescription: true });
+    if (!pick?.open) return;
+    let line = pick.open.line;
+    if (pick.open.link) {
+      const r = await b.resolveLink(pick.open.link, ed.document.uri.fsPath).catch(() => null);
+      line = r?.line_range?.[0] ?? line;
+    }
+    await openAtLine(b.root, pick.open.path, line);
+  }
+
+  async rebuildIndex(): Promise<void> {
+    const b = this.backendFor();
+    if (!b) return this.noFolder();
+    try {
+      const r = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: "groove: rebuilding the index…" },
+        () => b.rebuild(true),
+      );
+      const skipped = r.skipped.length ? `, ${r.skipped.length} skipped (see log)` : "";
+      for (const s of r.skipped) this.output.appendLine(`skipped ${s.path}: ${s.reason}`);
+      void vscode.window.showInformationMessage(`groove: index rebuilt — ${r.indexed} indexed, ${r.unchanged} unchanged, ${r.deleted} removed${skipped}.`);
+      void b.refreshStatus();
+    } catch (e) {
+      await this.notifier.error(e);
+    }
+  }
+
+  private async toggle(id: keyof typeof TOGGLES): Promise<void> {
+    const on = await flipToggle(id);
+    const s = readSettings();
+    this.treeView.description = togglesSummary(s);
+    void vscode.window.showInformationMessage(`groove: ${TOGGLES[id].label} ${on ? "on" : "off"}`);
+    // The results view re-runs its query so it reflects the new setting.
+    const root = this.treeRoot;
+    if (root && this.tree.query) {
+      try {
+        this.showResults(root, this.tree.query, await this.registry.get(root).search(searchParams(this.tree.query, s)));
+      } catch (e) {
+        await this.notifier.error(e);
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.registry.dispose();
+    this.highlights.dispose();
+    this.status.dispose();
+    this.treeView.dispose();
+    this.output.dispose();
+  }
+}
+
+let instance: GrooveExtension | undefined;
+
+export function activate(context: vscode.ExtensionContext): GrooveExtension {
+  instance = new GrooveExtension();
+  context.subscriptions.push(instance);
+  void instance.warmUp();
+  return instance;
+}
+
+export function deactivate(): void {
+  instance?.dispose();
+  instance = undefined;
+}

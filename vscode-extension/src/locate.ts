@@ -1,0 +1,76 @@
+/**
+ * Where a search hit's match spans sit in the note as VS Code holds it.
+ *
+ * The daemon speaks UTF-8 bytes: `match_spans` are offsets into `hit.content`,
+ * `byte_range` / `expanded_from[].byte_range` offsets into the source file.
+ * The shared client's hits.ts maps content bytes to file bytes (including
+ * the parent retriever's merged ranges); this file turns those into UTF-16
+ * offsets of the document text, ready for `TextDocument.positionAt`.
+ */
+import { contentToFileByte, Utf8Mapper, utf8Length, verifiedPieces, type Piece, type SearchHit } from "@groove/editor-client";
+
+export interface HitLocation {
+  /** UTF-16 [start, end) offsets into the document text, one per match span. */
+  spans: Array<[number, number]>;
+  /** Where the selection goes: the first span, else the chunk start. */
+  selection: [number, number];
+  /** "exact": the indexed text is where the daemon said; "moved": it was found
+   * elsewhere (lines inserted above since indexing); "lines": only line_range. */
+  quality: "exact" | "moved" | "lines";
+}
+
+/**
+ * The note was edited since indexing but still contains the hit's text (e.g.
+ * lines added above it): use the occurrence nearest the indexed place.
+ */
+function movedPieces(docText: string, doc: Utf8Mapper, hit: SearchHit): Piece[] | null {
+  if (hit.expanded_from.length > 0 || !hit.content) return null;
+  const near = doc.toIndex(hit.byte_range[0]);
+  let best = -1;
+  for (let i = docText.indexOf(hit.content); i >= 0; i = docText.indexOf(hit.content, i + 1)) {
+    if (best < 0 || Math.abs(i - near) < Math.abs(best - near)) best = i;
+    if (i > near) break;
+  }
+  if (best < 0) return null;
+  const fileStart = doc.toByte(best);
+  const len = utf8Length(hit.content);
+  return [{ contentStart: 0, contentEnd: len, fileStart, fileEnd: fileStart + len }];
+}
+
+/** UTF-16 offset of the start of 1-based `line` (\n, \r\n and \r all break lines, as in VS Code). */
+export function lineStartOffset(text: string, line: number): number {
+  let at = 0;
+  for (let l = 1; l < line; l++) {
+    const n = text.slice(at).search(/\r\n|\n|\r/);
+    if (n < 0) return at;
+    at += n + (text.startsWith("\r\n", at + n) ? 2 : 1);
+  }
+  return at;
+}
+
+export function locateHit(docText: string, hit: SearchHit): HitLocation {
+  const doc = new Utf8Mapper(docText);
+  let quality: HitLocation["quality"] = "exact";
+  let pieces = verifiedPieces(hit, docText);
+  if (!pieces) {
+    pieces = movedPieces(docText, doc, hit);
+    quality = pieces ? "moved" : "lines";
+  }
+  if (!pieces) {
+    const at = lineStartOffset(docText, hit.line_range[0]);
+    return { spans: [], selection: [at, at], quality };
+  }
+  const spans: Array<[number, number]> = [];
+  for (const [s, e] of hit.match_spans) {
+    const fs = contentToFileByte(pieces, s, "start");
+    const fe = contentToFileByte(pieces, e, "end");
+    // A span running into the separator between two merged ranges has no file place.
+    if (fs === null || fe === null || fe <= fs) continue;
+    spans.push([doc.toIndex(fs), doc.toIndex(fe)]);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  if (spans.length > 0) return { spans, selection: spans[0], quality };
+  // No lexical match (a pure vector hit): land on the hit's own chunk.
+  const own = quality === "moved" ? doc.toIndex(pieces[0].fileStart) : doc.toIndex(hit.byte_range[0]);
+  return { spans, selection: [own, own], quality };
+}

@@ -1,0 +1,35 @@
+/** "groove: Related Notes": embedding neighbours, backlinks and outgoing links of the active note. */
+import * as vscode from "vscode";
+import type { RelatedNotesResult } from "@groove/editor-client";
+
+export interface RelatedItem extends vscode.QuickPickItem {
+  /** Vault-relative note to open, and 1-based line (null: top of the note). */
+  open?: { path: string; line: number | null; link?: string };
+}
+
+export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
+  const items: RelatedItem[] = [];
+  const section = (label: string) => items.push({ label, kind: vscode.QuickPickItemKind.Separator });
+  if (r.similar.length) {
+    section("Similar notes");
+    for (const s of r.similar) items.push({ label: `$(sparkle) ${s.title}`, description: s.path, detail: `similarity ${s.score.toFixed(3)}`, open: { path: s.path, line: null } });
+  }
+  if (r.backlinks.length) {
+    section("Backlinks");
+    for (const b of r.backlinks) items.push({ label: `$(arrow-left) ${b.title}`, description: `${b.path}:${b.line}`, open: { path: b.path, line: b.line } });
+  }
+  if (r.outgoing.length) {
+    section("Outgoing links");
+    for (const o of r.outgoing) {
+      const label = o.heading ? `${o.target}#${o.heading}` : o.target;
+      items.push(
+        o.path
+          ? // Resolve again on pick, so a heading link lands on the heading's line.
+            { label: `$(arrow-right) ${label}`, description: o.path, open: { path: o.path, line: null, link: `[[${label}]]` } }
+          : { label: `$(circle-slash) ${label}`, description: "no such note" },
+      );
+    }
+  }
+  if (items.length === 0) items.push({ label: "No related notes yet", description: "the index may still be building" });
+  return items;
+}

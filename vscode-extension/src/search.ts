@@ -1,0 +1,108 @@
+/**
+ * "groove: Semantic Search": a QuickPick that searches as you type. The
+ * shared SearchSession debounces keystrokes, cancels the superseded request
+ * on the daemon and drops any answer that is not for the newest query, so
+ * stale results never reach the list.
+ */
+import * as vscode from "vscode";
+import { SearchSession, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
+import { headingTrail, snippet } from "./render";
+import { searchParams, type Settings } from "./settings";
+
+export interface HitItem extends vscode.QuickPickItem {
+  hit: SearchHit;
+}
+
+export function hitItem(hit: SearchHit): HitItem {
+  return {
+    label: `$(markdown) ${hit.title}`,
+    description: headingTrail(hit),
+    detail: snippet(hit),
+    // Items come from the daemon, not from the typed text: VS Code's own
+    // label filter would hide them all.
+    alwaysShow: true,
+    hit,
+  };
+}
+
+export interface SearchDeps {
+  runner: SearchRunner;
+  settings: () => Settings;
+  /** Every response for the newest query (the results view keeps them). */
+  onResults(query: string, response: SearchResponse): void;
+  /** A new query was entered: old highlights go. */
+  onNewQuery(): void;
+  onPick(hit: SearchHit): Promise<unknown>;
+  onError(e: GrooveError): void;
+  initialQuery?: string;
+}
+
+export interface SearchPick {
+  quickPick: vscode.QuickPick<HitItem>;
+  session: SearchSession;
+  /** Resolves when the QuickPick closes (after the pick was opened). */
+  done: Promise<void>;
+}
+
+export function showSearchQuickPick(deps: SearchDeps): SearchPick {
+  const qp = vscode.window.createQuickPick<HitItem>();
+  qp.title = "groove: Semantic Search";
+  qp.placeholder = "Search your notes by meaning…";
+  qp.matchOnDescription = false;
+  qp.matchOnDetail = false;
+  const settings = deps.settings();
+
+  const session = new SearchSession({
+    runner: deps.runner,
+    debounceMs: settings.debounceMs,
+    onBusy: (b) => (qp.busy = b),
+    onClear: () => {
+      qp.items = [];
+      qp.title = "groove: Semantic Search";
+    },
+    onResults: (response, params) => {
+      qp.items = response.results.map(hitItem);
+      const notes = [
+        response.results.length === 0 ? "no results" : null,
+        response.low_confidence && response.results.length > 0 ? "no strong match" : null,
+        ...response.warnings,
+      ].filter(Boolean);
+      qp.title = notes.length ? `groove: Semantic Search — ${notes.join("; ")}` : "groove: Semantic Search";
+      deps.onResults(params.query, response);
+    },
+    onError: (e) => {
+      qp.items = [];
+      qp.title = `groove: ${e.message}`;
+      deps.onError(e);
+    },
+  });
+
+  qp.onDidChangeValue((value) => {
+    deps.onNewQuery();
+    session.update(searchParams(value, deps.settings()));
+  });
+
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  let opening: Promise<unknown> = Promise.resolve();
+
+  qp.onDidAccept(() => {
+    const item = qp.selectedItems[0] ?? qp.activeItems[0];
+    if (!item) return;
+    opening = deps.onPick(item.hit).catch((e) => deps.onError(e as GrooveError));
+    qp.hide();
+  });
+  qp.onDidHide(() => {
+    session.dispose();
+    qp.dispose();
+    void opening.then(() => resolveDone());
+  });
+
+  qp.show();
+  if (deps.initialQuery?.trim()) {
+    qp.value = deps.initialQuery;
+    deps.onNewQuery();
+    session.update(searchParams(deps.initialQuery, settings), { immediate: true });
+  }
+  return { quickPick: qp, session, done };
+}
