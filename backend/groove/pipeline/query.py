@@ -274,8 +274,8 @@ def _dedup(xs: list[str]) -> list[str]:
     return out
 
 
-def _render(q: str, items: list[_Item], *, unquote: bool) -> str:
-    """The query with exclusion items cut out (and quotes removed if asked)."""
+def _render(q: str, items: list[_Item], *, unquote: bool = False) -> str:
+    """The query with exclusion items cut out (quotes removed if asked)."""
     parts: list[str] = []
     pos = 0
     for it in items:
@@ -328,10 +328,11 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     negatives = _dedup(negatives)
     shorts = _dedup(shorts)
 
-    embed_text = _render(q, items, unquote=False)
+    embed_text = _render(q, items)
     if not positives:
-        # The old form: the whole trimmed positive text as one phrase, so
+        # The old form: the whole trimmed (positive) query as one phrase, so
         # queries like "AI と ML" never get worse than before compilation.
+        # Quote marks are syntax, not text: '"AI"' stays dropped.
         fallback = _render(q, items, unquote=True)
         if len(fallback) >= MIN_PHRASE:
             positives = [fallback]

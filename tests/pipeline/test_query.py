@@ -1,0 +1,237 @@
+"""The query compiler's rules (SPEC §1.2, docs/adr/0010, 0011, 0013)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from groove.errors import BadQuery
+from groove.pipeline.query import COMPILER_VERSION, ParsedQuery, parse_query, span_terms
+
+GOLDEN = Path("/work/shared/eval/golden-dev.jsonl")
+
+
+def phrases(q: str, **kw) -> set[str]:
+    return set(parse_query(q, **kw).positives)
+
+
+# ---------------------------------------------------------------- phrases
+
+def test_japanese_sentence_splits_at_script_boundaries():
+    p = parse_query("再ランキングの評価について", short_cjk=False)
+    assert set(p.positives) == {"再ランキング", "ランキング", "の評価", "について"}
+    assert set(p.match_expr.split(" OR ")) == {'"再ランキング"', '"ランキング"', '"の評価"', '"について"'}
+
+
+def test_trailing_short_run_joins_the_run_before_it():
+    assert {"システム化", "システム"} <= phrases("システム化")
+
+
+def test_quoted_phrase_stays_verbatim_next_to_compiled_words():
+    assert parse_query('"Foundry Local" の設定', short_cjk=False).match_expr == '"Foundry Local" OR "の設定"'
+
+
+def test_short_latin_word_is_dropped():
+    assert phrases("AI について") == {"について"}
+    assert phrases("ML pipelines") == {"pipelines"}
+
+
+def test_quoting_a_short_word_does_not_save_it():
+    p = parse_query('"AI"')
+    assert p.positives == [] and p.match_expr is None
+
+
+def test_quoting_a_wider_span_keeps_it_as_one_verbatim_phrase():
+    assert parse_query('"AI について"').match_expr == '"AI について"'
+
+
+def test_query_with_no_phrase_falls_back_to_the_whole_trimmed_query():
+    assert parse_query("  AI と ML ").match_expr == '"AI と ML"'
+
+
+def test_trimmed_query_under_three_characters_skips_the_fts_leg():
+    assert parse_query(" ab ").match_expr is None
+    assert parse_query("タグ", short_cjk=False).match_expr is None
+
+
+def test_query_wholly_in_quotes_reproduces_verbatim_search():
+    assert parse_query('"how do I sync, quickly?"').match_expr == '"how do I sync, quickly?"'
+
+
+def test_doubled_quote_inside_a_phrase_is_one_literal_quote():
+    p = parse_query('"say ""hi"" now"')
+    assert p.positives == ['say "hi" now']
+    assert p.match_expr == '"say ""hi"" now"'
+
+
+def test_unpaired_quote_is_a_separator():
+    assert phrases('say "hello') == {"say", "hello"}
+
+
+def test_latin_and_digits_are_one_type_and_punctuation_separates():
+    assert phrases("GPT4o re-ranking") == {"GPT4o", "ranking"}
+
+
+def test_full_width_latin_is_a_word_run_and_kept_as_typed():
+    # No width folding: trigram matches code points, so ＡＰＩ stays ＡＰＩ.
+    assert phrases("ＡＰＩキー") == {"ＡＰＩ", "ＡＰＩキー"}
+
+
+def test_iteration_mark_and_long_vowel_stay_in_their_runs():
+    assert phrases("人々の暮らし") == {"人々の", "暮らし"}
+    assert "データー" in phrases("データー")
+
+
+def test_katakana_middle_dot_separates_words():
+    assert phrases("ドラッグ・ドロップ") == {"ドラッグ", "ドロップ"}
+
+
+def test_duplicate_phrases_differing_only_in_case_compile_once():
+    assert parse_query("Rust rust RUST").positives == ["Rust"]
+
+
+# ------------------------------------------------------------- exclusions
+
+def test_exclusion_removes_the_word_from_the_search_side():
+    p = parse_query("rust -async")
+    assert p.positives == ["rust"] and p.negatives == ["async"]
+    assert p.match_expr == '("rust") NOT ("async")'
+    assert p.negative_expr == '"async"'
+
+
+def test_unquoted_exclusion_is_tokenized_like_a_positive_word():
+    assert set(parse_query("foo -再ランキング").negatives) == {"再ランキング", "ランキング"}
+
+
+def test_quoted_exclusion_excludes_only_the_compound():
+    assert parse_query('foo -"再ランキング"').negatives == ["再ランキング"]
+
+
+def test_short_exclusion_excludes_nothing_and_warns():
+    p = parse_query("rust -ab")
+    assert p.negatives == [] and p.negative_expr is None
+    assert p.match_expr == '"rust"'
+    assert any("-ab" in w for w in p.warnings)
+
+
+def test_quoted_leading_hyphen_searches_a_literal_hyphen():
+    p = parse_query('"-foo"')
+    assert p.positives == ["-foo"] and p.negatives == []
+
+
+def test_hyphen_inside_a_word_is_not_an_exclusion():
+    assert parse_query("rust-async").negatives == []
+
+
+def test_exclusion_only_query_is_rejected():
+    with pytest.raises(BadQuery, match="only excludes"):
+        parse_query("-async -tokio")
+    with pytest.raises(BadQuery):
+        parse_query("--x")
+
+
+def test_empty_and_contentless_queries_are_rejected_with_a_message():
+    for q in ["", "   ", '"', "-", "\x00\x01"]:
+        with pytest.raises(BadQuery):
+            parse_query(q)
+
+
+def test_embed_text_has_exclusions_removed():
+    assert parse_query("-tokio rust -async runtime").embed_text == "rust runtime"
+    assert parse_query("rust").embed_text == "rust"
+
+
+def test_exclusion_with_no_positive_phrase_still_yields_a_negative_expression():
+    p = parse_query("タグ -Canvas")
+    assert p.match_expr is None and p.negative_expr == '"Canvas"'
+    assert p.short_terms == ["タグ"]
+
+
+# --------------------------------------------------------------- short CJK
+
+def test_whole_short_cjk_query_becomes_a_short_term():
+    for q in ["脚注", "返金", "外観", "タグ", "翻訳"]:
+        p = parse_query(q)
+        assert p.short_terms == [q] and p.match_expr is None
+
+
+def test_two_character_kanji_run_joined_by_the_phrase_rules_is_also_a_short_term():
+    assert parse_query("再ランキングの評価について").short_terms == ["評価"]
+
+
+def test_hiragana_runs_inside_words_are_not_short_terms():
+    assert parse_query("今日はどうする").short_terms == ["今日"]
+
+
+def test_quoted_short_cjk_word_is_a_short_term():
+    assert parse_query('"脚注"').short_terms == ["脚注"]
+
+
+def test_short_latin_words_are_not_short_terms():
+    assert parse_query("AI ML").short_terms == []
+
+
+def test_short_cjk_off_compiles_exactly_the_original_expression():
+    for q in ["再ランキングの評価について", "タグ", "脚注 -Canvas", '"Foundry Local" の設定', "AI と ML"]:
+        on, off = parse_query(q, short_cjk=True), parse_query(q, short_cjk=False)
+        assert off.short_terms == []
+        assert (on.match_expr, on.negative_expr, on.positives, on.negatives) == \
+               (off.match_expr, off.negative_expr, off.positives, off.negatives)
+
+
+def test_span_terms_are_the_positive_phrases_plus_short_terms():
+    p = parse_query("再ランキングの評価について -foo")
+    assert span_terms(p) == p.positives + ["評価"]
+    assert "foo" not in span_terms(p)
+
+
+# -------------------------------------------------------------------- caps
+
+def test_over_the_cap_truncates_and_warns():
+    words = [f"word{i:03d}" for i in range(40)]
+    p = parse_query(" ".join(words) + " " + " ".join("-neg" + w for w in words))
+    assert len(p.positives) == 32 and p.positives == words[:32]
+    assert len(p.negatives) == 32
+    assert sum("first 32" in w for w in p.warnings) == 2
+
+
+def test_cap_is_configurable():
+    assert len(parse_query("alpha bravo charlie delta", max_phrases=2).positives) == 2
+
+
+LONG_QUESTIONS = [
+    "how do I set up Obsidian Sync so that my notes stay the same on my phone, my laptop and my work computer without conflicts",
+    "what is the difference between a canvas and a base when I organise a research project",
+    "Obsidian Publish でサイトを公開したあと、特定のノートだけを非公開に戻すにはどの設定を変更すればいいですか",
+    "デイリーノートのテンプレートに今日の日付と曜日を自動で入れて、前日のノートへのリンクも作る方法を教えてください",
+    "why does my vault open slowly on Android when it holds thousands of attachments, and can I exclude folders from indexing",
+]
+
+
+def test_realistic_queries_keep_twice_the_headroom_under_the_cap():
+    queries = [json.loads(l)["query"] for l in GOLDEN.read_text().splitlines() if l.strip()]
+    assert len(queries) == 40
+    for q in queries + LONG_QUESTIONS:
+        p = parse_query(q)
+        assert len(p.positives) <= 16, (q, p.positives)
+        assert len(p.negatives) <= 16
+        assert len(p.short_terms) <= 16
+        assert not p.warnings, (q, p.warnings)
+
+
+def test_a_paragraph_long_question_still_fits_under_the_cap():
+    # 24 words of English compile to 17 phrases: past the 2x headroom, still
+    # well below truncation. Recorded in ADR 0013.
+    q = ("what is the difference between a canvas, a base and a regular note when "
+         "I want to organise a research project with many sources")
+    p = parse_query(q)
+    assert len(p.positives) == 17 and not p.warnings
+
+
+def test_parsed_query_is_frozen_and_versioned():
+    p = parse_query("rust")
+    assert isinstance(p, ParsedQuery) and COMPILER_VERSION
+    with pytest.raises(Exception):
+        p.match_expr = "x"  # type: ignore[misc]
