@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 import time
 from dataclasses import dataclass
@@ -10,7 +12,9 @@ import numpy as np
 
 from ..types import ParsedNote
 from . import shortcjk
-from .db import Index
+
+if TYPE_CHECKING:
+    from .db import Index
 
 
 @dataclass(frozen=True)
@@ -198,6 +202,6 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM links")
         c.execute("DELETE FROM tags")
         c.execute("DELETE FROM fts_chunks")
-        shortcjk.clear(c)
+        c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")
         c.execute("DELETE FROM meta WHERE key = 'embedder'")

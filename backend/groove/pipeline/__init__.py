@@ -10,10 +10,11 @@ entirely, so the output is bit-identical to the pipeline without it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..errors import GrooveError
-from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
 from .confidence import is_low_confidence
 from .filters import build_restriction
@@ -24,6 +25,9 @@ from .parent import expand_parents
 from .query import parse_query, span_terms
 from .rerank import rerank_candidates
 from .spans import match_spans
+
+if TYPE_CHECKING:  # runtime imports the index, which imports the query compiler
+    from ..runtime import Runtime
 
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 

@@ -6,6 +6,8 @@ a filter never empties a top-k that a post-filter would have thinned out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import datetime as _dt
 import json
 from dataclasses import dataclass
@@ -14,8 +16,10 @@ from typing import Any
 import pathspec
 
 from ..errors import ConfigError
-from ..index.db import Index
 from .params import Resolved
+
+if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
+    from ..index.db import Index
 
 
 @dataclass(frozen=True)

@@ -7,17 +7,21 @@ on what is excluded.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import json
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..index import fts
-from ..index.db import Index
 from ..types import Candidate
 from .filters import Restriction
 from .params import Resolved
 from .query import ParsedQuery
+
+if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
+    from ..index.db import Index
 
 
 def rrf_fuse(

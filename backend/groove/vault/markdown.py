@@ -248,7 +248,26 @@ def _sections(body: list[_Line]) -> list[_Section]:
         else:
             cur.blocks.append((idx, kind))
     sections.append(cur)
-    return [s for s in sections if s.end > s.start and "".join(ln.text for ln in body[s.start:s.end]).strip()]
+    sections = [s for s in sections if s.end > s.start and "".join(ln.text for ln in body[s.start:s.end]).strip()]
+    # A heading with no text of its own ("## Setup" directly followed by
+    # "### Linux") is not worth a chunk: it joins the deeper section after it.
+    merged: list[_Section] = []
+    carry: int | None = None
+    for i, s in enumerate(sections):
+        if carry is not None:
+            s.start = carry
+            carry = None
+        own = "".join(ln.text for ln in body[s.start:s.end]).strip()
+        heading_only = s.level > 0 and all(
+            not body[j].text.strip() or j in {s.start} or _ATX.match(body[j].text.rstrip("\r\n"))
+            for j in range(s.start, s.end)
+        )
+        nxt = sections[i + 1] if i + 1 < len(sections) else None
+        if heading_only and own and nxt is not None and nxt.level > s.level:
+            carry = s.start
+            continue
+        merged.append(s)
+    return merged
 
 
 def _context(title: str, heading_path: list[str]) -> str:

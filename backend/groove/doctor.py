@@ -1,0 +1,123 @@
+"""`groove doctor` checks: each returns a CheckResult with a fix hint; no printing."""
+
+from __future__ import annotations
+
+import platform
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+
+def check_python() -> CheckResult:
+    ok = sys.version_info >= (3, 10)
+    return CheckResult("python", ok, platform.python_version(), "" if ok else "install Python 3.10 or newer")
+
+
+def check_sqlite() -> CheckResult:
+    try:
+        import apsw
+
+        c = apsw.Connection(":memory:")
+        c.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        c.execute("INSERT INTO t VALUES ('hello world')")
+        n = c.execute("SELECT count(*) FROM t WHERE t MATCH '\"llo\"'").fetchone()[0]
+        return CheckResult("sqlite + fts5 trigram", n == 1, f"SQLite {apsw.sqlite_lib_version()} via apsw {apsw.apsw_version()}")
+    except Exception as e:  # noqa: BLE001 - doctor reports anything
+        return CheckResult("sqlite + fts5 trigram", False, str(e), "pip install --upgrade apsw")
+
+
+def check_sqlite_vec() -> CheckResult:
+    try:
+        import apsw
+        import sqlite_vec
+
+        c = apsw.Connection(":memory:")
+        c.enable_load_extension(True)
+        c.load_extension(sqlite_vec.loadable_path())
+        v = c.execute("SELECT vec_version()").fetchone()[0]
+        return CheckResult("sqlite-vec", True, f"sqlite-vec {v}")
+    except Exception as e:  # noqa: BLE001
+        return CheckResult("sqlite-vec", False, str(e), "pip install --upgrade sqlite-vec apsw")
+
+
+def check_llama() -> CheckResult:
+    try:
+        import llama_cpp
+
+        return CheckResult("llama.cpp", True, f"llama-cpp-python {llama_cpp.__version__}")
+    except Exception as e:  # noqa: BLE001
+        return CheckResult(
+            "llama.cpp", False, str(e),
+            "pip install llama-cpp-python (builds from source: needs a C/C++ compiler and cmake)",
+        )
+
+
+def check_model(model: str | None) -> CheckResult:
+    try:
+        from .models.registry import resolve_model
+
+        spec = resolve_model(model)
+        p = Path(spec.path)
+        if p.exists():
+            return CheckResult("embedding model", True, f"{spec.id} at {p} ({p.stat().st_size / 1e6:.1f} MB)")
+        return CheckResult(
+            "embedding model", False, f"{spec.id} not present at {p}",
+            "run `groove index` (the default is converted on first use) or `groove models pull NAME`",
+        )
+    except Exception as e:  # noqa: BLE001
+        return CheckResult("embedding model", False, str(e), "see `groove models list`")
+
+
+def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:
+    from .paths import default_index_path
+
+    if vault is None and index_path is None:
+        return CheckResult("index", True, "no vault given (pass --vault to check its index)")
+    p = index_path or default_index_path(Path(vault))
+    if not p.exists():
+        return CheckResult("index", False, f"no index at {p}", f"groove index {vault or '.'}")
+    try:
+        from .index.db import Index
+
+        idx = Index(p, create=False)
+        c = idx.conn
+        ok = c.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        d, n = idx.counts()
+        fts = c.execute("SELECT count(*) FROM fts_chunks").fetchone()[0]
+        vec = c.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] if idx.has_vec_table() else 0
+        consistent = ok and fts == n and vec == n
+        info = idx.embedder_info() or {}
+        idx.close()
+        return CheckResult(
+            "index", consistent,
+            f"{p}: {d} notes, {n} chunks, fts {fts}, vectors {vec}, model {info.get('model_id')}",
+            "" if consistent else f"groove index --rebuild {vault or '.'}",
+        )
+    except Exception as e:  # noqa: BLE001
+        return CheckResult("index", False, f"{p}: {e}", f"groove index --rebuild {vault or '.'}")
+
+
+def check_token_store() -> CheckResult:
+    try:
+        from .daemon.auth import token_store_name
+
+        return CheckResult("socket token store", True, token_store_name())
+    except Exception as e:  # noqa: BLE001
+        return CheckResult("socket token store", False, str(e), "pip install keyring (a 0600 file is used otherwise)")
+
+
+def run_checks(vault: Path | None, index_path: Path | None, model: str | None) -> list[CheckResult]:
+    checks: list[Callable[[], CheckResult]] = [
+        check_python, check_sqlite, check_sqlite_vec, check_llama,
+        lambda: check_model(model), lambda: check_index(vault, index_path), check_token_store,
+    ]
+    return [c() for c in checks]
