@@ -32,3 +32,7 @@ class PathOutsideVault(GrooveError):
 
 class NoteNotFound(GrooveError):
     """A path inside the vault that is not an indexed note."""
+
+
+class InvalidArgument(GrooveError, ValueError):
+    """A tool/method argument has a wrong type or value; the message names it."""
