@@ -288,10 +288,10 @@ export class FakeQuickPick<T> {
   itemHistory: Array<readonly T[]> = [];
   private readonly changeValue = new EventEmitter<string>();
   private readonly accept = new EventEmitter<void>();
-  private readonly hide = new EventEmitter<void>();
+  private readonly hidden = new EventEmitter<void>();
   onDidChangeValue = this.changeValue.event;
   onDidAccept = this.accept.event;
-  onDidHide = this.hide.event;
+  onDidHide = this.hidden.event;
   onDidChangeActive = new EventEmitter<readonly T[]>().event;
   constructor() {
     let items: readonly T[] = [];
@@ -306,13 +306,14 @@ export class FakeQuickPick<T> {
   show(): void {
     this.visible = true;
   }
-  hideIt(): void {
+  hide(): void {
+    if (!this.visible) return;
     this.visible = false;
-    this.hide.fire();
+    this.hidden.fire();
   }
   dispose(): void {
     this.disposed = true;
-    if (this.visible) this.hideIt();
+    this.hide();
   }
   /** Test helper: the user types the whole value. */
   type(value: string): void {
@@ -425,6 +426,7 @@ export const window = {
   async showQuickPick<T>(items: T[] | Thenable<T[]>, _opts?: unknown): Promise<T | undefined> {
     const qp = new FakeQuickPick<T>();
     qp.items = await items;
+    qp.show();
     fake.quickPicks.push(qp);
     return new Promise<T | undefined>((resolve) => {
       qp.onDidAccept(() => resolve(qp.selectedItems[0]));
@@ -473,6 +475,15 @@ export const window = {
 };
 
 const documents = new Map<string, FakeTextDocument>();
+
+export const env = {
+  clipboard: {
+    text: "",
+    async writeText(t: string) {
+      env.clipboard.text = t;
+    },
+  },
+};
 
 export const workspace = {
   get workspaceFolders() {

@@ -1,0 +1,238 @@
+/**
+ * The extension's UI logic against the fake `vscode`: QuickPick search
+ * ordering, opening a hit with its span selected, decorations, the results
+ * tree, and the wikilink providers.
+ */
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import * as vscode from "vscode";
+import { ErrorCode, GrooveError, type PendingRequest, type SearchParams, type SearchResponse } from "@groove/editor-client";
+import { fake, FakeTextDocument, type FakeQuickPick, type FakeTextEditor } from "./fake-vscode";
+import { Highlights } from "../src/highlights";
+import { openHit } from "../src/jump";
+import { lineUri, WikiLinkProvider, type GrooveDocumentLink } from "../src/links";
+import { ResultsTree } from "../src/resultsTree";
+import { showSearchQuickPick, type HitItem } from "../src/search";
+import { readSettings } from "../src/settings";
+import { hitFor } from "./helpers";
+
+const NOTE = "# 同期\n\n## 衝突 😀\n\nモバイルで🎉同期の衝突が起きたら「競合ファイル」を確認。\n";
+
+/** A runner whose searches the test answers by hand, in any order. */
+class ManualRunner {
+  calls: Array<{ params: SearchParams; resolve(r: SearchResponse): void; reject(e: unknown): void; cancelled: boolean }> = [];
+  startSearch(params: SearchParams): PendingRequest<SearchResponse> {
+    let resolve!: (r: SearchResponse) => void;
+    let reject!: (e: unknown) => void;
+    const promise = new Promise<SearchResponse>((res, rej) => ((resolve = res), (reject = rej)));
+    const call = { params, resolve, reject, cancelled: false };
+    this.calls.push(call);
+    return {
+      promise,
+      cancel: () => {
+        call.cancelled = true;
+        reject(new GrooveError("rpc", "search cancelled", { code: ErrorCode.Cancelled }));
+      },
+    };
+  }
+}
+
+function response(hits: ReturnType<typeof hitFor>[], extra: Partial<SearchResponse> = {}): SearchResponse {
+  return { results: hits, low_confidence: false, filter_applied: {}, warnings: [], ...extra };
+}
+
+let vault: string;
+beforeEach(() => {
+  fake.reset();
+  vault = fs.mkdtempSync(path.join(os.tmpdir(), "groove-ui-"));
+  fs.writeFileSync(path.join(vault, "同期.md"), NOTE);
+  fake.config.set("groove.search.debounceMs", 150);
+});
+afterEach(() => {
+  vi.useRealTimers();
+  fs.rmSync(vault, { recursive: true, force: true });
+});
+
+function startPick(runner: ManualRunner, highlights = new Highlights()) {
+  const results: string[] = [];
+  const opened: string[] = [];
+  const pick = showSearchQuickPick({
+    runner,
+    settings: readSettings,
+    onResults: (q) => results.push(q),
+    onNewQuery: () => highlights.clear(),
+    onPick: async (hit) => {
+      opened.push(hit.path);
+      await openHit(vault, hit, highlights);
+    },
+    onError: () => {},
+  });
+  return { pick, qp: pick.quickPick as unknown as FakeQuickPick<HitItem>, results, opened, highlights };
+}
+
+describe("QuickPick search", () => {
+  it("debounces typing into one request for the last value", async () => {
+    vi.useFakeTimers();
+    const runner = new ManualRunner();
+    const { qp } = startPick(runner);
+    for (const v of ["s", "sy", "syn", "sync"]) {
+      qp.type(v);
+      await vi.advanceTimersByTimeAsync(50);
+    }
+    expect(runner.calls).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(runner.calls.map((c) => c.params.query)).toEqual(["sync"]);
+    expect(qp.busy).toBe(true);
+  });
+
+  it("cancels a superseded search and never shows its late results", async () => {
+    vi.useFakeTimers();
+    const runner = new ManualRunner();
+    const { qp, results } = startPick(runner);
+    qp.type("sync");
+    await vi.advanceTimersByTimeAsync(200);
+    qp.type("sync conflict");
+    await vi.advanceTimersByTimeAsync(200);
+    expect(runner.calls.map((c) => [c.params.query, c.cancelled])).toEqual([
+      ["sync", true],
+      ["sync conflict", false],
+    ]);
+    const old = hitFor(NOTE, "old.md", "# 同期", null, []);
+    const fresh = hitFor(NOTE, "同期.md", "## 衝突", null, ["競合ファイル"]);
+    runner.calls[1].resolve(response([fresh]));
+    runner.calls[0].resolve(response([old])); // the daemon answered the old one late
+    await vi.advanceTimersByTimeAsync(0);
+    expect(qp.itemHistory.flat().map((i) => i.hit.path)).not.toContain("old.md");
+    expect(qp.items.map((i) => i.hit.path)).toEqual(["同期.md"]);
+    expect(results).toEqual(["sync conflict"]);
+    expect(qp.busy).toBe(false);
+  });
+
+  it("shows title, heading path and a snippet, and keeps items VS Code would filter out", async () => {
+    const runner = new ManualRunner();
+    const { qp } = startPick(runner);
+    qp.type("conflict");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    runner.calls[0].resolve(response([hitFor(NOTE, "同期.md", "## 衝突", null, ["競合ファイル"], { title: "同期", heading_path: ["同期", "衝突 😀"] })], { low_confidence: true }));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(1));
+    const [item] = qp.items;
+    expect(item.label).toContain("同期");
+    expect(item.description).toBe("衝突 😀");
+    expect(item.detail).toContain("競合ファイル");
+    expect(item.alwaysShow).toBe(true);
+    expect(qp.title).toContain("no strong match");
+  });
+
+  it("accepting opens the note with the span selected, centred and decorated; the next search clears it", async () => {
+    const runner = new ManualRunner();
+    const { qp, highlights } = startPick(runner);
+    qp.type("競合");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    const hit = hitFor(NOTE, "同期.md", "## 衝突", null, ["🎉同期", "競合ファイル"]);
+    runner.calls[0].resolve(response([hit]));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(1));
+    qp.pick();
+    await vi.waitFor(() => expect(fake.editors).toHaveLength(1));
+    const ed = fake.editors[0] as FakeTextEditor;
+    await vi.waitFor(() => expect(ed.revealed).toHaveLength(1));
+    expect(ed.document.getText(ed.selection)).toBe("🎉同期");
+    expect(ed.revealed[0].type).toBe(vscode.TextEditorRevealType.InCenter);
+    const [type] = fake.decorationTypes;
+    expect((type.options.backgroundColor as vscode.ThemeColor).id).toBe("editor.findMatchHighlightBackground");
+    expect(ed.decorations.get(type)!.map((r) => ed.document.getText(r))).toEqual(["🎉同期", "競合ファイル"]);
+    expect(qp.disposed).toBe(true);
+
+    // A new search (new QuickPick) clears the previous hit's highlights.
+    const next = startPick(new ManualRunner(), highlights);
+    next.qp.type("other");
+    expect(ed.decorations.get(type)).toEqual([]);
+  });
+
+  it("reapplies highlights when the note's editor is re-created", async () => {
+    const highlights = new Highlights();
+    const hit = hitFor(NOTE, "同期.md", "## 衝突", null, ["競合ファイル"]);
+    await openHit(vault, hit, highlights);
+    const doc = fake.editors[0].document;
+    fake.editors.length = 0; // the tab was closed and opened again
+    const { FakeTextEditor } = await import("./fake-vscode");
+    const again = new FakeTextEditor(doc);
+    fake.editors.push(again);
+    fake.visibleChanged.fire(fake.editors);
+    expect(again.decorations.get(fake.decorationTypes[0])!.map((r) => doc.getText(r))).toEqual(["競合ファイル"]);
+  });
+});
+
+describe("results tree", () => {
+  it("groups hits by note in ranking order, with expanded context in the tooltip", () => {
+    const tree = new ResultsTree(() => vault);
+    const a1 = hitFor(NOTE, "a.md", "## 衝突", null, ["競合ファイル"], { title: "A", heading_path: ["A", "衝突 😀"], rank: 1 });
+    const b = hitFor(NOTE, "b.md", "# 同期", null, [], { title: "B", rank: 2 });
+    const a2 = {
+      ...hitFor(NOTE, "a.md", "# 同期", null, ["🎉"], { title: "A", heading_path: ["A"], rank: 3 }),
+      expanded_from: [
+        { chunk_id: 1, byte_range: [0, 10] as [number, number], line_range: [1, 2] as [number, number] },
+        { chunk_id: 2, byte_range: [10, 90] as [number, number], line_range: [3, 5] as [number, number] },
+      ],
+    };
+    tree.setResults("q", response([a1, b, a2], { low_confidence: true, warnings: ["reranker unavailable"] }));
+    const roots = tree.getChildren();
+    expect(roots.map((n) => (n.kind === "note" ? n.path : n.kind))).toEqual(["info", "info", "a.md", "b.md"]);
+    const aKids = tree.getChildren(roots[2]);
+    expect(aKids).toHaveLength(2);
+    const item = tree.getTreeItem(aKids[1]);
+    const tip = (item.tooltip as vscode.MarkdownString).value;
+    expect(tip).toContain("Expanded context");
+    expect(tip).toContain("lines 1–2, lines 3–5");
+    expect(tip).toContain("**🎉**");
+    expect(item.command).toMatchObject({ command: "groove.openHit", arguments: [a2] });
+    expect(tree.getTreeItem(roots[0]).label).toBe("No strong match");
+  });
+});
+
+describe("wikilink providers", () => {
+  const text = "前置き [[同期#衝突 😀|別名]] and [[Missing]]\n";
+  const doc = () => new FakeTextDocument(vscode.Uri.file(path.join(vault, "from.md")), text) as unknown as vscode.TextDocument;
+  const resolver = (calls: string[]) => ({
+    async resolve(_d: vscode.TextDocument, raw: string) {
+      calls.push(raw);
+      return raw.includes("Missing")
+        ? { root: vault, result: { path: null, heading: null, block: null, line_range: null, exists: false } }
+        : { root: vault, result: { path: "同期.md", heading: "衝突 😀", block: null, line_range: [3, 5] as [number, number], exists: true } };
+    },
+  });
+
+  it("underlines each link without a round trip, resolving on demand to the heading's line", async () => {
+    const calls: string[] = [];
+    const p = new WikiLinkProvider(resolver(calls));
+    const d = doc();
+    const links = p.provideDocumentLinks(d);
+    expect(links.map((l) => d.getText(l.range))).toEqual(["同期#衝突 😀|別名", "Missing"]);
+    expect(calls).toEqual([]);
+    const r = await p.resolveDocumentLink(links[0] as GrooveDocumentLink);
+    expect(calls).toEqual(["[[同期#衝突 😀|別名]]"]);
+    expect(r.target!.fsPath).toBe(path.join(vault, "同期.md"));
+    expect(r.target!.fragment).toBe("L3");
+    const missing = await p.resolveDocumentLink(links[1] as GrooveDocumentLink);
+    expect(missing.target!.scheme).toBe("command");
+    expect(missing.target!.path).toBe("groove.linkMissing");
+  });
+
+  it("Go to Definition lands on the heading line", async () => {
+    const p = new WikiLinkProvider(resolver([]));
+    const d = doc();
+    const defs = await p.provideDefinition(d, d.positionAt(text.indexOf("衝突")));
+    expect(defs).toHaveLength(1);
+    expect(defs![0].targetUri.fsPath).toBe(path.join(vault, "同期.md"));
+    expect(defs![0].targetSelectionRange!.start.line).toBe(2);
+    expect(d.getText(defs![0].originSelectionRange!)).toBe("[[同期#衝突 😀|別名]]");
+    expect(await p.provideDefinition(d, d.positionAt(1))).toBeUndefined();
+    expect(await p.provideDefinition(d, d.positionAt(text.indexOf("Missing")))).toBeUndefined();
+  });
+
+  it("lineUri uses VS Code's 1-based #L fragment", () => {
+    expect(lineUri("/v/a.md", 12).toString()).toBe("file:///v/a.md#L12");
+    expect(lineUri("/v/a.md", null).fragment).toBe("");
+  });
+});
