@@ -1,0 +1,50 @@
+# The two commands a new user types: `make demo` and `make test`.
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(VENV)/bin/pip
+GROOVE := $(VENV)/bin/groove
+SAMPLE := backend/groove/sample_vault
+
+.PHONY: demo test test-python test-node install install-dev node-install obsidian-install vsix bench clean
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PIP) install --upgrade pip
+
+install: $(PY)
+	$(PIP) install -e .
+
+install-dev: $(PY)
+	$(PIP) install -e '.[dev]'
+
+demo: install
+	$(GROOVE) index $(SAMPLE)
+	$(GROOVE) search "how do I use the same notes on my phone and my laptop" --vault $(SAMPLE) --limit 5
+	$(GROOVE) search "脚注" --vault $(SAMPLE) --limit 3
+
+test: install-dev node-install test-python test-node
+
+test-python:
+	$(PY) -m pytest -q -p no:cacheprovider
+
+node-install:
+	npm ci --no-audit --no-fund
+
+test-node:
+	GROOVE_BIN=$(abspath $(GROOVE)) npm test
+
+obsidian-install:
+	@test -n "$(VAULT)" || (echo "usage: make obsidian-install VAULT=/path/to/vault" && exit 2)
+	npm run build --workspace obsidian-plugin
+	mkdir -p "$(VAULT)/.obsidian/plugins/groove-search"
+	cp obsidian-plugin/main.js obsidian-plugin/manifest.json obsidian-plugin/styles.css "$(VAULT)/.obsidian/plugins/groove-search/"
+
+vsix:
+	npm run package --workspace vscode-extension
+
+bench: install-dev
+	$(PY) bench/index_throughput.py
+	$(PY) bench/query_latency.py
+
+clean:
+	rm -rf $(VENV) node_modules test-artifacts
