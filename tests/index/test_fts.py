@@ -1,0 +1,163 @@
+"""The lexical leg and the exclusion scan on a real FTS5 trigram table."""
+
+from __future__ import annotations
+
+import apsw
+import pytest
+
+from groove.index import fts, shortcjk
+from groove.pipeline.query import parse_query
+
+W = (2.0, 1.0, 1.0)
+
+
+def make(rows: list[tuple[int, str, str, str]]) -> apsw.Connection:
+    c = apsw.Connection(":memory:")
+    c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
+    shortcjk.create(c)
+    for rid, h, ctx, body in rows:
+        c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?,?,?,?)",
+                  (rid, h, ctx, body))
+        shortcjk.upsert(c, rid, h, ctx, body)
+    return c
+
+
+@pytest.fixture()
+def excl() -> apsw.Connection:
+    return make([
+        (1, "Rust async runtimes", "Notes > Rust", "tokio and smol schedule tasks"),  # heading only
+        (2, "Rust runtimes", "Notes > async > Rust", "tokio and smol schedule tasks"),  # context only
+        (3, "Rust runtimes", "Notes > Rust", "tokio is an async runtime"),  # body only
+        (4, "Rust runtimes", "Notes > Rust", "tokio and smol schedule tasks"),  # clean
+    ])
+
+
+def ids(hits: list[tuple[int, float]]) -> set[int]:
+    return {rid for rid, _ in hits}
+
+
+@pytest.mark.parametrize("where, rid", [("heading", 1), ("context", 2), ("content", 3)])
+def test_exclusion_agrees_across_legs_wherever_the_word_appears(excl, where, rid):
+    p = parse_query("rust -async")
+    lexical = ids(fts.fts_search(excl, p, W, 50))
+    dropped = fts.excluded_ids(excl, p)
+    assert rid not in lexical, where
+    assert rid in dropped, where
+    assert lexical == {4}
+    assert dropped == {1, 2, 3}
+
+
+def test_exclusion_scan_is_skipped_without_negatives(excl):
+    assert fts.excluded_ids(excl, parse_query("rust")) == set()
+
+
+def test_exclusion_scan_obeys_the_restriction(excl):
+    p = parse_query("rust -async")
+    assert fts.excluded_ids(excl, p, "SELECT ? UNION SELECT ?", (1, 4)) == {1}
+
+
+def test_restriction_applies_inside_the_lexical_leg(excl):
+    p = parse_query("tokio")
+    assert ids(fts.fts_search(excl, p, W, 50, "SELECT ?", (3,))) == {3}
+
+
+def test_results_are_best_first_with_higher_scores_better(excl):
+    c = make([(1, "x", "y", "sync " + "filler " * 200), (2, "sync", "y", "sync sync")])
+    hits = fts.fts_search(c, parse_query("sync"), W, 10)
+    assert [r for r, _ in hits] == [2, 1]
+    assert hits[0][1] > hits[1][1] > 0
+
+
+def test_japanese_sentence_finds_rows_a_verbatim_phrase_misses():
+    c = make([(1, "評価", "Doc", "再ランキングを使う。その評価について述べる。")])
+    p = parse_query("再ランキングの評価について", short_cjk=False)
+    assert ids(fts.fts_search(c, p, W, 10)) == {1}
+    whole = '"再ランキングの評価について"'
+    assert c.execute("SELECT rowid FROM fts_chunks WHERE fts_chunks MATCH ?", (whole,)).fetchall() == []
+
+
+@pytest.mark.parametrize("term", ["脚注", "返金", "外観", "タグ", "翻訳"])
+def test_short_cjk_terms_are_found_lexically(term):
+    c = make([(1, "書式", "ヘルプ > 書式", f"本文に{term}を入れる"), (2, "他", "ヘルプ", "関係ない本文")])
+    assert ids(fts.fts_search(c, parse_query(term), W, 10)) == {1}
+    assert fts.fts_search(c, parse_query(term, short_cjk=False), W, 10) == []
+
+
+def test_short_cjk_term_in_the_heading_outranks_one_in_the_body():
+    c = make([(1, "設定", "A", "説明文です"), (2, "説明", "A", "ここで設定する")])
+    assert [r for r, _ in fts.fts_search(c, parse_query("設定"), (5.0, 1.0, 1.0), 10)] == [1, 2]
+
+
+def test_short_cjk_leg_obeys_exclusions():
+    c = make([(1, "脚注", "A", "脚注と Canvas"), (2, "脚注", "A", "脚注だけ")])
+    p = parse_query("脚注 -Canvas")
+    assert ids(fts.fts_search(c, p, W, 10)) == {2}
+    assert fts.excluded_ids(c, p) == {1}
+
+
+def test_short_cjk_and_trigram_hits_are_fused_in_one_list():
+    c = make([(1, "A", "B", "再ランキングの話"), (2, "C", "D", "評価の話"), (3, "E", "F", "無関係")])
+    hits = fts.fts_search(c, parse_query("再ランキングの評価"), W, 10)
+    assert ids(hits) == {1, 2}
+    assert fts.fts_search(c, parse_query("再ランキングの評価", short_cjk=False), W, 10)[0][0] == 1
+
+
+def test_short_cjk_index_upsert_replaces_and_delete_removes():
+    c = make([(1, "", "", "脚注")])
+    shortcjk.upsert(c, 1, "", "", "返金")
+    assert fts.fts_search(c, parse_query("脚注"), W, 10) == []
+    assert ids(fts.fts_search(c, parse_query("返金"), W, 10)) == {1}
+    shortcjk.delete(c, 1)
+    assert fts.fts_search(c, parse_query("返金"), W, 10) == []
+
+
+def test_missing_short_cjk_index_degrades_to_the_trigram_leg():
+    c = apsw.Connection(":memory:")
+    c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
+    c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (1, 'タグ', '', 'タグの使い方')")
+    assert fts.fts_search(c, parse_query("タグ"), W, 10) == []
+    assert ids(fts.fts_search(c, parse_query("タグの使い方"), W, 10)) == {1}
+
+
+def test_row_count_reads_the_fts5_averages_record():
+    c = make([(i, "h", "c", f"body {i}") for i in range(1, 301)])
+    assert fts.fts_row_count(c) == 300
+    c.execute("DELETE FROM fts_chunks WHERE rowid <= 100")
+    assert fts.fts_row_count(c) == 200
+
+
+def common_rows(n: int) -> list[tuple[int, str, str, str]]:
+    # "について" is in every row; "再ランキング" in 5 of them.
+    return [(i, "h", "c", ("再ランキング" if i % 40 == 0 else "検索") + "の評価について" + "。" * (i % 7))
+            for i in range(1, n + 1)]
+
+
+def test_phrase_in_over_half_the_rows_leaves_the_ranked_expression():
+    c = make(common_rows(200))
+    p = parse_query("再ランキング について", short_cjk=False)
+    assert set(p.positives) == {"再ランキング", "ランキング", "について"}
+    assert fts.ranked_phrases(c, p.positives) == ["再ランキング", "ランキング"]
+
+
+def test_pruning_keeps_the_rarest_phrase_when_every_phrase_is_common():
+    c = make(common_rows(200))
+    kept = fts.ranked_phrases(c, ["について", "の評価", "評価について"])
+    assert len(kept) == 1 and kept[0] in ("について", "の評価", "評価について")
+
+
+def test_pruning_does_not_change_the_top_results():
+    c = make(common_rows(400))
+    p = parse_query("再ランキング の評価について", short_cjk=False)
+    pruned = fts.fts_search(c, p, W, 50)
+    full = fts.fts_search(c, p, W, 50, prune=False)
+    top = [r for r, _ in full if r % 40 == 0]
+    assert len(top) == 10 and [r for r, _ in pruned][: len(top)] == top
+    assert len(pruned) == len(full) == 50
+
+
+def test_pruned_leg_still_returns_rows_matching_only_common_phrases():
+    c = make(common_rows(100))
+    p = parse_query("再ランキング について", short_cjk=False)
+    hits = fts.fts_search(c, p, W, 100)
+    assert len(hits) == 100  # the 2 rare rows ranked, the rest appended unranked
+    assert {r for r, s in hits if s > 0} == {40, 80}

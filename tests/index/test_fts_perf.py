@@ -1,0 +1,77 @@
+"""Ratio guards for the FTS leg's cost (SPEC §1.2). Ratios, never absolute times.
+
+Worst case: every row (~600 characters) holds every phrase, so each phrase's
+doclist is the whole table and ``ORDER BY bm25`` scores every row.
+"""
+
+from __future__ import annotations
+
+import random
+import string
+import time
+from typing import Callable
+
+import apsw
+import pytest
+
+from groove.index import fts
+from groove.pipeline.query import parse_query
+
+pytestmark = pytest.mark.perf
+W = (2.0, 1.0, 1.0)
+
+
+def phrases(k: int = 32, seed: int = 7) -> list[str]:
+    rnd = random.Random(seed)
+    return ["".join(rnd.choices(string.ascii_lowercase, k=7)) for _ in range(k)]
+
+
+def worst_case(n: int, phrase_list: list[str]) -> apsw.Connection:
+    rnd = random.Random(n)
+    filler = ["".join(rnd.choices(string.ascii_lowercase, k=7)) for _ in range(2000)]
+    head = " ".join(phrase_list)
+    c = apsw.Connection(":memory:")
+    c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
+    with c:
+        c.executemany(
+            "INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?,?,?,?)",
+            ((i, f"heading {phrase_list[i % len(phrase_list)]}", "Note > Section",
+              head + " " + " ".join(rnd.sample(filler, 45))) for i in range(1, n + 1)),
+        )
+    return c
+
+
+def best_of(n: int, a: Callable[[], object], b: Callable[[], object]) -> tuple[float, float]:
+    """Interleaved best-of-n of two callables, so load on a shared box hits both."""
+    ta = tb = float("inf")
+    for _ in range(n):
+        t = time.perf_counter(); a(); ta = min(ta, time.perf_counter() - t)
+        t = time.perf_counter(); b(); tb = min(tb, time.perf_counter() - t)
+    return ta, tb
+
+
+def test_exclusion_id_scan_stays_cheaper_than_the_ranked_fts_query():
+    ph = phrases()
+    c = worst_case(5000, ph)
+    ranked = parse_query(ph[0])
+    excl = parse_query(f"zzzzzz -{ph[0]}")
+    assert len(fts.excluded_ids(c, excl)) == 5000
+    assert len(fts.fts_search(c, ranked, W, 50)) == 50
+    t_scan, t_ranked = best_of(9, lambda: fts.excluded_ids(c, excl),
+                               lambda: fts.fts_search(c, ranked, W, 50))
+    ratio = t_scan / t_ranked
+    print(f"exclusion scan {t_scan*1e3:.2f} ms / ranked {t_ranked*1e3:.2f} ms = {ratio:.2f}")
+    assert ratio < 0.5
+
+
+def test_or_expansion_stays_within_a_small_multiple_of_a_single_phrase():
+    ph = phrases()
+    c = worst_case(20000, ph)
+    one, many = parse_query(ph[0]), parse_query(" ".join(ph))
+    assert len(many.positives) == 32
+    assert len(fts.fts_search(c, many, W, 50)) == 50
+    t_one, t_many = best_of(5, lambda: fts.fts_search(c, one, W, 50),
+                            lambda: fts.fts_search(c, many, W, 50))
+    ratio = t_many / t_one
+    print(f"32 phrases {t_many*1e3:.1f} ms / 1 phrase {t_one*1e3:.1f} ms = {ratio:.1f}x")
+    assert ratio <= 12.0
