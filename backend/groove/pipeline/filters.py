@@ -56,7 +56,7 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
         applied["date_to"] = dto
     if not applied:
         return Restriction(None, {})
-    spec = pathspec.PathSpec.from_lines("gitwildmatch", r.path_globs) if r.path_globs else None
+    spec = pathspec.GitIgnoreSpec.from_lines(r.path_globs) if r.path_globs else None
     allowed: list[int] = []
     for doc_id, path, tags_json, date, mtime_ns in idx.conn.execute(
         "SELECT id, path, tags, date, mtime_ns FROM documents"

@@ -39,12 +39,12 @@ def check_vault(vault: Path) -> Path:
     return vault.resolve()
 
 
-def _ignore_spec(vault: Path) -> pathspec.PathSpec | None:
+def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:
     f = vault / IGNORE_FILE
     if not f.is_file():
         return None
     lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
 def _inside(vault: Path, p: Path) -> bool:
