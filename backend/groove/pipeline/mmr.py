@@ -22,37 +22,46 @@ if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
 def mmr_select(
     rel: np.ndarray, emb: np.ndarray, doc_ids: list[int], lam: float, same_doc_penalty: float, limit: int
 ) -> list[int]:
-    """Indices into the pool, in pick order. Pure."""
+    """Indices into the pool, in pick order (at most ``limit``). Pure.
+
+    ``rel``: the stage-2 scores; ``emb``: one embedding row per candidate (a
+    zero row, e.g. a chunk without a vector, is similar to nothing). Ties go
+    to the earlier candidate, so with ``lam = 1`` the pool order comes back.
+    Cost: one n×n matrix product, then ``limit`` vectorised passes over n.
+    """
     n = len(rel)
     if n == 0 or limit <= 0:
         return []
     rel = np.asarray(rel, dtype=np.float64)
     lo, hi = float(rel.min()), float(rel.max())
+    # All scores equal: every candidate is equally relevant, only diversity decides.
     norm = (rel - lo) / (hi - lo) if hi > lo else np.ones(n)
-    e = np.asarray(emb, dtype=np.float32)
+    e = np.asarray(emb, dtype=np.float64).reshape(n, -1)
     lens = np.linalg.norm(e, axis=1, keepdims=True)
-    e = e / np.where(lens == 0, 1, lens)
+    e = e / np.where(lens == 0, 1.0, lens)
     sim = e @ e.T
     docs = np.asarray(doc_ids)
-    picked: list[int] = []
-    max_sim = np.full(n, -np.inf)
+    gain = lam * norm
+    max_sim = np.zeros(n)  # nothing picked yet: no redundancy term
     doc_picked = np.zeros(n, dtype=bool)
     available = np.ones(n, dtype=bool)
-    for _ in range(min(limit, n)):
-        div = np.where(np.isfinite(max_sim), max_sim, 0.0)
-        score = lam * norm - (1 - lam) * div - same_doc_penalty * doc_picked
-        score = np.where(available, score, -np.inf)
-        i = int(np.argmax(score))  # argmax keeps the earliest on ties: rank order
+    picked: list[int] = []
+    for step in range(min(limit, n)):
+        score = gain - (1.0 - lam) * max_sim - same_doc_penalty * doc_picked
+        score[~available] = -np.inf
+        i = int(np.argmax(score))  # argmax returns the first maximum: stage-2 order breaks ties
         picked.append(i)
         available[i] = False
-        max_sim = np.maximum(max_sim, sim[i])
+        max_sim = sim[i].copy() if step == 0 else np.maximum(max_sim, sim[i])
         doc_picked |= docs == docs[i]
     return picked
 
 
 def load_embeddings(idx: Index, chunk_ids: list[int]) -> np.ndarray:
-    if not chunk_ids:
-        return np.zeros((0, 0), dtype=np.float32)
+    """The stored vectors of ``chunk_ids`` from sqlite-vec, one row each, in
+    that order; a chunk without a vector gets a zero row."""
+    if not chunk_ids or not idx.has_vec_table():
+        return np.zeros((len(chunk_ids), 1), dtype=np.float32)
     marks = ",".join(str(int(i)) for i in chunk_ids)
     rows = dict(idx.conn.execute(f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})"))
     dim = len(next(iter(rows.values()))) // 4 if rows else 1
@@ -62,6 +71,7 @@ def load_embeddings(idx: Index, chunk_ids: list[int]) -> np.ndarray:
 
 
 def apply_mmr(idx: Index, pool: list[Candidate], lam: float, same_doc_penalty: float, limit: int) -> list[Candidate]:
+    """The ``limit`` candidates MMR picks from ``pool``, in pick order; scores unchanged."""
     if not pool:
         return pool
     emb = load_embeddings(idx, [c.chunk_id for c in pool])

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import json
 from dataclasses import dataclass, replace
+from typing import Callable
 
 from ..types import ExpandedRange, SearchHit
 from ..vault.markdown import estimate_tokens
@@ -41,21 +42,20 @@ def _tokens(token_count: int | None, content: str) -> int:
     return token_count if token_count is not None else estimate_tokens(content)
 
 
-def _doc_rows(idx: Index, chunk_id: int) -> tuple[list[_Row], int]:
+def _doc_rows(idx: Index, chunk_id: int) -> list[_Row]:
+    """Every chunk of the note holding ``chunk_id``, in file order."""
     rows = idx.conn.execute(
         "SELECT id, level, heading_path, content, token_count, byte_start, byte_end, line_start, line_end "
         "FROM chunks WHERE doc_id = (SELECT doc_id FROM chunks WHERE id = ?) ORDER BY ordinal",
         (chunk_id,),
     ).fetchall()
-    out = [
+    return [
         _Row(r[0], r[1], tuple(json.loads(r[2])[:-1]), r[3], _tokens(r[4], r[3]), (r[5], r[6]), (r[7], r[8]))
         for r in rows
     ]
-    pos = next((i for i, r in enumerate(out) if r.id == chunk_id), -1)
-    return out, pos
 
 
-def _grow(rows: list[_Row], pos: int, cap: int, ok) -> tuple[int, int]:
+def _grow(rows: list[_Row], pos: int, cap: int, ok: Callable[[_Row], bool]) -> tuple[int, int]:
     """Widen [lo, hi] around pos, alternately after and before, while the
     total stays within cap and ``ok`` accepts the neighbour."""
     lo = hi = pos
@@ -72,9 +72,19 @@ def _grow(rows: list[_Row], pos: int, cap: int, ok) -> tuple[int, int]:
 
 
 def expand_parents(idx: Index, hits: list[SearchHit], whole_doc_threshold: int, max_tokens: int) -> list[SearchHit]:
+    """The hits, same order, with small ones' ``content`` widened (see module doc).
+
+    A hit whose chunk is gone (re-indexed since stage 1) or that nothing fits
+    next to comes back unchanged, with ``expanded_from`` empty.
+    """
     out: list[SearchHit] = []
+    notes: dict[int, list[_Row]] = {}  # chunk id -> its note's rows; several hits often share a note
     for h in hits:
-        rows, pos = _doc_rows(idx, h.chunk_id)
+        rows = notes.get(h.chunk_id)
+        if rows is None:
+            rows = _doc_rows(idx, h.chunk_id)
+            notes.update((r.id, rows) for r in rows)
+        pos = next((i for i, r in enumerate(rows) if r.id == h.chunk_id), -1)
         if pos < 0:
             out.append(h)
             continue

@@ -2,52 +2,78 @@
 
 Computed last, after the parent retriever, because spans are UTF-8 byte
 offsets into the content actually returned. The terms come from the query
-compiler (``query.span_terms``); this module never re-splits the query.
-Matching is case-insensitive for scripts with case.
+compiler (``query.span_terms``); this module never re-splits the query, so
+highlighting agrees with what the lexical leg matched.
+
+Matching is case-insensitive (Unicode casefold, close to FTS5's own folding).
+Offsets always point into the original ``content``: when folding changes a
+character's length (``ß`` → ``ss``), a match that covers part of it covers the
+whole original character, so a span never cuts a character in two.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..types import MatchSpan
 
 
-def _byte_offsets(text: str) -> list[int]:
-    """Byte offset of every character index (plus the end)."""
-    out = [0] * (len(text) + 1)
-    pos = 0
-    for i, ch in enumerate(text):
-        out[i] = pos
-        pos += len(ch.encode("utf-8", errors="surrogatepass"))
-    out[len(text)] = pos
+def utf8_offsets(text: str) -> np.ndarray:
+    """Byte offset of every character index of ``text``, plus the end: ``len(text) + 1`` ints."""
+    if text.isascii():
+        return np.arange(len(text) + 1, dtype=np.int64)
+    cps = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), dtype=np.uint32)
+    # UTF-8 length of each code point (a lone surrogate takes 3 bytes, as surrogatepass writes it).
+    lens = 1 + (cps >= 0x80).astype(np.int64) + (cps >= 0x800) + (cps >= 0x10000)
+    out = np.zeros(len(text) + 1, dtype=np.int64)
+    np.cumsum(lens, out=out[1:])
     return out
 
 
-def match_spans(content: str, terms: list[str]) -> list[MatchSpan]:
-    """Sorted, merged ``[start, end)`` byte spans of every term in ``content``."""
-    terms = [t for t in dict.fromkeys(terms) if t and t.strip()]
-    if not terms or not content:
-        return []
+def _fold(content: str) -> tuple[str, list[int] | None]:
+    """The folded haystack, and (only when lengths change) the original char
+    index of every folded char."""
     folded = content.casefold()
-    # casefold can change lengths (ß -> ss); fall back to exact matching then.
-    exact = len(folded) != len(content)
-    hay = content if exact else folded
+    if len(folded) == len(content):
+        return folded, None  # casefold never shrinks, so this is one char for one char
+    owner: list[int] = []
+    parts: list[str] = []
+    for i, ch in enumerate(content):
+        f = ch.casefold()
+        parts.append(f)
+        owner.extend([i] * len(f))
+    return "".join(parts), owner
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    spans.sort()
+    merged = [spans[0]]
+    for a, b in spans[1:]:
+        la, lb = merged[-1]
+        if a <= lb:  # overlapping or touching: one highlight
+            merged[-1] = (la, max(lb, b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def match_spans(content: str, terms: list[str]) -> list[MatchSpan]:
+    """Sorted, merged, non-overlapping ``[start, end)`` UTF-8 byte spans of every term in ``content``."""
+    needles = [n for n in dict.fromkeys(t.casefold() for t in terms if t and t.strip()) if n]
+    if not needles or not content:
+        return []
+    hay, owner = _fold(content)
     char_spans: list[tuple[int, int]] = []
-    for t in terms:
-        needle = t if exact else t.casefold()
-        if not needle:
-            continue
+    for needle in needles:
         start = hay.find(needle)
-        while start != -1:
-            char_spans.append((start, start + len(needle)))
+        while start != -1:  # overlapping occurrences too ("aaa" in "aaaa"): merged below
+            end = start + len(needle)
+            if owner is None:
+                char_spans.append((start, end))
+            else:
+                char_spans.append((owner[start], owner[end - 1] + 1))
             start = hay.find(needle, start + 1)
     if not char_spans:
         return []
-    char_spans.sort()
-    merged: list[list[int]] = [list(char_spans[0])]
-    for a, b in char_spans[1:]:
-        if a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    offs = _byte_offsets(content)
-    return [MatchSpan(offs[a], offs[b]) for a, b in merged]
+    offs = utf8_offsets(content)
+    return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in _merge(char_spans)]
