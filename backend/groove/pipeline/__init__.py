@@ -23,7 +23,7 @@ from .mmr import apply_mmr
 from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
 from .query import parse_query, span_terms
-from .rerank import rerank_candidates
+from .rerank import rerank_candidates, reranker_for_query
 from .spans import match_spans
 
 if TYPE_CHECKING:  # runtime imports the index, which imports the query compiler
@@ -48,10 +48,12 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
 
     # 2. reranker (optional)
     if r.rerank:
-        if not r.reranker:
-            raise GrooveError("reranking was asked for but no reranker is configured (set `reranker` or pass --reranker)")
-        pool, w = rerank_candidates(pool, parsed.embed_text, rt.reranker(r.reranker))
+        # Asked for on this query → a load failure is an error; from groove.toml → a warning.
+        reranker, w = reranker_for_query(rt, r.reranker, asked=r.reranker_explicit or params.rerank is True)
         warnings.extend(w)
+        if reranker is not None:
+            pool, w = rerank_candidates(pool, parsed.embed_text, reranker)
+            warnings.extend(w)
 
     # 3. MMR (optional)
     if r.mmr:
