@@ -1,0 +1,211 @@
+"""Incremental indexing, renames, crash-resume and bad input, with llama.cpp
+really running on the tiny random BERT."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import make_runtime
+from groove import service
+from groove.errors import EmbedderMismatch, VaultError
+from groove.runtime import open_runtime
+
+
+def write(vault: Path, rel: str, text: str) -> Path:
+    p = vault / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def chunk_rows(rt) -> dict[str, list[tuple[int, str]]]:
+    out: dict[str, list[tuple[int, str]]] = {}
+    for cid, path, content in rt.index.conn.execute(
+        "SELECT c.id, d.path, c.content FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.id"
+    ):
+        out.setdefault(path, []).append((cid, content))
+    return out
+
+
+def assert_consistent(rt) -> None:
+    c = rt.index.conn
+    n = c.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    assert c.execute("SELECT count(*) FROM fts_chunks").fetchone()[0] == n
+    assert c.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] == n
+    orphans = c.execute("SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
+    assert orphans == 0
+    ids = {r[0] for r in c.execute("SELECT id FROM chunks")}
+    assert {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == ids
+    assert {r[0] for r in c.execute("SELECT rowid FROM fts_chunks")} == ids
+
+
+@pytest.fixture
+def vault(tmp_path) -> Path:
+    v = tmp_path / "vault"
+    write(v, "a.md", "# Alpha\n\nThe first note about apples.\n\n## More\n\nApple pie.\n")
+    write(v, "b.md", "# Beta\n\nBananas are yellow.\n")
+    write(v, "sub/c.md", "# Gamma\n\nCherries and grapes.\n")
+    return v
+
+
+def test_second_run_reembeds_nothing(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    first = service.reindex(rt)
+    assert len(first.indexed) == 3
+    again = service.reindex(rt)
+    assert again.indexed == [] and again.unchanged == 3 and again.chunks_embedded == 0
+    assert_consistent(rt)
+
+
+def test_editing_adding_and_deleting_touch_only_those_notes(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    before = chunk_rows(rt)
+    write(vault, "a.md", "# Alpha\n\nThe first note about pears now.\n")
+    write(vault, "d.md", "# Delta\n\nDates.\n")
+    (vault / "b.md").unlink()
+    s = service.reindex(rt)
+    assert sorted(s.indexed) == ["a.md", "d.md"] and s.deleted == ["b.md"]
+    after = chunk_rows(rt)
+    assert after["sub/c.md"] == before["sub/c.md"], "an untouched note's chunks changed"
+    assert "b.md" not in after
+    assert "pears" in after["a.md"][0][1]
+    assert_consistent(rt)
+
+
+def test_touching_a_file_without_changing_it_reembeds_nothing(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    os.utime(vault / "a.md", (time.time() + 10, time.time() + 10))
+    s = service.reindex(rt)
+    assert s.indexed == [] and s.chunks_embedded == 0
+
+
+def test_renamed_and_moved_notes_keep_their_vectors(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    before = chunk_rows(rt)
+    (vault / "moved").mkdir()
+    os.rename(vault / "sub/c.md", vault / "moved/c.md")
+    os.rename(vault / "b.md", vault / "b-renamed.md")
+    s = service.reindex(rt)
+    assert s.chunks_embedded == 0
+    assert sorted(s.renamed) == [("b.md", "b-renamed.md"), ("sub/c.md", "moved/c.md")]
+    after = chunk_rows(rt)
+    assert after["moved/c.md"] == before["sub/c.md"]  # same chunk ids, same text
+    assert "b.md" not in after and "sub/c.md" not in after
+    title = rt.index.conn.execute("SELECT title FROM documents WHERE path = 'b-renamed.md'").fetchone()[0]
+    assert title == "b-renamed"
+    assert_consistent(rt)
+
+
+def test_bad_files_are_skipped_with_reasons_and_the_rest_is_indexed(vault, tiny_embedder, tmp_path):
+    from groove.config import Config, IndexConfig
+
+    (vault / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    (vault / "huge.md").write_bytes(b"# Huge\n\n" + b"words " * 30_000)
+    (vault / "badutf8.md").write_bytes(b"# Bad\n\nok \xff\xfe text\n")
+    (vault / "badyaml.md").write_text("---\ntitle: [oops\n---\n# Body\n\nbody text\n")
+    (vault / "empty.md").write_text("")
+    os.symlink(vault / "missing-target.md", vault / "dangling.md")
+    cfg = Config(index=IndexConfig(max_file_bytes=100_000))
+    rt = make_runtime(vault, tiny_embedder, tmp_path, config=cfg)
+    s = service.reindex(rt)
+    reasons = {sk.path: sk.reason for sk in s.skipped}
+    assert "binary" in reasons["binary.md"]
+    assert "too large" in reasons["huge.md"] and "max_file_bytes" in reasons["huge.md"]
+    assert "dangling.md" in reasons
+    warned = {p for p, _ in s.warnings}
+    assert {"badutf8.md", "badyaml.md"} <= warned
+    docs = {r[0] for r in rt.index.conn.execute("SELECT path FROM documents")}
+    assert {"a.md", "b.md", "sub/c.md", "badutf8.md", "badyaml.md", "empty.md"} <= docs
+    assert_consistent(rt)
+
+
+def test_a_file_deleted_while_indexing_is_skipped(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+
+    def on(ev):
+        if ev["phase"] == "scan":
+            (vault / "b.md").unlink()
+
+    s = service.reindex(rt, progress=on)
+    assert {sk.path: sk.reason for sk in s.skipped}["b.md"] == "deleted while indexing"
+    assert_consistent(rt)
+
+
+def test_a_vault_that_does_not_exist_is_a_clear_error(tmp_path):
+    with pytest.raises(VaultError, match="vault not found"):
+        open_runtime(tmp_path / "no-such-vault")
+
+
+def test_a_different_embedder_is_refused_not_mixed(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    rt.index.set_meta("embedder", '{"model_id": "other-model", "dim": 384, "file_hash": "x"}')
+    with pytest.raises(EmbedderMismatch, match="--rebuild"):
+        service.reindex(rt)
+    s = service.reindex(rt, force=True)
+    assert len(s.indexed) == 3
+    assert_consistent(rt)
+
+
+_KILLABLE = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from groove.models.llama_embedder import LlamaEmbedder
+    from groove.runtime import open_runtime
+    from groove import service
+    vault, index, model = sys.argv[1:4]
+    rt = open_runtime(Path(vault), index_path=Path(index))
+    rt._embedder = LlamaEmbedder(model, max_tokens=256)
+    def on(ev):
+        if ev["phase"] == "embed":
+            print("done", ev["done"], flush=True)
+            time.sleep(0.05)  # slow enough to be killed mid-run
+    service.reindex(rt, progress=on)
+    print("finished", flush=True)
+    """
+)
+
+
+def test_sigkill_mid_run_leaves_a_consistent_index_that_the_next_run_completes(
+    tmp_path, tiny_model_path, tiny_embedder
+):
+    vault = tmp_path / "big"
+    for i in range(120):
+        write(vault, f"n{i:03}.md", f"# Note {i}\n\nText number {i} about topic {i % 7}.\n\n## Part\n\nMore {i}.\n")
+    index = tmp_path / "index.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLABLE, str(vault), str(index), str(tiny_model_path)],
+        stdout=subprocess.PIPE, text=True, env={**os.environ},
+    )
+    done = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("done"):
+            done = int(line.split()[1])
+            if done >= 40:
+                break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=30)
+    assert 40 <= done < 120
+
+    rt = open_runtime(vault, index_path=index)
+    rt._embedder = tiny_embedder
+    assert_consistent(rt)  # the killed run left whole notes only
+    partial = rt.index.counts()[0]
+    assert 0 < partial < 120
+    s = service.reindex(rt)
+    assert len(s.indexed) == 120 - partial  # it resumes, it doesn't start over
+    assert rt.index.counts()[0] == 120
+    assert_consistent(rt)
