@@ -123,6 +123,7 @@ export interface GrooveClientOptions {
   subscribe?: EventName[];
   /** Reconnect in the background after the connection drops (default true). */
   reconnect?: boolean;
+  /** Backoff between reconnect attempts (default 250 ms doubling to 30 s). */
   reconnectDelayMs?: { initial: number; max: number };
   helloTimeoutMs?: number;
   /** Default timeout for requests other than search/reindex (ms, 0 = none). */
@@ -214,7 +215,8 @@ export class GrooveClient extends Emitter<ClientEvents> {
           this.connecting = null;
           if (this._state !== "closed") {
             this.setState("disconnected", err);
-            this.scheduleReconnect();
+            // Retrying cannot fix a missing executable; the next request tries again.
+            if (err.kind !== "not-installed") this.scheduleReconnect();
           }
           throw err;
         },
@@ -380,7 +382,7 @@ export class GrooveClient extends Emitter<ClientEvents> {
   private scheduleReconnect(): void {
     if (this.opts.reconnect === false || this._state === "closed" || this.reconnectTimer) return;
     const delay = this.reconnectDelay;
-    this.reconnectDelay = Math.min(delay * 2, this.opts.reconnectDelayMs?.max ?? 5_000);
+    this.reconnectDelay = Math.min(delay * 2, this.opts.reconnectDelayMs?.max ?? 30_000);
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       if (this._state === "connected" || this._state === "closed" || this.connecting) return;

@@ -1,0 +1,216 @@
+/**
+ * The search panel: query box, toggles, filters and results, wired to a
+ * latest-only SearchSession. Framework-free (standard DOM), so the same code
+ * runs in the Obsidian ItemView, the quick-search modal and the browser test.
+ */
+import { SearchSession, type SearchRunner, type SearchTiming, type Timers } from "@groove/editor-client/session";
+import type { GrooveError } from "@groove/editor-client/errors";
+import type { SearchHit, SearchParams, SearchResponse } from "@groove/editor-client/protocol";
+import { clear, el } from "./dom";
+import { renderError, renderResults, type HitHandlers } from "./render";
+import { buildParams, nextTri, type Filters, type Toggles, type TriState } from "./settings";
+
+export interface PanelOptions extends HitHandlers {
+  runner: SearchRunner;
+  limit: number;
+  toggles: Toggles;
+  showContext: boolean;
+  debounceMs?: number;
+  timers?: Timers;
+  /** Modal: just the query box and results. */
+  compact?: boolean;
+  placeholder?: string;
+  onError?(e: GrooveError): void;
+  /** After results are in the DOM (latency measurement, tests). */
+  onRendered?(info: { params: SearchParams; response: SearchResponse; timing: SearchTiming; renderedAt: number }): void;
+  now?: () => number;
+}
+
+const TOGGLE_LABELS: Record<keyof Toggles, string> = { rerank: "Rerank", mmr: "MMR", parentRetriever: "Parent" };
+const TRI_TEXT: Record<TriState, string> = { default: "auto", on: "on", off: "off" };
+const TRI_HELP: Record<keyof Toggles, string> = {
+  rerank: "Cross-encoder reranking of the top hits",
+  mmr: "Diversify results (maximal marginal relevance)",
+  parentRetriever: "Return the parent section around small chunks",
+};
+
+export class SearchPanel {
+  readonly root: HTMLElement;
+  readonly input: HTMLInputElement;
+  readonly results: HTMLElement;
+  private readonly busyEl: HTMLElement;
+  private readonly session: SearchSession;
+  private readonly o: PanelOptions;
+  private toggles: Toggles;
+  private filters: Filters = { folders: "", tags: "" };
+  private showContext: boolean;
+  private hits: HTMLElement[] = [];
+  private hitData: SearchHit[] = [];
+  private selected = -1;
+  private lastResponse: SearchResponse | null = null;
+  private busy = false;
+
+  constructor(container: HTMLElement, opts: PanelOptions) {
+    this.o = opts;
+    this.toggles = { ...opts.toggles };
+    this.showContext = opts.showContext;
+    this.root = el(container, "div", { cls: ["groove-panel", opts.compact ? "groove-compact" : ""] });
+
+    const bar = el(this.root, "div", { cls: "groove-query-row" });
+    this.input = el(bar, "input", {
+      cls: "groove-query",
+      attr: { type: "search", placeholder: opts.placeholder ?? "Semantic search…", spellcheck: "false", "aria-label": "Search query" },
+    });
+    this.busyEl = el(bar, "span", { cls: "groove-busy", attr: { "aria-hidden": "true" } });
+
+    if (!opts.compact) this.buildControls();
+    this.results = el(this.root, "div", { cls: "groove-results" });
+
+    const now = opts.now ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
+    this.session = new SearchSession({
+      runner: opts.runner,
+      debounceMs: opts.debounceMs ?? 150,
+      timers: opts.timers,
+      onResults: (response, params, timing) => {
+        this.show(response);
+        this.o.onRendered?.({ params, response, timing, renderedAt: now() });
+      },
+      onError: (e) => {
+        this.lastResponse = null;
+        this.hits = [];
+        this.hitData = [];
+        renderError(this.results, e.message);
+        this.o.onError?.(e);
+      },
+      onClear: () => {
+        this.lastResponse = null;
+        this.hits = [];
+        this.hitData = [];
+        clear(this.results);
+      },
+      onBusy: (b) => {
+        this.busy = b;
+        this.root.classList.toggle("groove-is-busy", b);
+      },
+    });
+
+    // `input` fires for typing, paste and IME composition commits alike.
+    this.input.addEventListener("input", () => this.search());
+    this.input.addEventListener("keydown", (e) => this.onKey(e));
+  }
+
+  private buildControls(): void {
+    const controls = el(this.root, "div", { cls: "groove-controls" });
+    for (const key of Object.keys(TOGGLE_LABELS) as Array<keyof Toggles>) {
+      const chip = el(controls, "button", { cls: "groove-chip", attr: { type: "button", "data-toggle": key }, title: TRI_HELP[key] });
+      const paint = () => {
+        const v = this.toggles[key];
+        chip.textContent = `${TOGGLE_LABELS[key]}: ${TRI_TEXT[v]}`;
+        chip.setAttribute("data-state", v);
+        chip.setAttribute("aria-pressed", v === "on" ? "true" : v === "off" ? "false" : "mixed");
+      };
+      paint();
+      chip.addEventListener("click", () => {
+        this.toggles[key] = nextTri(this.toggles[key]);
+        paint();
+        this.search(true);
+      });
+    }
+    const ctx = el(controls, "label", { cls: "groove-chip groove-context-all", title: "Show the surrounding context (expanded_from) of every hit" });
+    const cb = el(ctx, "input", { attr: { type: "checkbox" } });
+    cb.checked = this.showContext;
+    ctx.appendChild(ctx.ownerDocument.createTextNode(" Context"));
+    cb.addEventListener("change", () => {
+      this.showContext = cb.checked;
+      if (this.lastResponse) this.show(this.lastResponse);
+    });
+
+    const filters = el(this.root, "div", { cls: "groove-filters" });
+    const folder = el(filters, "input", {
+      cls: "groove-filter-folder",
+      attr: { type: "text", placeholder: "Folders (comma-separated)", "aria-label": "Folder filter", spellcheck: "false" },
+    });
+    const tags = el(filters, "input", {
+      cls: "groove-filter-tags",
+      attr: { type: "text", placeholder: "#tags", "aria-label": "Tag filter", spellcheck: "false" },
+    });
+    folder.addEventListener("input", () => {
+      this.filters.folders = folder.value;
+      this.search();
+    });
+    tags.addEventListener("input", () => {
+      this.filters.tags = tags.value;
+      this.search();
+    });
+  }
+
+  params(): SearchParams {
+    return buildParams(this.input.value, this.o.limit, this.toggles, this.filters);
+  }
+
+  /** Schedule a search for the current box/filters (debounced unless immediate). */
+  search(immediate = false): void {
+    this.session.update(this.params(), { immediate });
+  }
+
+  /** Re-run the current query (e.g. the index changed). */
+  refresh(): void {
+    if (this.input.value.trim()) this.session.refresh(this.params());
+  }
+
+  setQuery(q: string, immediate = true): void {
+    this.input.value = q;
+    this.search(immediate);
+  }
+
+  focus(): void {
+    this.input.focus();
+  }
+
+  setLimit(n: number): void {
+    this.o.limit = n;
+  }
+
+  private show(response: SearchResponse): void {
+    this.lastResponse = response;
+    this.hitData = response.results;
+    this.hits = renderResults(this.results, response, {
+      showContext: this.showContext,
+      onOpen: this.o.onOpen,
+      linkFor: this.o.linkFor,
+    });
+    this.select(this.hits.length ? 0 : -1, false);
+  }
+
+  private select(i: number, scroll = true): void {
+    this.hits[this.selected]?.classList.remove("is-selected");
+    this.selected = i;
+    const h = this.hits[i];
+    if (h) {
+      h.classList.add("is-selected");
+      if (scroll) h.scrollIntoView?.({ block: "nearest" });
+    }
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    if (e.isComposing) return; // IME: Enter confirms the conversion, not a hit
+    if (e.key === "ArrowDown" && this.hits.length) {
+      e.preventDefault();
+      this.select(Math.min(this.selected + 1, this.hits.length - 1));
+    } else if (e.key === "ArrowUp" && this.hits.length) {
+      e.preventDefault();
+      this.select(Math.max(this.selected - 1, 0));
+    } else if (e.key === "Enter") {
+      e.preventDefault();
+      // While a newer query is pending the selection belongs to stale results.
+      const hit = this.busy ? undefined : this.hitData[this.selected];
+      if (hit) this.o.onOpen?.(hit, 0, e);
+      else this.search(true);
+    }
+  }
+
+  dispose(): void {
+    this.session.dispose();
+    this.root.remove();
+  }
+}

@@ -1,0 +1,76 @@
+import type { SearchParams } from "@groove/editor-client/protocol";
+
+/** "default" leaves the choice to the vault's groove.toml (sends null). */
+export type TriState = "default" | "on" | "off";
+
+export interface GrooveSettings {
+  /** Path to the `groove` executable; a bare name is looked up on PATH and in common install dirs. */
+  executable: string;
+  autoStart: boolean;
+  limit: number;
+  rerank: TriState;
+  mmr: TriState;
+  parentRetriever: TriState;
+  /** Show the expanded_from context of hits by default. */
+  showContext: boolean;
+  debounceMs: number;
+}
+
+export const DEFAULT_SETTINGS: GrooveSettings = {
+  executable: "groove",
+  autoStart: true,
+  limit: 20,
+  rerank: "default",
+  mmr: "default",
+  parentRetriever: "default",
+  showContext: false,
+  debounceMs: 150,
+};
+
+export function triToParam(t: TriState): boolean | null {
+  return t === "on" ? true : t === "off" ? false : null;
+}
+
+export function nextTri(t: TriState): TriState {
+  return t === "default" ? "on" : t === "on" ? "off" : "default";
+}
+
+export interface Filters {
+  folders: string;
+  tags: string;
+}
+
+/** "Projects, Daily/2024" -> ["Projects/**", "Daily/2024/**"]; globs pass through. */
+export function foldersToGlobs(input: string): string[] {
+  return input
+    .split(",")
+    .map((s) => s.trim().replace(/^\/+|\/+$/g, ""))
+    .filter(Boolean)
+    .map((f) => (/[*?[\]]/.test(f) || /\.md$/i.test(f) ? f : `${f}/**`));
+}
+
+/** "#work, project/x" -> ["work", "project/x"]. */
+export function parseTags(input: string): string[] {
+  return input
+    .split(/[,\s]+/)
+    .map((t) => t.trim().replace(/^#/, ""))
+    .filter(Boolean);
+}
+
+export interface Toggles {
+  rerank: TriState;
+  mmr: TriState;
+  parentRetriever: TriState;
+}
+
+export function buildParams(query: string, limit: number, toggles: Toggles, filters: Filters): SearchParams {
+  return {
+    query,
+    limit,
+    rerank: triToParam(toggles.rerank),
+    mmr: triToParam(toggles.mmr),
+    parent_retriever: triToParam(toggles.parentRetriever),
+    path_globs: foldersToGlobs(filters.folders),
+    tags_any: parseTags(filters.tags),
+  };
+}
