@@ -29,12 +29,15 @@ from .index import index_cmd, status_cmd  # noqa: E402
 from .search import search_cmd  # noqa: E402
 from .doctor import doctor_cmd  # noqa: E402
 from .models import models  # noqa: E402
+from .eval import eval_cmd, tune_cmd  # noqa: E402
 
 cli.add_command(index_cmd)
 cli.add_command(status_cmd)
 cli.add_command(search_cmd)
 cli.add_command(doctor_cmd)
 cli.add_command(models)
+cli.add_command(eval_cmd)
+cli.add_command(tune_cmd)
 
 
 def main() -> None:

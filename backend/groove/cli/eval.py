@@ -1,0 +1,298 @@
+"""`groove eval` and `groove tune`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import GrooveError
+from ..eval.golden import load_golden
+from ..eval.history import Comparison, QueryChange, compare_runs, history_path, load_history, previous_run, write_history
+from ..eval.metrics import NOTE
+from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
+from .common import model_option, vault_option
+from .search import search_options
+
+
+def eval_options(f):
+    """Options shared by eval and tune (plus `groove search`'s pipeline flags)."""
+    opts = [
+        click.argument("golden", type=click.Path(path_type=Path, exists=True, dir_okay=False)),
+        vault_option,
+        click.option("--vault-for-lang", "vault_for_lang", multiple=True, metavar="LANG=PATH",
+                     help="Vault for queries with this lang (repeatable): --vault-for-lang ja=~/Notes-ja."),
+        model_option,
+        click.option("--k", "k", type=int, default=10, show_default=True,
+                     help="Hits retrieved per query (chunks, like `groove search --limit`)."),
+        click.option("--legs", type=click.Choice(["hybrid", "vector", "fts"]), default="hybrid",
+                     show_default=True, help="Which stage-1 legs run."),
+        click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return search_options(f)
+
+
+def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str], model: str | None,
+             err: Console) -> tuple[Any, EvalSession]:
+    golden = load_golden(golden_path)
+    for w in golden.warnings:
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    vaults = resolve_vaults(golden, vault, parse_vault_for_lang(vault_for_lang))
+    session = EvalSession(golden, vaults, model=model)
+    for rt in session.runtimes.values():
+        for w in rt.config.warnings:
+            err.print(f"[yellow]warning:[/yellow] {w}")
+    for v in session.config_differences():
+        err.print(f"[yellow]warning:[/yellow] {v} has other [search] settings than {session.primary.vault}; "
+                  "the fingerprint records the first vault's")
+
+    def progress(v: Path, ev: dict) -> None:
+        if ev.get("phase") == "embed" and ev.get("total"):
+            err.print(f"indexing {v.name}: {ev.get('done', 0)}/{ev['total']}", end="\r")
+
+    for w in session.reindex(progress):
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    quoted = session.quoted()
+    if quoted:
+        err.print(f"[yellow]warning:[/yellow] {len(quoted)} golden quer{'y appears' if len(quoted) == 1 else 'ies appear'} "
+                  "verbatim in the vault, so the eval measures string matching, not retrieval:")
+        for g, paths in quoted:
+            more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
+            err.print(f"  line {g.line}: {g.query!r} in {', '.join(paths[:3])}{more}")
+    return golden, session
+
+
+def _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs) -> SearchOptions:
+    return SearchOptions(rerank=rerank, reranker=reranker, mmr=mmr, mmr_lambda=mmr_lambda,
+                         mmr_same_doc_penalty=mmr_same_doc_penalty, parent_retriever=parent_retriever, legs=legs)
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.3f}"
+
+
+def metrics_table(metrics: dict[str, Any], names: Sequence[str], title: str) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("group")
+    t.add_column("n", justify="right")
+    for m in names:
+        t.add_column(m, justify="right")
+
+    def row(label: str, d: dict[str, Any]) -> None:
+        t.add_row(label, str(d.get("n", 0)), *[_fmt(d[m]) if m in d else "-" for m in names])
+
+    row("all", metrics["overall"])
+    if len(metrics["by_lang"]) > 1 or "-" not in metrics["by_lang"]:
+        for lang, d in metrics["by_lang"].items():
+            row(f"lang {lang}", d)
+    for kind, d in metrics["by_kind"].items():
+        row(f"kind {kind}", d)
+    return t
+
+
+def _ranks(r: dict[str, Any]) -> str:
+    return ", ".join(f"{Path(p).stem}:{v if v is not None else '-'}" for p, v in r.items())
+
+
+def change_line(c: QueryChange) -> str:
+    olds, news = c.old_ranks, c.new_ranks
+    ranks = "; ".join(f"{Path(p).stem} {olds.get(p) or '-'}→{news.get(p) or '-'}" for p in news)
+    tag = "/".join(x for x in (c.lang, c.kind) if x)
+    return f"{c.delta:+.3f}  {c.query!r} ({tag})  rank {ranks}"
+
+
+def print_comparison(console: Console, cmp: Comparison, detailed: bool) -> None:
+    head = f"vs previous run on this golden file ({cmp.previous_date})"
+    if not cmp.comparable:
+        console.print(f"[yellow]{head}: not comparable[/yellow] — {cmp.reason}")
+    if detailed:
+        t = Table(title=head, title_justify="left")
+        for c in ("metric", "before", "now", "delta"):
+            t.add_column(c, justify="right" if c != "metric" else "left")
+        for m, (o, n) in cmp.metric_deltas.items():
+            d = n - o
+            style = "" if abs(d) < 1e-9 or not cmp.comparable else ("green" if d > 0 else "red")
+            t.add_row(m, _fmt(o), _fmt(n), f"[{style}]{d:+.3f}[/{style}]" if style else f"{d:+.3f}")
+        console.print(t)
+        if cmp.fingerprint_changes:
+            console.print("configuration differs from that run:")
+            for f in cmp.fingerprint_changes:
+                console.print(f"  [bold]{f.name}[/bold]: {f.old!r} → {f.new!r}")
+        else:
+            console.print("configuration: same fingerprint as that run")
+    if cmp.comparable:
+        console.print(f"per query (ndcg@10, ranks before→now): {len(cmp.worse)} worse, {len(cmp.better)} better"
+                      + (f", {cmp.new_queries} new" if cmp.new_queries else ""))
+        for c in cmp.worse:
+            console.print(f"  [red]worse[/red]  {change_line(c)}", highlight=False)
+        for c in cmp.better:
+            console.print(f"  [green]better[/green] {change_line(c)}", highlight=False)
+
+
+def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
+    console.print(f"[dim]{NOTE}; k = {run.k} hits per query[/dim]")
+    console.print(metrics_table(metrics, run.metric_names, f"{len(run.results)} queries"))
+    missed = [r for r in run.results if r.first_rank is None]
+    if missed:
+        console.print(f"no expected note in the top {run.k}: {len(missed)} quer{'y' if len(missed) == 1 else 'ies'}")
+        for r in missed:
+            console.print(f"  line {r.golden.line}: {r.golden.query!r} ({r.golden.lang or '-'}/{r.golden.kind})",
+                          highlight=False)
+    unreachable = sum(len(r.unreachable) for r in run.results)
+    if unreachable:
+        console.print(f"[yellow]{unreachable} expected path(s) are not in the vault (unreachable)[/yellow]")
+    console.print(f"[dim]{len(run.results)} queries in {run.seconds:.2f} s[/dim]")
+
+
+@click.command("eval")
+@eval_options
+@click.option("--compare", is_flag=True, help="Show the delta to the last run on the same golden file and what changed.")
+@click.option("--history", "history_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="History file (default: <first vault>/.groove-eval-history.json).")
+@click.option("--no-record", is_flag=True, help="Don't append this run to the history.")
+def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
+             mmr_lambda, mmr_same_doc_penalty, parent_retriever, compare: bool, history_file, no_record: bool) -> None:
+    """Score retrieval on golden queries: recall, hit, MRR, nDCG, overall and per lang/kind.
+
+    Example: groove eval golden.jsonl --vault-for-lang en=~/Notes --vault-for-lang ja=~/Notes-ja
+    """
+    err = Console(stderr=True)
+    gset, session = _session(golden, vault, vault_for_lang, model, err)
+    try:
+        opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
+        run = session.run(opts, k)
+        for w in run.warnings:
+            err.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+        record = make_record(gset, session.vault_of, run, session.fingerprint(opts, k))
+    finally:
+        session.close()
+    hpath = history_file or history_path(session.primary.vault)
+    runs, hw = load_history(hpath)
+    for w in hw:
+        err.print(f"[yellow]warning:[/yellow] {w}")
+    prev = previous_run(runs, gset.sha256)
+    cmp = compare_runs(prev, record) if prev else None
+    if not no_record:
+        try:
+            write_history(hpath, runs + [record])
+        except OSError as e:
+            err.print(f"[yellow]warning:[/yellow] could not write eval history {hpath}: {e}")
+    if as_json:
+        out: dict[str, Any] = {"note": NOTE, "run": record, "history": str(hpath)}
+        if compare:
+            out["compare"] = _comparison_json(cmp)
+        click.echo(json.dumps(out, ensure_ascii=False, indent=2))
+        return
+    console = Console()
+    print_run(console, run, record["metrics"])
+    if cmp:
+        print_comparison(console, cmp, detailed=compare)
+    elif compare:
+        console.print("no earlier run on this golden file to compare with")
+    if not no_record:
+        console.print(f"[dim]recorded in {hpath}[/dim]")
+
+
+def _comparison_json(cmp: Comparison | None) -> dict[str, Any] | None:
+    if cmp is None:
+        return None
+    ch = lambda c: {"query": c.query, "lang": c.lang, "kind": c.kind, "before": c.old_ndcg, "now": c.new_ndcg,
+                    "ranks_before": c.old_ranks, "ranks_now": c.new_ranks}  # noqa: E731
+    return {
+        "previous_date": cmp.previous_date, "comparable": cmp.comparable, "reason": cmp.reason,
+        "metrics": {m: {"before": o, "now": n, "delta": n - o} for m, (o, n) in cmp.metric_deltas.items()},
+        "fingerprint_changes": [{"field": f.name, "before": f.old, "now": f.new} for f in cmp.fingerprint_changes],
+        "worse": [ch(c) for c in cmp.worse], "better": [ch(c) for c in cmp.better],
+    }
+
+
+@click.command("tune")
+@eval_options
+@click.option("--plot", "plot", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Write the nDCG@10 grid as a heatmap PNG (needs matplotlib: pip install 'groove[plot]').")
+def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
+             mmr_lambda, mmr_same_doc_penalty, parent_retriever, plot: Path | None) -> None:
+    """Do rrf_k and the bm25 column weights move quality on this KB? A grid with significance tests.
+
+    Example: groove tune golden.jsonl --vault ~/Notes --plot tune.png
+    """
+    from ..tune import plot_heatmap, run_tune
+
+    err = Console(stderr=True)
+    if plot is not None:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise GrooveError("--plot needs matplotlib: pip install 'groove[plot]'") from None
+    if legs == "vector":
+        err.print("[yellow]warning:[/yellow] --legs vector: bm25 weights and rrf_k change nothing without the FTS leg")
+    _, session = _session(golden, vault, vault_for_lang, model, err)
+    try:
+        opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
+        result = run_tune(session, opts, k, progress=lambda i, n: err.print(f"tune: {i}/{n} settings", end="\r"))
+    finally:
+        session.close()
+    err.print(" " * 30, end="\r")
+    if plot is not None:
+        plot_heatmap(result, plot)
+    if as_json:
+        click.echo(json.dumps(_tune_json(result, plot), ensure_ascii=False, indent=2))
+        return
+    console = Console()
+    console.print(f"[dim]{NOTE}; k = {k}; baseline = rrf_k {result.baseline.rrf_k:g}, "
+                  f"weights {result.baseline.label}; significance: paired bootstrap 95% CI and sign test "
+                  f"on per-query {result.primary}, both must agree[/dim]")
+    print_tune(console, result)
+    if plot is not None:
+        console.print(f"[dim]heatmap written to {plot}[/dim]")
+
+
+def print_tune(console: Console, result: Any) -> None:
+    t = Table(title=f"{result.primary} by rrf_k × bm25 heading/context/content", title_justify="left")
+    t.add_column("weights")
+    for k in result.rrf_ks:
+        t.add_column(f"k={k:g}", justify="right")
+    for wl in result.weight_labels:
+        cells = []
+        for k in result.rrf_ks:
+            c = next(c for c in result.cells if c.label == wl and c.rrf_k == k)
+            if c.is_baseline:
+                cells.append(f"[bold]{c.means[result.primary]:.3f}[/bold] (base)")
+            else:
+                d = c.deltas[result.primary]
+                mark = "*" if c.significance.significant else ""
+                cells.append(f"{c.means[result.primary]:.3f} ({d:+.3f}{mark})")
+        t.add_row(wl, *cells)
+    console.print(t)
+    d = Table(title="deltas vs baseline (mean; p: bootstrap / sign test on the primary metric)", title_justify="left")
+    for col in ("rrf_k", "weights", "ndcg@10", "mrr", "recall@5", "recall@10", "W/L/T", "p boot", "p sign"):
+        d.add_column(col, justify="right")
+    for c in result.cells:
+        if c.is_baseline:
+            continue
+        s = c.significance
+        d.add_row(f"{c.rrf_k:g}", c.label, *[f"{c.deltas[m]:+.3f}" if m in c.deltas else "-"
+                                              for m in ("ndcg@10", "mrr", "recall@5", "recall@10")],
+                  f"{s.sign.wins}/{s.sign.losses}/{s.sign.ties}", f"{s.bootstrap.p_value:.3f}",
+                  f"{s.sign.p_value:.3f}" + (" *" if s.significant else ""))
+    console.print(d)
+    console.print(f"[bold]verdict:[/bold] {result.verdict()}")
+
+
+def _tune_json(result: Any, plot: Path | None) -> dict[str, Any]:
+    return {
+        "note": NOTE, "primary": result.primary, "verdict": result.verdict(),
+        "no_effect": not result.significant, "plot": str(plot) if plot else None,
+        "cells": [{
+            "rrf_k": c.rrf_k, "weights": list(c.weights), "baseline": c.is_baseline, "means": c.means,
+            "deltas": c.deltas, "significant": c.significance.significant,
+            "bootstrap": vars(c.significance.bootstrap), "sign_test": vars(c.significance.sign),
+        } for c in result.cells],
+    }
