@@ -1,0 +1,129 @@
+"""Fixtures for the MCP server and notes tests: a small vault with links,
+aliases, headings, block ids and an ambiguous name, plus the tiny test model."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for tinymodels
+
+NOTES: dict[str, str] = {
+    "Home.md": """---
+title: Home
+tags: [start, index]
+aliases: [Start page, Lobby]
+---
+# Home
+
+Welcome to the vault. See [[Projects/Plan]] and [[Plan#Goals]].
+Yesterday's meeting: [[Meeting notes^decision-1]] and the [[Meeting notes#Action items|actions]].
+Nested heading: [[Plan#Goals#Details]]. The diary: [[Daily/2024-01-02|today]].
+A picture: ![[Image.png]] and a dangling [[Missing note]].
+Also the alias link [[Standup]].
+""",
+    "Projects/Plan.md": """# Plan
+
+Intro to the garden project plan.
+
+## Goals
+
+Grow tomatoes and beans in the garden.
+
+### Details
+
+Water every morning, before work.
+
+## Risks
+
+Cats dig the beds. A step we must take ^step-1
+
+## Details
+
+A second Details heading, under Risks' sibling level.
+""",
+    "Archive/Old/Plan.md": """# Old plan
+
+The old garden plan from last year.
+""",
+    "Archive/Old/Notes.md": """# Notes
+
+Refers to [[Plan]] in this folder, and to [[Home]].
+""",
+    "Meeting notes.md": """---
+aliases: Standup
+tags: [work]
+date: 2024-01-02
+---
+# Meeting notes
+
+Discussed the python search project.
+We decided to ship on Friday.
+The team agreed. ^decision-1
+
+## Action items
+
+- write the code
+- test the code ^todo-2
+
+> a quote
+> over two lines
+
+^quote-1
+""",
+    "Daily/2024-01-02.md": """---
+date: 2024-01-02
+tags: [daily, journal]
+---
+# 2024-01-02
+
+Coffee, then the meeting. Back to [[Home]]. #journal
+""",
+    "日本/会議.md": """# 会議
+
+東京の会議のノート。[[Home]] を参照。
+""",
+}
+
+
+def write_vault(root: Path) -> Path:
+    for rel, text in NOTES.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+    (root / "Image.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "notes.txt").write_text("not markdown", encoding="utf-8")
+    return root
+
+
+@pytest.fixture(scope="session", autouse=True)
+def groove_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("groove-home")
+    os.environ["GROOVE_HOME"] = str(home)
+    return home
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tinymodels import write_tiny_bert_embedder
+
+    return write_tiny_bert_embedder(tmp_path_factory.mktemp("models") / "tiny-bert.gguf")
+
+
+@pytest.fixture(scope="session")
+def outside_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("outside")
+    (out / "secret.md").write_text("# Secret\n\nTOP SECRET outside the vault\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="session")
+def vault(tmp_path_factory: pytest.TempPathFactory, outside_dir: Path) -> Path:
+    root = write_vault(tmp_path_factory.mktemp("vault"))
+    # Symlinks that point out of the vault must never be followed.
+    (root / "escape.md").symlink_to(outside_dir / "secret.md")
+    (root / "outside-folder").symlink_to(outside_dir, target_is_directory=True)
+    return root
