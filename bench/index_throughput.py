@@ -1,0 +1,58 @@
+"""Indexing throughput vs raw llama.cpp embedding of the same chunk texts.
+
+    python bench/index_throughput.py [--notes 60] [--vault PATH]
+
+Prints chunks/s of `groove index` (scan + parse + embed + SQLite), chunks/s
+of embedding the very same texts with the embedder alone, their ratio (goal
+>= 0.9: parsing and SQLite should be noise next to the model), and the peak
+RSS of the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import EVAL, default_embedder, vault_subset  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vault", type=Path, default=EVAL / "vault-en")
+    ap.add_argument("--notes", type=int, default=60, help="first N notes (0 = all)")
+    a = ap.parse_args()
+    from groove import service
+    from groove.index.store import embed_text
+    from groove.runtime import open_runtime
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ.setdefault("GROOVE_HOME", tmp)
+        vault = vault_subset(a.vault, Path(tmp) / "vault", a.notes or None)
+        emb = default_embedder()
+        rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
+        rt._embedder = emb
+        t0 = time.perf_counter()
+        s = service.reindex(rt)
+        t_index = time.perf_counter() - t0
+        texts = [embed_text(ctx, content) for ctx, content in rt.index.conn.execute("SELECT context, content FROM chunks")]
+        t0 = time.perf_counter()
+        for i in range(0, len(texts), 32):
+            emb.embed_passages(texts[i:i + 32])
+        t_raw = time.perf_counter() - t0
+    n = s.chunks_embedded
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"notes {len(s.indexed)}, chunks {n}")
+    print(f"groove index : {n / t_index:7.2f} chunks/s ({t_index:.1f} s)")
+    print(f"raw embedding: {n / t_raw:7.2f} chunks/s ({t_raw:.1f} s)")
+    print(f"ratio index/raw throughput: {t_raw / t_index:.3f}  (goal >= 0.9)")
+    print(f"peak RSS while indexing: {rss:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()
