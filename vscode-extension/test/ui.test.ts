@@ -140,7 +140,7 @@ describe("QuickPick search", () => {
     expect(ed.document.getText(ed.selection)).toBe("🎉同期");
     expect(ed.revealed[0].type).toBe(vscode.TextEditorRevealType.InCenter);
     const [type] = fake.decorationTypes;
-    expect((type.options.backgroundColor as vscode.ThemeColor).id).toBe("editor.findMatchHighlightBackground");
+    expect((type.options.backgroundColor as unknown as { id: string }).id).toBe("editor.findMatchHighlightBackground");
     expect(ed.decorations.get(type)!.map((r) => ed.document.getText(r))).toEqual(["🎉同期", "競合ファイル"]);
     expect(qp.disposed).toBe(true);
 
