@@ -203,6 +203,26 @@ describe.skipIf(!available)("against the real groove serve", () => {
     expect(r.backlinks.map((b) => b.path)).toContain("Index.md");
   });
 
+  it("groove: Related Notes lists the backlink and opens Index.md at the linking line", async () => {
+    fake.editors.length = 0;
+    await vscode.window.showTextDocument((await openDoc("Sync.md")) as never);
+    const done = vscode.commands.executeCommand("groove.relatedNotes");
+    await vi.waitFor(() => expect(fake.quickPicks.at(-1)!.items.some((i: any) => i.label.includes("Index"))).toBe(true), { timeout: 10_000 });
+    const qp = fake.quickPicks.at(-1)! as FakeQuickPick<any>;
+    expect(qp.items.map((i) => i.label)).toContain("Backlinks");
+    qp.pick(qp.items.find((i) => i.open?.path === "Index.md" && i.open.line));
+    await done;
+    const ed = vscode.window.activeTextEditor as unknown as FakeTextEditor;
+    expect(ed.document.uri.fsPath).toBe(path.join(vault, "Index.md"));
+    expect(ed.selection.start.line).toBe(lineOf("Index.md", "[[Sync#Conflicts]]"));
+  });
+
+  it("groove: Rebuild Index reports what it indexed", async () => {
+    await vscode.commands.executeCommand("groove.rebuildIndex");
+    const msg = fake.messages.find((m) => m.text.includes("index rebuilt"));
+    expect(msg?.text).toMatch(/\d+ indexed/);
+  }, 60_000);
+
   it("an edited note arrives as index.changed and becomes searchable", async () => {
     const changed = new Promise<string[]>((resolve) => backend.on("changed", (paths) => resolve(paths)));
     fs.writeFileSync(path.join(vault, "Garden.md"), "# Garden\n\nTomatoes need full sun and regular watering.\n");
