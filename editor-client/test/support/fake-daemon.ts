@@ -28,6 +28,8 @@ export class FakeDaemon {
     filter_applied: {},
     warnings: [],
   });
+  resolveResult: (params: any) => object = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
+  relatedResult: (params: any) => object = (p) => ({ path: p.path, similar: [], backlinks: [], outgoing: [] });
   private server: net.Server;
   private sockets = new Set<net.Socket>();
   private subscribed = new Set<net.Socket>();
@@ -125,11 +127,14 @@ export class FakeDaemon {
             reply(msg.id, { result: { documents: 2, chunks: 5, model: "fake", dim: 3, last_indexed: null, stale_files: 0, indexing: false, progress: null, index_path: "/x" } });
             break;
           case "resolve_link":
-            reply(msg.id, { result: { path: null, heading: null, block: null, line_range: null, exists: false } });
+            reply(msg.id, { result: this.resolveResult(msg.params) });
             break;
           case "related_notes":
             if (msg.params.path.startsWith("../")) reply(msg.id, { error: { code: -32002, message: "path outside the vault: ../x" } });
-            else reply(msg.id, { result: { path: msg.params.path, similar: [], backlinks: [], outgoing: [] } });
+            else reply(msg.id, { result: this.relatedResult(msg.params) });
+            break;
+          case "reindex":
+            reply(msg.id, { result: { indexed: 2, unchanged: 0, deleted: 0, skipped: [] } });
             break;
           default:
             reply(msg.id, { error: { code: -32601, message: `unknown method ${msg.method}` } });

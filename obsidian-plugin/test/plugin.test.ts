@@ -1,0 +1,254 @@
+/**
+ * The plugin loaded against the fake `obsidian` module and a fake daemon on a
+ * real unix socket (found through a fake `groove connect-info` executable):
+ * commands and view registration, as-you-type search in the view, jumping to
+ * the exact span in a CRLF Japanese note, status bar, settings, link resolution.
+ */
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { App, FakeEditor, MarkdownView, Notice, Setting, WorkspaceLeaf } from "./fake-obsidian";
+import GroovePlugin, { linkAt, resolveExecutable } from "../src/main";
+import { GrooveSearchView, VIEW_TYPE_SEARCH } from "../src/view";
+import { FakeDaemon, infoFor, tmpDir, until, writeFakeGroove } from "../../editor-client/test/support/fake-daemon";
+import type { SearchHit } from "@groove/editor-client/protocol";
+
+const enc = new TextEncoder();
+const B = (s: string) => enc.encode(s).length;
+
+const NOTE_PATH = "Projects/同期.md";
+const NOTE = "---\r\ntags: [sync]\r\n---\r\n# 同期 🎉\r\n\r\n## 競合の解決\r\n同期の競合は、オフラインで編集すると起きます。\r\nSync conflicts happen offline.\r\n";
+const CHUNK = "## 競合の解決\r\n同期の競合は、オフラインで編集すると起きます。\r\nSync conflicts happen offline.";
+
+function hitFor(terms: string[]): SearchHit {
+  const start = B(NOTE.slice(0, NOTE.indexOf(CHUNK)));
+  return {
+    path: NOTE_PATH,
+    title: "同期",
+    heading_path: ["同期", "競合の解決"],
+    level: 2,
+    content: CHUNK,
+    score: 0.5,
+    rank: 1,
+    match_spans: terms.map((t) => {
+      const s = B(CHUNK.slice(0, CHUNK.indexOf(t)));
+      return [s, s + B(t)] as [number, number];
+    }),
+    expanded_from: [],
+    byte_range: [start, start + B(CHUNK)],
+    line_range: [6, 8],
+    chunk_id: 3,
+  };
+}
+
+let dir: string;
+let vault: string;
+let daemon: FakeDaemon;
+let app: App;
+let plugin: GroovePlugin;
+
+beforeEach(async () => {
+  dir = tmpDir();
+  vault = path.join(dir, "vault");
+  fs.mkdirSync(path.join(vault, "Projects"), { recursive: true });
+  fs.writeFileSync(path.join(vault, NOTE_PATH), NOTE);
+  fs.writeFileSync(path.join(vault, "Other.md"), "# Other\n\nSee [[同期#競合の解決]].\n");
+  daemon = new FakeDaemon(dir);
+  daemon.searchResult = (p) => ({ results: [hitFor(p.query.includes("conflicts") ? ["conflicts", "offline"] : ["競合", "オフライン"])], low_confidence: false, filter_applied: {}, warnings: [] });
+  await daemon.listen();
+  const groove = writeFakeGroove(dir);
+  groove.setState(infoFor(daemon));
+  app = new App(vault);
+  plugin = new GroovePlugin(app as never, { id: "groove-search", name: "groove", version: "0.1.0" } as never);
+  (plugin as unknown as { data: unknown }).data = { executable: groove.bin };
+  Notice.shown = [];
+  Setting.all = [];
+  await plugin.onload();
+});
+
+afterEach(async () => {
+  plugin.onunload();
+  await daemon.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const fake = () => plugin as unknown as { commands: Array<{ id: string; name: string; callback?: () => void; editorCheckCallback?: (...a: unknown[]) => boolean }>; statusBarItems: HTMLElement[]; settingTabs: Array<{ display(): void }> };
+const command = (id: string) => fake().commands.find((c) => c.id === id)!;
+
+async function openView(): Promise<GrooveSearchView> {
+  command("open-search").callback!();
+  await until(() => app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH).length > 0, 2000, "view");
+  return app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH)[0]!.view as GrooveSearchView;
+}
+
+function type(input: HTMLInputElement, text: string) {
+  input.value = text;
+  input.dispatchEvent(new Event("input", { bubbles: true }));
+}
+
+describe("plugin onload", () => {
+  it("registers the commands, the view, a status-bar item and the settings tab", () => {
+    expect(fake().commands.map((c) => [c.id, c.name])).toEqual([
+      ["open-search", "Open semantic search"],
+      ["quick-search", "Quick semantic search"],
+      ["related-notes", "Related notes"],
+      ["rebuild-index", "Rebuild index"],
+      ["follow-link", "Follow link under cursor"],
+    ]);
+    expect(app.workspace.viewCreators.has(VIEW_TYPE_SEARCH)).toBe(true);
+    expect(fake().statusBarItems).toHaveLength(1);
+    expect(fake().settingTabs).toHaveLength(1);
+    expect(daemon.connections).toBe(0); // connecting waits for the layout
+  });
+
+  it("connects when the layout is ready and shows the index state in the status bar", async () => {
+    for (const cb of app.workspace.layoutReady) cb();
+    const status = fake().statusBarItems[0]!;
+    await until(() => status.textContent === "groove: up to date", 3000, "status");
+    expect(daemon.received[0]!.params.client).toBe("obsidian-groove/0.1.0");
+    daemon.notify("index.progress", { phase: "embed", done: 1, total: 2 });
+    await until(() => status.textContent === "groove: indexing 1/2", 3000, "progress");
+  });
+
+  it("shows 'daemon not running' when the daemon goes away", async () => {
+    await plugin.connect(false);
+    await daemon.stop();
+    const status = fake().statusBarItems[0]!;
+    await until(() => status.textContent === "groove: daemon not running", 3000, "not running");
+    await daemon.listen(); // afterEach stops it again
+  });
+});
+
+describe("search view", () => {
+  it("searches as you type and renders highlighted spans from the daemon", async () => {
+    const view = await openView();
+    expect(app.workspace.rightLeaves).toHaveLength(1);
+    type(view.panel!.input, "競合");
+    await until(() => view.contentEl.querySelectorAll("mark.groove-match").length > 0, 3000, "results");
+    expect([...view.contentEl.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["競合", "オフライン"]);
+    expect(daemon.received.filter((r) => r.method === "search").map((r) => r.params.query)).toEqual(["競合"]);
+  });
+
+  it("selects exactly the clicked span in the opened CRLF note, centred", async () => {
+    const view = await openView();
+    type(view.panel!.input, "sync conflicts");
+    await until(() => view.contentEl.querySelectorAll("mark").length === 2, 3000, "results");
+    view.contentEl.querySelectorAll<HTMLElement>("mark")[1]!.click();
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    const leaf = app.workspace.leaves.find((l) => l.view instanceof MarkdownView) as WorkspaceLeaf;
+    const editor = (leaf.view as MarkdownView).editor as FakeEditor;
+    const [, from, to] = editor.calls.find((c) => c[0] === "setSelection") as [string, { line: number; ch: number }, { line: number; ch: number }];
+    expect(editor.textBetween(from, to)).toBe("offline");
+    expect(from.line).toBe(7);
+    expect(editor.calls.find((c) => c[0] === "scrollIntoView")![2]).toBe(true);
+    expect(app.workspace.getLeafCalls).toEqual([false]);
+  });
+
+  it("opens in a new tab on modifier-click", async () => {
+    const view = await openView();
+    type(view.panel!.input, "競合");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    view.contentEl.querySelector(".groove-hit")!.dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
+    await until(() => app.workspace.getLeafCalls.length > 0, 3000, "open");
+    expect(app.workspace.getLeafCalls).toEqual(["tab"]);
+  });
+
+  it("sends the toggles and filters as search params", async () => {
+    const view = await openView();
+    const chip = view.contentEl.querySelector<HTMLButtonElement>('[data-toggle="rerank"]')!;
+    chip.click(); // auto -> on
+    const folder = view.contentEl.querySelector<HTMLInputElement>(".groove-filter-folder")!;
+    folder.value = "Projects";
+    folder.dispatchEvent(new Event("input"));
+    const tags = view.contentEl.querySelector<HTMLInputElement>(".groove-filter-tags")!;
+    tags.value = "#sync";
+    tags.dispatchEvent(new Event("input"));
+    type(view.panel!.input, "競合");
+    await until(() => daemon.methods.includes("search"), 3000, "search");
+    expect(daemon.received.find((r) => r.method === "search")!.params).toMatchObject({
+      query: "競合",
+      rerank: true,
+      mmr: null,
+      parent_retriever: null,
+      path_globs: ["Projects/**"],
+      tags_any: ["sync"],
+      limit: 20,
+    });
+  });
+
+  it("re-runs the visible query when the index changes", async () => {
+    const view = await openView();
+    type(view.panel!.input, "競合");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    daemon.notify("index.changed", { paths: [NOTE_PATH], deleted: [], documents: 2, chunks: 4 });
+    await until(() => daemon.methods.filter((m) => m === "search").length === 2, 3000, "refresh");
+  });
+
+  it("shows related notes of the active note and resolves outgoing links through the daemon", async () => {
+    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8 }], backlinks: [], outgoing: [{ target: "同期#競合の解決", path: NOTE_PATH, heading: "競合の解決", line: 3 }] });
+    daemon.resolveResult = () => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: true });
+    app.workspace.activeFile = new (await import("./fake-obsidian")).TFile("Other.md");
+    await plugin.showRelated();
+    const view = app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH)[0]!.view as GrooveSearchView;
+    await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 3000, "related");
+    view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!.click();
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    expect(daemon.received.find((r) => r.method === "resolve_link")!.params).toEqual({ link: "[[同期#競合の解決]]", from_path: "Other.md" });
+    const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
+    const sel = editor.calls.find((c) => c[0] === "setSelection")!;
+    expect(sel[1]).toEqual({ line: 5, ch: 0 });
+    expect(editor.getLine(5)).toBe("## 競合の解決");
+  });
+});
+
+describe("commands", () => {
+  it("quick search opens a modal whose results open the note", async () => {
+    const { QuickSearchModal } = await import("../src/modal");
+    const modal = new QuickSearchModal(app as never, plugin);
+    modal.open();
+    const input = modal.contentEl.querySelector<HTMLInputElement>(".groove-query")!;
+    type(input, "競合");
+    await until(() => modal.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(false);
+  });
+
+  it("follow-link resolves the [[link]] under the cursor via resolve_link", async () => {
+    daemon.resolveResult = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
+    const editor = new FakeEditor();
+    editor.setValue("See [[Nowhere#x]] here");
+    editor.cursor = { line: 0, ch: 8 };
+    const cmd = command("follow-link");
+    expect(cmd.editorCheckCallback!(true, editor, { file: { path: "Other.md" } })).toBe(true);
+    cmd.editorCheckCallback!(false, editor, { file: { path: "Other.md" } });
+    await until(() => Notice.shown.length > 0, 3000, "notice");
+    expect(Notice.shown[0]).toMatch(/does not resolve/);
+    editor.cursor = { line: 0, ch: 1 };
+    expect(cmd.editorCheckCallback!(true, editor, {})).toBe(false);
+  });
+
+  it("the settings tab's Rebuild index button sends reindex", async () => {
+    fake().settingTabs[0]!.display();
+    const rebuild = Setting.all.find((s) => s.name === "Rebuild index")!;
+    expect(rebuild.components[0]!.buttonText).toBe("Rebuild index");
+    await rebuild.components[0]!.onClickCb!();
+    expect(daemon.received.find((r) => r.method === "reindex")!.params).toEqual({ force: true });
+    expect(Notice.shown.some((m) => m.startsWith("groove: indexed 2"))).toBe(true);
+    expect(Setting.all.map((s) => s.name)).toEqual(expect.arrayContaining(["groove executable", "Auto-start daemon", "Default result limit", "Reranker", "MMR", "Parent retriever"]));
+  });
+});
+
+describe("helpers", () => {
+  it("finds the wikilink under the cursor", () => {
+    expect(linkAt("a [[One]] b [[Two#H|alias]]", 14)).toBe("Two#H|alias");
+    expect(linkAt("no links", 2)).toBeNull();
+  });
+  it("keeps an explicit executable path and searches PATH for a bare name", () => {
+    expect(resolveExecutable("/opt/x/groove")).toBe("/opt/x/groove");
+    const d = tmpDir();
+    fs.writeFileSync(path.join(d, "groove"), "");
+    expect(resolveExecutable("groove", { PATH: d })).toBe(path.join(d, "groove"));
+    fs.rmSync(d, { recursive: true });
+  });
+});
