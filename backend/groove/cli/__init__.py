@@ -30,6 +30,7 @@ from .search import search_cmd  # noqa: E402
 from .doctor import doctor_cmd  # noqa: E402
 from .models import models  # noqa: E402
 from .eval import eval_cmd, tune_cmd  # noqa: E402
+from .serve import serve_cmd, connect_info_cmd  # noqa: E402
 
 cli.add_command(index_cmd)
 cli.add_command(status_cmd)
@@ -38,6 +39,8 @@ cli.add_command(doctor_cmd)
 cli.add_command(models)
 cli.add_command(eval_cmd)
 cli.add_command(tune_cmd)
+cli.add_command(serve_cmd)
+cli.add_command(connect_info_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,116 @@
+"""`groove serve` and `groove connect-info`."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from .common import index_option, model_option, vault_option
+
+
+def _vault(vault: Path | None) -> Path:
+    from ..vault.scan import check_vault
+
+    return check_vault(vault or Path.cwd())
+
+
+@click.command("serve")
+@vault_option
+@index_option
+@model_option
+@click.option("--foreground", is_flag=True, help="Run in this terminal and log to it (default: start in the background).")
+@click.option("--status", "status", is_flag=True, help="Is a daemon running for the vault? (exit 0 if so, 1 if not)")
+@click.option("--stop", "stop", is_flag=True, help="Stop the vault's daemon (SIGTERM, wait, clean up).")
+@click.option("--json", "as_json", is_flag=True, help="With --status: print JSON.")
+@click.option("--verbose", is_flag=True, help="Log every request (debug level).")
+@click.option("--detached-child", is_flag=True, hidden=True)
+def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bool, as_json: bool,
+              verbose: bool, detached_child: bool) -> None:
+    """Keep the vault's index and models warm for editors and MCP, over a local socket.
+
+    One daemon per vault; it watches the vault and reindexes changed notes.
+    Example: groove serve --vault ~/Notes
+    """
+    from ..daemon import lifecycle
+
+    v = _vault(vault)
+    if status:
+        sys.exit(_status(v, as_json))
+    if stop:
+        pid = lifecycle.stop_daemon(v)
+        click.echo(f"stopped groove serve (pid {pid}) for {v}" if pid else f"no groove serve running for {v}")
+        return
+    if foreground or detached_child:
+        sys.exit(lifecycle.run_daemon(v, index_path=index_path, model=model, foreground=foreground,
+                                      verbose=verbose))
+    st = lifecycle.running_state(v)
+    if st is not None:
+        raise lifecycle.AlreadyRunning(
+            f"groove serve is already running for {v} (pid {st.get('pid', '?')}, "
+            f"{st.get('transport', 'unix')} {st.get('address', '')}); stop it with `groove serve --stop`")
+    t0 = time.perf_counter()
+    info = lifecycle.start_detached(v, index_path=index_path, model=model)
+    f = lifecycle.files_for(v)
+    click.echo(f"groove serve running for {v} (pid {info['pid']}, {info['transport']} {info['address']}) "
+               f"in {time.perf_counter() - t0:.1f}s; log: {f.log}")
+
+
+def _status(v: Path, as_json: bool) -> int:
+    from ..client import ConnectError, DaemonClient
+    from ..daemon import auth, lifecycle
+
+    info = lifecycle.connect_info(v)
+    f = lifecycle.files_for(v)
+    st = lifecycle.read_state(v) or {}
+    out: dict = {
+        "vault": str(v), "running": info["running"], "pid": info["pid"], "transport": info["transport"],
+        "address": info["address"], "log": str(f.log), "token_store": st.get("token_store") or auth.store_info().store,
+        "started_at": st.get("started_at"), "index": None,
+    }
+    if info["running"]:
+        try:
+            with DaemonClient.connect(info, client="groove-serve-status", timeout=5.0) as c:
+                out["index"] = c.index_status()
+        except (ConnectError, OSError, TimeoutError) as e:
+            out["error"] = str(e)
+    if as_json:
+        click.echo(json.dumps({k: (v2 if k != "token" else None) for k, v2 in out.items()}, indent=2))
+    elif not info["running"]:
+        click.echo(f"no groove serve running for {v}")
+    else:
+        up = time.time() - (out["started_at"] or time.time())
+        click.echo(f"groove serve running for {v}\n  pid {out['pid']}, up {up:.0f}s\n"
+                   f"  {out['transport']} {out['address']}\n  token store: {out['token_store']}\n  log: {out['log']}")
+        idx = out.get("index")
+        if idx:
+            click.echo(f"  index: {idx['documents']} notes, {idx['chunks']} chunks, model {idx['model']}, "
+                       f"{'indexing' if idx['indexing'] else 'idle'}, {idx['stale_files']} stale, "
+                       f"watching: {idx.get('watching')}")
+        elif out.get("error"):
+            click.echo(f"  not answering: {out['error']}")
+    return 0 if info["running"] else 1
+
+
+@click.command("connect-info")
+@vault_option
+@index_option
+@model_option
+@click.option("--start", is_flag=True, help="Start the daemon if none runs, and wait until it accepts connections.")
+@click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds to wait with --start.")
+def connect_info_cmd(vault, index_path, model, start: bool, timeout: float) -> None:
+    """Print how to reach the vault's daemon as JSON (for editor plugins).
+
+    {"vault", "transport", "address", "token", "pid", "running", "protocol_version"}
+    """
+    from ..daemon import lifecycle
+
+    v = _vault(vault)
+    if start:
+        info = lifecycle.start_detached(v, index_path=index_path, model=model, timeout=timeout)
+    else:
+        info = lifecycle.connect_info(v)
+    click.echo(json.dumps(info))

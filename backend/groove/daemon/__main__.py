@@ -1,0 +1,31 @@
+"""`python -m groove.daemon --vault V [--model M] [--index I] [--foreground]`:
+the process `groove serve` / `connect-info --start` spawn. It imports only
+what the daemon needs (not the whole CLI), so it starts fast."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import GrooveError
+from .lifecycle import run_daemon
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m groove.daemon")
+    ap.add_argument("--vault", type=Path, default=Path.cwd())
+    ap.add_argument("--index", type=Path, default=None)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--foreground", action="store_true", help="log to the terminal instead of the log file")
+    ap.add_argument("--verbose", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        return run_daemon(a.vault, index_path=a.index, model=a.model, foreground=a.foreground, verbose=a.verbose)
+    except GrooveError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

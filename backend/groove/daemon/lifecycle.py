@@ -1,0 +1,433 @@
+"""One daemon per vault: lock, socket, state file, logs, start/stop/status.
+
+Files in the private runtime dir (0700), per vault key:
+
+* ``<key>.lock``  — held with an exclusive fcntl lock for the daemon's
+  lifetime (the kernel drops it when the process dies, even on kill -9), so
+  "is a daemon running" never trusts a stale pid.
+* ``<key>.sock``  — the unix socket, mode 0600 (Linux/macOS).
+* ``<key>.json``  — state: transport, address, pid, token store; 0600.
+  On Windows the address is ``127.0.0.1:<random port>``.
+* ``<key>.token`` — only with the file token store (see auth.py).
+
+Logs go to ``log_dir()/<key>.log`` (``--foreground``: the terminal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from .. import __version__, protocol
+from ..errors import GrooveError
+from ..paths import log_dir, runtime_dir, vault_key
+from ..vault.scan import check_vault
+from . import auth
+
+log = logging.getLogger("groove.daemon")
+
+IS_WINDOWS = sys.platform == "win32"
+UNIX_PATH_MAX = 104  # macOS sun_path is 104 bytes, Linux 108: use the smaller
+LOG_ROTATE_BYTES = 5 << 20
+
+
+class AlreadyRunning(GrooveError):
+    """A daemon already serves this vault."""
+
+
+class DaemonNotRunning(GrooveError):
+    """No daemon for this vault."""
+
+
+@dataclass(frozen=True)
+class DaemonFiles:
+    key: str
+    lock: Path
+    socket: Path
+    state: Path
+    log: Path
+
+
+def files_for(vault: Path) -> DaemonFiles:
+    key = vault_key(vault)
+    run = runtime_dir()
+    return DaemonFiles(key, run / f"{key}.lock", run / f"{key}.sock", run / f"{key}.json", log_dir() / f"{key}.log")
+
+
+# ----------------------------------------------------------------------------- lock
+
+
+class VaultLock:
+    """An exclusive, non-blocking lock on the vault's lock file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fh: IO[str] | None = None
+
+    def try_acquire(self) -> bool:
+        fh = open(self.path, "a+", encoding="utf-8")
+        try:
+            if IS_WINDOWS:  # pragma: no cover - exercised only on Windows
+                import msvcrt
+
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            fh.close()
+            return False
+        self._fh = fh
+        with contextlib.suppress(OSError):
+            os.chmod(self.path, 0o600)
+        return True
+
+    def write_pid(self) -> None:
+        assert self._fh is not None
+        self._fh.seek(0)
+        self._fh.truncate()
+        self._fh.write(f"{os.getpid()}\n")
+        self._fh.flush()
+
+    def release(self) -> None:
+        if self._fh is not None:
+            with contextlib.suppress(OSError):
+                self._fh.close()
+            self._fh = None
+
+
+def is_locked(vault: Path) -> bool:
+    """True while some process (a daemon) holds the vault's lock."""
+    lk = VaultLock(files_for(vault).lock)
+    if lk.try_acquire():
+        lk.release()
+        return False
+    return True
+
+
+# ----------------------------------------------------------------------------- state
+
+
+def _write_private_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, json.dumps(data, indent=2).encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def read_state(vault: Path) -> dict[str, Any] | None:
+    try:
+        return json.loads(files_for(vault).state.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def running_state(vault: Path) -> dict[str, Any] | None:
+    """The state of the daemon that holds the lock now, or None."""
+    if not is_locked(vault):
+        return None
+    st = read_state(vault)
+    if st is None:
+        return {"pid": None, "starting": True}
+    return st
+
+
+def connect_info(vault: Path) -> dict[str, Any]:
+    """What `groove connect-info` prints (protocol.md, "Finding the daemon")."""
+    vault = check_vault(vault)
+    st = running_state(vault)
+    running = bool(st and st.get("address"))
+    store = st.get("token_store") if st else None
+    token, _ = auth.load_token(vault, store)
+    f = files_for(vault)
+    return {
+        "vault": str(vault),
+        "transport": (st or {}).get("transport") or ("tcp" if IS_WINDOWS else "unix"),
+        "address": (st or {}).get("address") or ("" if IS_WINDOWS else str(f.socket)),
+        "token": token or "",
+        "pid": (st or {}).get("pid"),
+        "running": running,
+        "protocol_version": protocol.PROTOCOL_VERSION,
+    }
+
+
+# ----------------------------------------------------------------------------- listening
+
+
+def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
+    """(listening socket, transport, address). The unix socket is created
+    0600 (umask) and checked, inside the 0700 runtime dir."""
+    if IS_WINDOWS or not hasattr(socket, "AF_UNIX"):  # pragma: no cover - Windows
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind(("127.0.0.1", 0))
+        s.listen(64)
+        host, port = s.getsockname()[:2]
+        return s, "tcp", f"{host}:{port}"
+    path = files.socket
+    if len(os.fsencode(str(path))) >= UNIX_PATH_MAX:
+        raise GrooveError(
+            f"socket path too long for a unix socket ({len(str(path))} bytes): {path}; "
+            "set GROOVE_HOME or XDG_RUNTIME_DIR to a shorter folder"
+        )
+    run = path.parent
+    st = run.stat()
+    if st.st_mode & 0o077:
+        os.chmod(run, 0o700)
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()  # stale: we hold the lock, so no live daemon owns it
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        s.bind(str(path))
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    s.listen(64)
+    return s, "unix", str(path)
+
+
+# ----------------------------------------------------------------------------- logging
+
+
+def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = False) -> None:
+    root = logging.getLogger("groove")
+    root.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for h in list(root.handlers):
+        root.removeHandler(h)
+    if foreground or log_file is None:
+        h: logging.Handler = logging.StreamHandler(sys.stderr)
+    else:
+        h = logging.FileHandler(log_file, encoding="utf-8")
+    h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root.addHandler(h)
+    root.propagate = False
+
+
+def _rotate(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        if path.stat().st_size > LOG_ROTATE_BYTES:
+            os.replace(path, path.with_name(path.name + ".1"))
+
+
+# ----------------------------------------------------------------------------- the daemon
+
+
+def run_daemon(
+    vault: Path,
+    *,
+    index_path: Path | None = None,
+    model: str | None = None,
+    foreground: bool = True,
+    verbose: bool = False,
+) -> int:
+    """Run the daemon in this process until SIGTERM/SIGINT. Returns an exit code."""
+    from ..runtime import open_runtime
+    from .server import Daemon
+    from .watcher import IndexWorker, VaultWatcher
+
+    vault = check_vault(vault)
+    files = files_for(vault)
+    lock = VaultLock(files.lock)
+    if not lock.try_acquire():
+        st = read_state(vault) or {}
+        raise AlreadyRunning(
+            f"groove serve is already running for {vault} (pid {st.get('pid', '?')}, "
+            f"{st.get('transport', 'unix')} {st.get('address', files.socket)}); "
+            "stop it with `groove serve --stop`"
+        )
+    lock.write_pid()
+    setup_logging(foreground=foreground, log_file=None if foreground else files.log, verbose=verbose)
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        log.info("signal %d: shutting down", signum)
+        stop.set()
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    if hasattr(signal, "SIGHUP"):
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # detached from a terminal that may close
+
+    listener = None
+    daemon = None
+    watcher = None
+    clean = True
+    try:
+        token, info = auth.get_or_create_token(vault)
+        log.info("groove %s serving %s (pid %d); token store: %s %s", __version__, vault, os.getpid(),
+                 info.store, info.reason and f"({info.reason})")
+        rt = open_runtime(vault, index_path=index_path, model=model)
+        for w in rt.config.warnings:
+            log.warning("%s", w)
+        t0 = time.perf_counter()
+        try:
+            rt.embedder.embed_query("warm up")  # load now: the first search must not pay for it
+            log.info("model %s loaded in %.2fs", rt.embedder.model_id, time.perf_counter() - t0)
+        except Exception as e:  # noqa: BLE001 - keep serving; search reports the error
+            log.error("embedding model failed to load: %s", e)
+        worker = IndexWorker(rt)
+        watcher = VaultWatcher(rt, worker)
+        daemon = Daemon(rt, token, worker=worker, watcher=watcher, token_store=info.store)
+        worker.start()
+        watcher.start()  # before the startup pass, so edits made during it are caught
+        worker.submit_full()  # catch up with edits made while no daemon ran
+        listener, transport, address = bind_listener(files)
+        _write_private_json(files.state, {
+            "vault": str(vault), "pid": os.getpid(), "transport": transport, "address": address,
+            "token_store": info.store, "protocol_version": protocol.PROTOCOL_VERSION,
+            "server_version": __version__, "started_at": time.time(), "log": str(files.log),
+            "index_path": str(rt.index.path),
+        })
+        log.info("listening on %s %s", transport, address)
+        server = threading.Thread(target=daemon.serve_forever, args=(listener,), name="groove-accept", daemon=True)
+        server.start()
+        while not stop.wait(0.5):
+            if not server.is_alive():
+                log.error("accept loop ended unexpectedly")
+                break
+        watcher.stop()
+        daemon.stop()
+        clean = worker.stop(timeout=5.0)
+        if not clean:
+            log.warning("an index job is still running; exiting anyway (each note is its own transaction)")
+    finally:
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.close()
+        st = read_state(vault)
+        if st and st.get("pid") == os.getpid():
+            with contextlib.suppress(OSError):
+                files.state.unlink()
+            if st.get("transport") == "unix":
+                with contextlib.suppress(OSError):
+                    files.socket.unlink()
+        log.info("stopped")
+        for h in logging.getLogger("groove").handlers:
+            h.flush()
+        lock.release()
+    if not clean:
+        os._exit(0)  # the indexer thread holds no partial note: safe to leave it
+    return 0
+
+
+# ----------------------------------------------------------------------------- control
+
+
+def _child_cmd(vault: Path, index_path: Path | None, model: str | None) -> list[str]:
+    cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(vault)]
+    if index_path:
+        cmd += ["--index", str(index_path)]
+    if model:
+        cmd += ["--model", str(model)]
+    return cmd
+
+
+def start_detached(
+    vault: Path,
+    *,
+    index_path: Path | None = None,
+    model: str | None = None,
+    timeout: float = 120.0,
+) -> dict[str, Any]:
+    """Start a daemon in the background (if none runs) and wait until it
+    answers an authenticated hello. Returns connect_info()."""
+    vault = check_vault(vault)
+    files = files_for(vault)
+    if is_locked(vault):
+        return wait_ready(vault, timeout=timeout)
+    _rotate(files.log)
+    logf = open(files.log, "ab")
+    kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": logf, "close_fds": True}
+    if IS_WINDOWS:  # pragma: no cover
+        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    else:
+        kwargs["start_new_session"] = True  # survives the terminal / the editor that started it
+    proc = subprocess.Popen(_child_cmd(vault, index_path, model), **kwargs)
+    logf.close()
+    return wait_ready(vault, timeout=timeout, proc=proc)
+
+
+def wait_ready(vault: Path, *, timeout: float, proc: subprocess.Popen | None = None) -> dict[str, Any]:
+    from ..client import ConnectError, DaemonClient
+
+    files = files_for(vault)
+    deadline = time.monotonic() + timeout
+    last_err = "not started"
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            if is_locked(vault):
+                proc = None  # lost a start race: another daemon serves the vault; use it
+            else:
+                raise GrooveError(
+                    f"groove serve exited with code {proc.returncode} before accepting connections; "
+                    f"see {files.log}:\n{_tail(files.log)}"
+                )
+        info = connect_info(vault)
+        if info["running"] and info["token"]:
+            try:
+                with DaemonClient.connect(info, timeout=5.0):
+                    return info
+            except (ConnectError, OSError) as e:
+                last_err = str(e)
+        time.sleep(0.05)
+    raise GrooveError(f"groove serve did not accept connections within {timeout:.0f}s ({last_err}); "
+                      f"see {files.log}")
+
+
+def stop_daemon(vault: Path, *, timeout: float = 20.0) -> int | None:
+    """SIGTERM the vault's daemon and wait for it to release its lock.
+    Returns its pid, or None if none was running."""
+    vault = check_vault(vault)
+    files = files_for(vault)
+    st = running_state(vault)
+    if st is None:
+        _cleanup_stale(vault)
+        return None
+    pid = st.get("pid")
+    if not pid:
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(files.lock.read_text().strip())
+    if not pid:
+        raise GrooveError(f"a daemon holds {files.lock} but its pid is unknown")
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(int(pid), signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while is_locked(vault):
+        if time.monotonic() > deadline:
+            raise GrooveError(f"groove serve (pid {pid}) did not stop within {timeout:.0f}s")
+        time.sleep(0.05)
+    _cleanup_stale(vault)
+    return int(pid)
+
+
+def _cleanup_stale(vault: Path) -> None:
+    """Remove the state and socket files a killed daemon left behind."""
+    if is_locked(vault):
+        return
+    f = files_for(vault)
+    for p in (f.state, f.socket):
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""

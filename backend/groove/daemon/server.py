@@ -1,0 +1,455 @@
+"""The socket JSON-RPC server (docs/protocol.md).
+
+Threading model (ADR 0041): one reader thread and one writer thread per
+connection, a shared pool for the requests themselves, and the single
+IndexWorker thread for every index write. Searches run on pool threads with
+their own SQLite connections (WAL readers), so they keep answering from the
+last committed state while a batch is indexed. Writes go through a
+per-connection queue so a slow client never blocks the indexer's
+notifications or another client.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import logging
+import queue
+import socket
+import struct
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from .. import __version__, protocol, service
+from ..pipeline import SearchParams
+from ..protocol import RpcError
+from ..runtime import Runtime
+from . import auth
+from .watcher import IndexWorker
+
+log = logging.getLogger("groove.daemon.server")
+
+HELLO_TIMEOUT_S = 10.0  # an unauthenticated connection gets this long to say hello
+MAX_CONNECTIONS = 64
+MAX_QUEUED_BYTES = 64 << 20  # a client that stops reading is dropped past this
+POOL_WORKERS = 16
+
+
+@dataclass
+class _Pending:
+    method: str
+    cancelled: bool = False
+    started: bool = False
+
+
+class Connection:
+    def __init__(self, daemon: "Daemon", sock: socket.socket, peer: str) -> None:
+        self.daemon = daemon
+        self.sock = sock
+        self.peer = peer
+        self.authenticated = False
+        self.client_name = ""
+        self.subscriptions: frozenset[str] = frozenset()
+        self.pending: dict[Any, _Pending] = {}
+        self._lock = threading.Lock()
+        self._out: queue.Queue = queue.Queue()
+        self._queued = 0
+        self._closed = False
+        self._eof = False
+        self._writer = threading.Thread(target=self._write_loop, name=f"groove-w-{peer}", daemon=True)
+
+    # -- writing -----------------------------------------------------------------
+    def send(self, obj: dict) -> None:
+        data = (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+        with self._lock:
+            if self._closed:
+                return
+            self._queued += len(data)
+            if self._queued > MAX_QUEUED_BYTES:
+                log.warning("%s: not reading its responses (%d bytes queued); dropping it", self.peer, self._queued)
+                self._closed = True
+                self._out.put(None)
+                return
+        self._out.put(data)
+
+    def _write_loop(self) -> None:
+        try:
+            while True:
+                data = self._out.get()
+                if data is None:
+                    break
+                with self._lock:
+                    self._queued -= len(data)
+                self.sock.sendall(data)
+        except OSError:
+            pass
+        finally:
+            self._shutdown()
+
+    def reply(self, rid: Any, result: Any) -> None:
+        self.send({"jsonrpc": "2.0", "id": rid, "result": result})
+
+    def reply_error(self, rid: Any, err: RpcError) -> None:
+        self.send({"jsonrpc": "2.0", "id": rid, "error": err.to_json()})
+
+    def notify(self, method: str, params: dict) -> None:
+        if method in self.subscriptions:
+            self.send({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def close_silently(self) -> None:
+        """Drop the connection without a byte (failed authentication)."""
+        with self._lock:
+            self._closed = True
+        self._shutdown()
+
+    def close_when_drained(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._out.put(None)
+
+    def _shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+        self.daemon._forget(self)
+
+    # -- reading -----------------------------------------------------------------
+    def run(self) -> None:
+        self._writer.start()
+        buf = bytearray()
+        discarding = False  # inside an over-long line: drop bytes up to its newline
+        self.sock.settimeout(HELLO_TIMEOUT_S)
+        try:
+            while True:
+                try:
+                    chunk = self.sock.recv(65536)
+                except socket.timeout:
+                    if not self.authenticated:
+                        log.info("%s: no hello within %.0fs; closed", self.peer, HELLO_TIMEOUT_S)
+                        return self.close_silently()
+                    continue
+                if not chunk:
+                    break
+                buf += chunk
+                while True:
+                    nl = buf.find(b"\n")
+                    if nl < 0:
+                        if len(buf) > protocol.MAX_REQUEST_BYTES and not discarding:
+                            if not self.authenticated:
+                                return self.close_silently()
+                            discarding = True
+                            self.reply_error(None, RpcError(
+                                protocol.INVALID_REQUEST,
+                                f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
+                        if discarding:
+                            buf.clear()
+                        break
+                    line = bytes(buf[:nl])
+                    del buf[: nl + 1]
+                    if discarding:
+                        discarding = False
+                        continue
+                    if len(line) > protocol.MAX_REQUEST_BYTES:
+                        if not self.authenticated:
+                            return self.close_silently()
+                        self.reply_error(None, RpcError(
+                            protocol.INVALID_REQUEST,
+                            f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
+                        continue
+                    if line.strip() and not self._handle_line(line):
+                        return self.close_silently()
+        except OSError:
+            return self._shutdown()
+        # EOF: the client may have half-closed and still wait for answers.
+        with self._lock:
+            self._eof = True
+            idle = not self.pending
+        if idle or not self.authenticated:
+            self.close_when_drained()
+
+    def _handle_line(self, line: bytes) -> bool:
+        """False = close the connection without a word (pre-auth failures)."""
+        try:
+            msg = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            if not self.authenticated:
+                return False
+            self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
+            return True
+        rid = msg.get("id") if isinstance(msg, dict) else None
+        method = msg.get("method") if isinstance(msg, dict) else None
+        valid = (
+            isinstance(msg, dict) and msg.get("jsonrpc") == "2.0" and isinstance(method, str)
+            and (rid is None or (isinstance(rid, (int, str)) and not isinstance(rid, bool)))
+        )
+        if not self.authenticated:
+            if not valid or method != "hello" or "id" not in msg:
+                log.info("%s: first message was not hello; closed", self.peer)
+                return False
+            params = msg.get("params")
+            if not isinstance(params, dict) or not auth.token_matches(self.daemon.token, params.get("token")):
+                log.warning("%s: wrong token; closed", self.peer)
+                return False
+            self.authenticated = True
+            self.sock.settimeout(None)
+            self.client_name = str(params.get("client", ""))[:200]
+            log.info("%s: authenticated (%s)", self.peer, self.client_name or "unnamed client")
+            self.reply(rid, self.daemon.hello_result())
+            return True
+        if not valid:
+            why = "batch requests are not supported" if isinstance(msg, list) else "not a JSON-RPC 2.0 request"
+            self.reply_error(rid if isinstance(rid, (int, str)) else None, RpcError(protocol.INVALID_REQUEST, why))
+            return True
+        is_call = "id" in msg and rid is not None
+        params = msg.get("params", {})
+        if params is None:
+            params = {}
+        spec = protocol.METHODS.get(method)
+        try:
+            if spec is None:
+                raise RpcError(protocol.METHOD_NOT_FOUND, f"unknown method {method!r}",
+                               {"methods": sorted(protocol.METHODS)})
+            if not isinstance(params, dict):
+                raise RpcError(protocol.INVALID_PARAMS, "params must be an object (by-name parameters)")
+            protocol.check_params(method, params)
+            inline = self.daemon.inline_handlers.get(method)
+            if inline is not None:
+                result = inline(self, params)
+                if is_call:
+                    self.reply(rid, result)
+                return True
+        except RpcError as e:
+            if is_call:
+                self.reply_error(rid, e)
+            return True
+        with self._lock:
+            if is_call and rid in self.pending:
+                dup = True
+            else:
+                dup = False
+                state = _Pending(method)
+                if is_call:
+                    self.pending[rid] = state
+        if dup:
+            self.reply_error(rid, RpcError(protocol.INVALID_REQUEST, f"id {rid!r} is already pending"))
+            return True
+        self.daemon.pool.submit(self._execute, rid if is_call else None, method, params, state)
+        return True
+
+    def _execute(self, rid: Any, method: str, params: dict, state: _Pending) -> None:
+        t0 = time.perf_counter()
+        result: Any = None
+        err: RpcError | None = None
+        if state.cancelled:
+            err = RpcError(protocol.CANCELLED, "cancelled")
+        else:
+            state.started = True
+            try:
+                result = self.daemon.handlers[method](params)
+            except Exception as e:  # noqa: BLE001 - every failure becomes an error object
+                err = protocol.error_for(e)
+                if err.code == protocol.INTERNAL:
+                    log.exception("%s: %s failed", self.peer, method)
+        if state.cancelled:
+            err, result = RpcError(protocol.CANCELLED, "cancelled"), None
+        with self._lock:
+            if rid is not None:
+                self.pending.pop(rid, None)
+            done = self._eof and not self.pending
+        if rid is not None:
+            if err is not None:
+                self.reply_error(rid, err)
+            else:
+                self.reply(rid, result)
+        log.debug("%s: %s in %.1f ms", self.peer, method, (time.perf_counter() - t0) * 1000)
+        if done:
+            self.close_when_drained()
+
+    def cancel(self, target: Any) -> bool:
+        with self._lock:
+            st = self.pending.get(target)
+            if st is None or st.cancelled or not protocol.METHODS[st.method].cancellable:
+                return False
+            st.cancelled = True
+            return True
+
+
+class Daemon:
+    """Everything a connection needs: the runtime, the token, the handlers."""
+
+    def __init__(self, rt: Runtime, token: str, *, worker: IndexWorker | None = None,
+                 watcher: Any = None, token_store: str = "file") -> None:
+        self.rt = rt
+        self.token = token
+        self.token_store = token_store
+        self.pool = ThreadPoolExecutor(max_workers=POOL_WORKERS, thread_name_prefix="groove-req")
+        self.worker = worker or IndexWorker(rt)
+        self.worker.on_progress = lambda ev: self.broadcast("index.progress", ev)
+        self.worker.on_changed = lambda ev: self.broadcast("index.changed", ev)
+        self.watcher = watcher
+        self._conns: set[Connection] = set()
+        self._conns_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self.started_at = time.time()
+        self.handlers: dict[str, Callable[[dict], Any]] = {
+            "search": self._search,
+            "get_document": self._notes_call("get_document"),
+            "related_notes": self._notes_call("related_notes"),
+            "resolve_link": self._notes_call("resolve_link"),
+            "index_status": self._index_status,
+            "reindex": self._reindex,
+        }
+        self.inline_handlers: dict[str, Callable[[Connection, dict], Any]] = {
+            "hello": lambda conn, p: self.hello_result(),
+            "cancel": lambda conn, p: {"cancelled": conn.cancel(p["id"])},
+            "subscribe": self._subscribe,
+        }
+
+    # -- handlers ----------------------------------------------------------------
+    def hello_result(self) -> dict:
+        return {
+            "protocol_version": protocol.PROTOCOL_VERSION,
+            "server_version": __version__,
+            "vault": str(self.rt.vault),
+            "capabilities": self.capabilities(),
+            "pid": _getpid(),
+        }
+
+    def capabilities(self) -> list[str]:
+        notes = notes_available()
+        return [m.name for m in protocol.METHODS.values() if m.name != "hello" and (notes or not m.needs_notes)]
+
+    def _search(self, p: dict) -> dict:
+        params = SearchParams(
+            query=p["query"], limit=p.get("limit"), rerank=p.get("rerank"), reranker=p.get("reranker"),
+            mmr=p.get("mmr"), mmr_lambda=p.get("mmr_lambda"), mmr_same_doc_penalty=p.get("mmr_same_doc_penalty"),
+            parent_retriever=p.get("parent_retriever"), path_globs=tuple(p.get("path_globs") or ()),
+            tags_any=tuple(p.get("tags_any") or ()), tags_all=tuple(p.get("tags_all") or ()),
+            date_from=p.get("date_from"), date_to=p.get("date_to"),
+            min_confidence_ratio=p.get("min_confidence_ratio"),
+        )
+        return service.search(self.rt, params).to_json()
+
+    def _index_status(self, p: dict) -> dict:
+        st = service.index_status(self.rt)
+        st["indexing"] = bool(st.get("indexing")) or self.worker.busy
+        st["watching"] = bool(self.watcher is not None and self.watcher.running)
+        st["pending_changes"] = self.worker.pending_paths()
+        st["last_error"] = self.worker.last_error
+        return st
+
+    def _reindex(self, p: dict) -> dict:
+        return self.worker.submit_full(force=bool(p.get("force"))).result().to_json()
+
+    def _notes_call(self, name: str) -> Callable[[dict], Any]:
+        def call(p: dict) -> Any:
+            if not notes_available():
+                raise RpcError(protocol.METHOD_NOT_FOUND,
+                               f"{name} is not available yet in this groove build (groove.notes is missing)")
+            fn = getattr(importlib.import_module("groove.notes"), name)
+            return fn(self.rt, **{k: v for k, v in p.items() if v is not None})
+        return call
+
+    def _subscribe(self, conn: Connection, p: dict) -> dict:
+        conn.subscriptions = frozenset(p["events"])
+        return {"subscribed": [e for e in protocol.EVENTS if e in conn.subscriptions]}
+
+    # -- connections ---------------------------------------------------------------
+    def broadcast(self, method: str, params: dict) -> None:
+        with self._conns_lock:
+            conns = list(self._conns)
+        for c in conns:
+            if c.authenticated:
+                c.notify(method, params)
+
+    def _forget(self, conn: Connection) -> None:
+        with self._conns_lock:
+            self._conns.discard(conn)
+
+    def connection_count(self) -> int:
+        with self._conns_lock:
+            return len(self._conns)
+
+    def serve_forever(self, listener: socket.socket) -> None:
+        """Accept until ``stop()``; each connection gets its own reader thread."""
+        listener.settimeout(0.5)
+        n = 0
+        while not self._stopping.is_set():
+            try:
+                sock, addr = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                if self._stopping.is_set():
+                    break
+                raise
+            n += 1
+            sock.settimeout(None)
+            peer = f"c{n}"
+            if not _same_user(sock):
+                log.warning("%s: connection from another user refused", peer)
+                sock.close()
+                continue
+            with self._conns_lock:
+                if len(self._conns) >= MAX_CONNECTIONS:
+                    log.warning("%s: too many connections (%d); refused", peer, MAX_CONNECTIONS)
+                    sock.close()
+                    continue
+                conn = Connection(self, sock, peer)
+                self._conns.add(conn)
+            threading.Thread(target=conn.run, name=f"groove-r-{peer}", daemon=True).start()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        with self._conns_lock:
+            conns = list(self._conns)
+        for c in conns:
+            c.close_when_drained()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+_notes_present: bool | None = None
+
+
+def notes_available() -> bool:
+    """groove.notes is written in parallel with the daemon; until it lands
+    (checked again until it does) its methods answer "not available yet"."""
+    global _notes_present
+    if not _notes_present:
+        _notes_present = importlib.util.find_spec("groove.notes") is not None
+    return _notes_present
+
+
+def _getpid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def _same_user(sock: socket.socket) -> bool:
+    """Linux: the peer's uid must be ours (belt and braces on top of the
+    0600 socket and the token)."""
+    if sys.platform != "linux" or sock.family != socket.AF_UNIX:
+        return True
+    try:
+        import os
+
+        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+        _pid, uid, _gid = struct.unpack("3i", creds)
+        return uid == os.getuid()
+    except OSError:
+        return False

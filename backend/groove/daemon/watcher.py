@@ -1,0 +1,321 @@
+"""Keeping the index live: a single indexing thread fed by the file watcher
+and by `reindex` requests.
+
+* ``IndexWorker`` runs every index job on one thread, one job at a time.
+  Requests that arrive while a job runs are merged into the *next* job (a
+  set of paths, or "everything"), so a burst never queues N jobs.
+* ``VaultWatcher`` reads native change events (``watchfiles``: inotify /
+  FSEvents / ReadDirectoryChangesW, never polling) and turns them into
+  vault-relative note paths. A batch is handed over once the vault has been
+  quiet for ``[watch] debounce_ms`` (capped at ``MAX_WAIT_FACTOR`` × that
+  after the first event), so a `git checkout` of hundreds of files or an
+  editor's write-temp-then-rename is one batch.
+
+Searches never wait for a batch: they read the last committed state (WAL).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import service
+from ..errors import GrooveError
+from ..indexer import IndexSummary
+from ..runtime import Runtime
+from ..vault.scan import SKIP_DIRS
+
+log = logging.getLogger("groove.daemon.watcher")
+
+MAX_WAIT_FACTOR = 10  # a never-quiet vault still gets indexed every 10 × debounce
+PROGRESS_INTERVAL_S = 0.1  # index.progress at most ~10/s (plus every phase change)
+
+
+@dataclass
+class _Job:
+    paths: set[str] = field(default_factory=set)
+    full: bool = False
+    force: bool = False
+    waiters: list[Future] = field(default_factory=list)
+
+    def empty(self) -> bool:
+        return not (self.paths or self.full or self.force or self.waiters)
+
+
+def changed_payload(summary: IndexSummary, counts: tuple[int, int]) -> dict:
+    """The ``index.changed`` params for one finished job."""
+    paths = list(summary.indexed) + [new for _, new in summary.renamed]
+    deleted = list(summary.deleted) + [old for old, _ in summary.renamed]
+    return {"paths": sorted(set(paths)), "deleted": sorted(set(deleted)),
+            "documents": counts[0], "chunks": counts[1]}
+
+
+class IndexWorker:
+    """The daemon's only index writer."""
+
+    def __init__(
+        self,
+        rt: Runtime,
+        *,
+        on_progress: Callable[[dict], None] | None = None,
+        on_changed: Callable[[dict], None] | None = None,
+    ) -> None:
+        self.rt = rt
+        self.on_progress = on_progress or (lambda ev: None)
+        self.on_changed = on_changed or (lambda ev: None)
+        self._cv = threading.Condition()
+        self._next = _Job()
+        self._busy = False
+        self._stop = False
+        self.jobs_run = 0
+        self.last_error: str | None = None
+        self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    # -- submitting ------------------------------------------------------------
+    def submit_paths(self, paths: set[str]) -> None:
+        """Index these vault-relative paths (new, changed or deleted notes)."""
+        if not paths:
+            return
+        with self._cv:
+            self._next.paths |= paths
+            self._cv.notify()
+
+    def submit_full(self, *, force: bool = False) -> Future:
+        """An incremental pass over the whole vault (or a re-embed, ``force``);
+        the future gets that job's IndexSummary."""
+        fut: Future = Future()
+        with self._cv:
+            self._next.full = True
+            self._next.force |= force
+            self._next.waiters.append(fut)
+            self._cv.notify()
+        return fut
+
+    @property
+    def busy(self) -> bool:
+        with self._cv:
+            return self._busy or not self._next.empty()
+
+    def pending_paths(self) -> int:
+        with self._cv:
+            return len(self._next.paths)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._cv:
+            while self._busy or not self._next.empty():
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._cv.wait(left)
+        return True
+
+    def stop(self, timeout: float = 5.0) -> bool:
+        """Stop after the current job; True if the thread ended in time."""
+        with self._cv:
+            self._stop = True
+            self._cv.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # -- the thread --------------------------------------------------------------
+    def _loop(self) -> None:
+        while True:
+            with self._cv:
+                while self._next.empty() and not self._stop:
+                    self._cv.wait()
+                if self._stop:
+                    for w in self._next.waiters:
+                        w.cancel()
+                    return
+                job, self._next = self._next, _Job()
+                self._busy = True
+            try:
+                self._run(job)
+            finally:
+                with self._cv:
+                    self._busy = False
+                    self._cv.notify_all()
+
+    def _run(self, job: _Job) -> None:
+        only = None if job.full else set(job.paths)
+        last = [0.0, ""]
+
+        def progress(ev: dict) -> None:
+            # Throttled: a 10 000-note reindex must not flood the editors.
+            now = time.monotonic()
+            if ev.get("phase") != last[1] or now - last[0] >= PROGRESS_INTERVAL_S or ev.get("phase") == "done":
+                last[0], last[1] = now, str(ev.get("phase"))
+                self.on_progress({k: ev[k] for k in ("phase", "done", "total", "path") if k in ev})
+
+        t0 = time.perf_counter()
+        try:
+            summary = service.reindex(self.rt, force=job.force, only=only, progress=progress)
+        except BaseException as e:  # noqa: BLE001 - reported to waiters and the log
+            self.last_error = f"{type(e).__name__}: {e}"
+            log.error("index job failed (%s): %s", "full" if only is None else f"{len(only)} paths", e,
+                      exc_info=not isinstance(e, GrooveError))
+            for w in job.waiters:
+                if not w.cancelled():
+                    w.set_exception(e)
+            return
+        self.last_error = None
+        self.jobs_run += 1
+        payload = changed_payload(summary, self.rt.index.counts())
+        log.info("indexed %s: %d changed, %d deleted, %d unchanged in %.2fs",
+                 "vault" if only is None else f"{len(only)} paths", len(payload["paths"]),
+                 len(payload["deleted"]), summary.unchanged, time.perf_counter() - t0)
+        for w in job.waiters:
+            if not w.cancelled():
+                w.set_result(summary)
+        if payload["paths"] or payload["deleted"]:
+            self.on_changed(payload)
+
+
+# ----------------------------------------------------------------------------- watcher
+
+
+def _rel(vault: Path, abspath: str) -> str | None:
+    try:
+        rel = Path(abspath).relative_to(vault)
+    except ValueError:
+        return None
+    parts = rel.parts
+    if not parts:
+        return None
+    # Folders the scanner never indexes: skip their (frequent) churn early.
+    for p in parts[:-1]:
+        if p in SKIP_DIRS or p.startswith("."):
+            return None
+    return rel.as_posix()
+
+
+def is_note_name(name: str) -> bool:
+    return name.lower().endswith(".md") and not name.startswith(".")
+
+
+class VaultWatcher:
+    """Native file events → debounced batches of note paths → IndexWorker."""
+
+    def __init__(self, rt: Runtime, worker: IndexWorker, *, debounce_ms: int | None = None) -> None:
+        self.rt = rt
+        self.vault = rt.vault
+        self.worker = worker
+        self.debounce_ms = rt.config.watch.debounce_ms if debounce_ms is None else debounce_ms
+        self._events: queue.Queue = queue.Queue()
+        self._stop = threading.Event()
+        self.batches = 0
+        self.running = False
+        self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
+        self._batch_thread = threading.Thread(target=self._batch, name="groove-batch", daemon=True)
+
+    def start(self) -> None:
+        self.running = True
+        self._watch_thread.start()
+        self._batch_thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._events.put(None)
+        self.running = False
+
+    def _watch(self) -> None:
+        import watchfiles
+
+        def keep(change: "watchfiles.Change", path: str) -> bool:
+            return _rel(self.vault, path) is not None
+
+        try:
+            # step: how long watchfiles waits for more events before yielding;
+            # our own quiet-period debounce (in _batch) does the coalescing.
+            for changes in watchfiles.watch(
+                self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
+                stop_event=self._stop, force_polling=False, raise_interrupt=False,
+                ignore_permission_denied=True,
+            ):
+                self._events.put(changes)
+        except Exception as e:  # noqa: BLE001
+            log.error("file watcher stopped: %s (the index no longer follows edits; "
+                      "restart `groove serve`)", e)
+            self.running = False
+
+    def _batch(self) -> None:
+        quiet = self.debounce_ms / 1000.0
+        while not self._stop.is_set():
+            first = self._events.get()
+            if first is None:
+                return
+            raw = set(first)
+            started = last = time.monotonic()
+            while True:
+                wait = min(quiet - (time.monotonic() - last), quiet * MAX_WAIT_FACTOR - (time.monotonic() - started))
+                if wait <= 0:
+                    break
+                try:
+                    more = self._events.get(timeout=wait)
+                except queue.Empty:
+                    break
+                if more is None:
+                    return
+                raw |= more
+                last = time.monotonic()
+            try:
+                paths = self.affected_paths(raw)
+            except Exception as e:  # noqa: BLE001
+                log.warning("could not map file events (%s); reindexing the vault", e)
+                self.worker.submit_full()
+                continue
+            if paths is None:
+                self.worker.submit_full()
+            elif paths:
+                self.batches += 1
+                self.worker.submit_paths(paths)
+
+    def affected_paths(self, raw: set) -> set[str] | None:
+        """Note paths touched by these events; None = unsure, scan everything.
+
+        A note event names the note. A folder event (created, deleted, moved
+        — inotify reports a moved folder once, not per file) stands for the
+        notes under it: those now on disk plus those the index had there.
+        """
+        notes: set[str] = set()
+        for _change, abspath in raw:
+            rel = _rel(self.vault, abspath)
+            if rel is None:
+                continue
+            name = rel.rsplit("/", 1)[-1]
+            if is_note_name(name):
+                notes.add(rel)
+                continue
+            p = Path(abspath)
+            if p.is_dir():
+                for dirpath, dirnames, filenames in os.walk(p):
+                    dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
+                    for f in filenames:
+                        if is_note_name(f):
+                            r = _rel(self.vault, os.path.join(dirpath, f))
+                            if r:
+                                notes.add(r)
+            if rel == ".grooveignore":
+                return None  # what counts as a note changed
+            notes |= self._indexed_under(rel)
+        return notes
+
+    def _indexed_under(self, folder: str) -> set[str]:
+        prefix = folder.rstrip("/") + "/"
+        # '0' sorts right after '/', so [prefix, prefix0) is the folder's subtree.
+        rows = self.rt.index.conn.execute(
+            "SELECT path FROM documents WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0")
+        )
+        return {r[0] for r in rows}

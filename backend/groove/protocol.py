@@ -1,0 +1,153 @@
+"""The socket protocol's single source of truth on the Python side: version,
+method table, notification names, error codes, and the JSON Schemas
+(``schemas/protocol.json``) used to validate params (server) and results
+(tests). docs/protocol.md is the narrative of the same contract.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .errors import (
+    BadQuery,
+    ConfigError,
+    EmbedderMismatch,
+    GrooveError,
+    IndexMissing,
+    InvalidArgument,
+    NoteNotFound,
+    PathOutsideVault,
+)
+
+PROTOCOL_VERSION = 1
+MAX_REQUEST_BYTES = 1 << 20  # one request line, newline excluded
+
+# JSON-RPC 2.0 codes, then groove's own (-32000..-32099 are "server errors").
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
+INTERNAL = -32000
+BAD_QUERY = -32001
+PATH_NOT_FOUND = -32002
+INDEX_MISSING = -32003
+CANCELLED = -32800
+
+EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    summary: str
+    cancellable: bool = False  # `cancel` applies to it
+    needs_notes: bool = False  # implemented in groove.notes (may be absent in a build)
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("hello", "authenticate; first line of every connection"),
+        Method("search", "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
+        Method("cancel", "cancel a pending request of this connection by id"),
+        Method("get_document", "a note's text (whole, a line range or a heading section)", needs_notes=True),
+        Method("related_notes", "similar notes, backlinks, outgoing links", needs_notes=True),
+        Method("resolve_link", "where a wikilink points", needs_notes=True),
+        Method("index_status", "counts, model, staleness, progress of a running reindex"),
+        Method("reindex", "bring the index up to date (force = re-embed everything)"),
+        Method("subscribe", "set the notifications this connection receives"),
+    )
+}
+
+
+class RpcError(Exception):
+    """A JSON-RPC error object as an exception (server side: raised by
+    handlers; client side: raised by calls that got an error)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        err: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            err["data"] = self.data
+        return err
+
+    def __repr__(self) -> str:
+        return f"RpcError({self.code}, {self.message!r})"
+
+
+_PARAM_IN_MESSAGE = re.compile(r"'([a-z_]+)'")
+
+
+def error_for(exc: BaseException) -> RpcError:
+    """Map an exception from the core to the protocol's error object."""
+    if isinstance(exc, RpcError):
+        return exc
+    msg = str(exc) or type(exc).__name__
+    if isinstance(exc, BadQuery):
+        return RpcError(BAD_QUERY, msg)
+    if isinstance(exc, (PathOutsideVault, NoteNotFound)):
+        return RpcError(PATH_NOT_FOUND, msg)
+    if isinstance(exc, (IndexMissing, EmbedderMismatch)):
+        return RpcError(INDEX_MISSING, msg)
+    if isinstance(exc, InvalidArgument) or (isinstance(exc, ConfigError) and not msg.startswith("groove.toml")):
+        # resolve_params raises ConfigError("'limit' must be ...") for a bad argument.
+        m = _PARAM_IN_MESSAGE.search(msg)
+        return RpcError(INVALID_PARAMS, msg, {"parameter": m.group(1)} if m else None)
+    if isinstance(exc, GrooveError):
+        return RpcError(INTERNAL, msg)
+    return RpcError(INTERNAL, f"internal error: {type(exc).__name__}: {msg}")
+
+
+# ----------------------------------------------------------------------------- schemas
+
+SCHEMA_PATH = Path(__file__).with_name("schemas") / "protocol.json"
+
+
+@lru_cache(maxsize=1)
+def schemas() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def validator(kind: str, name: str) -> Any:
+    """A compiled jsonschema validator for ``kind`` in {"params", "result",
+    "notification"} of method/notification ``name``."""
+    import jsonschema
+
+    doc = schemas()
+    if kind == "notification":
+        sub = doc["notifications"][name]
+    else:
+        sub = doc["methods"][name][kind]
+    # Resolve "#/$defs/..." against the whole document.
+    schema = {"$schema": doc["$schema"], "$defs": doc["$defs"], **sub}
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+def check_params(method: str, params: Any) -> None:
+    """Raise RpcError(-32602) naming the offending parameter."""
+    v = validator("params", method)
+    errors = sorted(v.iter_errors(params), key=lambda e: (len(e.absolute_path), e.message))
+    if not errors:
+        return
+    e = errors[0]
+    where = ".".join(str(p) for p in e.absolute_path)
+    if not where and e.validator == "required":
+        m = _PARAM_IN_MESSAGE.search(e.message)
+        where = m.group(1) if m else ""
+    if not where and e.validator == "additionalProperties":
+        m = _PARAM_IN_MESSAGE.search(e.message)
+        where = m.group(1) if m else ""
+    label = f"'{where}'" if where else "params"
+    raise RpcError(INVALID_PARAMS, f"invalid {label}: {e.message}", {"parameter": where or None})
