@@ -31,6 +31,7 @@ from .doctor import doctor_cmd  # noqa: E402
 from .models import models  # noqa: E402
 from .eval import eval_cmd, tune_cmd  # noqa: E402
 from .serve import serve_cmd, connect_info_cmd  # noqa: E402
+from .mcp import mcp_cmd  # noqa: E402
 
 cli.add_command(index_cmd)
 cli.add_command(status_cmd)
@@ -41,6 +42,7 @@ cli.add_command(eval_cmd)
 cli.add_command(tune_cmd)
 cli.add_command(serve_cmd)
 cli.add_command(connect_info_cmd)
+cli.add_command(mcp_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,64 @@
+"""`groove mcp`: the vault as an MCP server (stdio, or Streamable HTTP on loopback)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from .common import index_option, model_option, vault_option
+
+DEFAULT_PORT = 8765
+
+
+@click.command("mcp")
+@vault_option
+@index_option
+@model_option
+@click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback only, see --allow-remote).")
+@click.option("--port", type=int, default=DEFAULT_PORT, show_default=True, help="HTTP port (0 = any free port).")
+@click.option("--token", default=None, envvar="GROOVE_MCP_TOKEN",
+              help="HTTP: require `Authorization: Bearer <token>` (env GROOVE_MCP_TOKEN).")
+@click.option("--allow-remote", is_flag=True, help="HTTP: allow binding a non-loopback address (exposes your notes).")
+@click.option("--standalone", is_flag=True, help="Never attach to a running `groove serve`; load the model here.")
+@click.option("--no-warm", is_flag=True, help="Load the model on the first search instead of at startup.")
+def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_http: bool, host: str, port: int,
+            token: str | None, allow_remote: bool, standalone: bool, no_warm: bool) -> None:
+    """Serve the vault to Claude and other MCP clients.
+
+    \b
+    stdio (Claude Desktop, Claude Code):  groove mcp --vault ~/Notes
+    HTTP on loopback:                     groove mcp --http --port 8765 --vault ~/Notes
+    Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
+    """
+    from ..mcp_server import ServerOptions, build_server, is_loopback, serve_http, serve_stdio
+    from ..vault.scan import check_vault
+
+    opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
+                         attach=not standalone, warm=not no_warm)
+    if not use_http:
+        if token or allow_remote or host != "127.0.0.1" or port != DEFAULT_PORT:
+            click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
+        serve_stdio(build_server(opts))
+        return
+    if not is_loopback(host):
+        if not allow_remote:
+            raise click.UsageError(
+                f"refusing to bind {host}: not a loopback address. Your notes would be reachable from the "
+                "network. Use --host 127.0.0.1, or pass --allow-remote (with --token) if you really mean it.")
+        click.echo(f"warning: serving your vault on {host}, reachable from other machines"
+                   + ("" if token else " WITHOUT a token (set --token or GROOVE_MCP_TOKEN)"), err=True)
+    if token is not None and not token.strip():
+        raise click.UsageError("--token is empty")
+
+    def ready(url: str) -> None:
+        click.echo(f"groove MCP (Streamable HTTP) for {opts.vault} at {url}"
+                   + (" (bearer token required)" if token else ""), err=True)
+        sys.stderr.flush()
+
+    serve_http(build_server(opts), host, port, token.strip() if token else None, on_ready=ready)
+
+
+__all__ = ["mcp_cmd", "DEFAULT_PORT"]
