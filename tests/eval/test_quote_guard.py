@@ -24,5 +24,7 @@ def test_short_and_keyword_queries_are_not_flagged_since_they_are_literal_by_des
 
 
 def test_short_strings_are_not_probed_and_exclusions_are_ignored():
-    assert quote_probe(q("hotkey live")) is None  # 11 characters: under the floor
+    assert quote_probe(q("coffee at home")) is None  # a 3-word phrase occurs by chance
+    assert quote_probe(q("脚注の書き方")) is None  # 6 CJK characters
+    assert quote_probe(q("ノートの単語数を確認する方法")) is not None
     assert quote_probe(q("change the keyboard shortcut -mouse")) == "change the keyboard shortcut"

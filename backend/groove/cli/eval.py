@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 import click
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -18,6 +19,11 @@ from ..eval.metrics import NOTE
 from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
 from .common import model_option, vault_option
 from .search import search_options
+
+
+def _console() -> Console:
+    # Piped output (files, CI logs) is not squeezed to rich's 80-column default.
+    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
 def eval_options(f):
@@ -78,12 +84,17 @@ def _fmt(v: float) -> str:
     return f"{v:.3f}"
 
 
+def _short(metric: str) -> str:
+    return metric.replace("recall", "R").replace("hit", "H").replace("ndcg", "nDCG").replace("mrr", "MRR")
+
+
 def metrics_table(metrics: dict[str, Any], names: Sequence[str], title: str) -> Table:
-    t = Table(title=title, title_justify="left")
-    t.add_column("group")
+    # Short headers and no vertical rules: the table fits 80 columns.
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    t.add_column("group", no_wrap=True)
     t.add_column("n", justify="right")
     for m in names:
-        t.add_column(m, justify="right")
+        t.add_column(_short(m), justify="right", no_wrap=True)
 
     def row(label: str, d: dict[str, Any]) -> None:
         t.add_row(label, str(d.get("n", 0)), *[_fmt(d[m]) if m in d else "-" for m in names])
@@ -91,9 +102,9 @@ def metrics_table(metrics: dict[str, Any], names: Sequence[str], title: str) -> 
     row("all", metrics["overall"])
     if len(metrics["by_lang"]) > 1 or "-" not in metrics["by_lang"]:
         for lang, d in metrics["by_lang"].items():
-            row(f"lang {lang}", d)
+            row(f"lang={lang}", d)
     for kind, d in metrics["by_kind"].items():
-        row(f"kind {kind}", d)
+        row(f"kind={kind}", d)
     return t
 
 
@@ -163,7 +174,7 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
 
     Example: groove eval golden.jsonl --vault-for-lang en=~/Notes --vault-for-lang ja=~/Notes-ja
     """
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     gset, session = _session(golden, vault, vault_for_lang, model, err)
     try:
         opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
@@ -190,7 +201,7 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
             out["compare"] = _comparison_json(cmp)
         click.echo(json.dumps(out, ensure_ascii=False, indent=2))
         return
-    console = Console()
+    console = _console()
     print_run(console, run, record["metrics"])
     if cmp:
         print_comparison(console, cmp, detailed=compare)
@@ -225,7 +236,7 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
     """
     from ..tune import plot_heatmap, run_tune
 
-    err = Console(stderr=True)
+    err = Console(stderr=True, soft_wrap=True)
     if plot is not None:
         try:
             import matplotlib  # noqa: F401
@@ -245,7 +256,7 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
     if as_json:
         click.echo(json.dumps(_tune_json(result, plot), ensure_ascii=False, indent=2))
         return
-    console = Console()
+    console = _console()
     console.print(f"[dim]{NOTE}; k = {k}; baseline = rrf_k {result.baseline.rrf_k:g}, "
                   f"weights {result.baseline.label}; significance: paired bootstrap 95% CI and sign test "
                   f"on per-query {result.primary}, both must agree[/dim]")

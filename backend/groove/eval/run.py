@@ -130,7 +130,10 @@ def evaluate(queries: Sequence[GoldenQuery], search: Callable[[GoldenQuery], Seq
 
 # -- the corpus-quotes-the-golden-set guard ---------------------------------------
 
-MIN_QUOTE_CHARS = 12  # shorter strings occur in any corpus by chance
+# Shorter strings occur in any corpus by chance: a 3-word phrase is a
+# phrase, a 4-word question quoted verbatim is the golden set leaking.
+MIN_QUOTE_WORDS = 4
+MIN_QUOTE_CJK_CHARS = 10  # CJK text has no spaces to count words by
 LITERAL_KINDS = {"keyword", "short"}  # meant to match literal text
 
 
@@ -145,7 +148,11 @@ def quote_probe(g: GoldenQuery) -> str | None:
         return None
     text = _norm(" ".join(w for w in g.query.split() if not (w.startswith("-") and len(w) > 1)))
     text = text.strip("\"'?？!！。. ")
-    return text if len(text) >= MIN_QUOTE_CHARS else None
+    if len(text.split()) >= MIN_QUOTE_WORDS:
+        return text
+    if any(query_compiler.is_cjk(ch) for ch in text) and len(text.replace(" ", "")) >= MIN_QUOTE_CJK_CHARS:
+        return text
+    return None
 
 
 def quoted_queries(queries: Sequence[GoldenQuery], texts: Callable[[GoldenQuery], Mapping[str, str]]) -> list[tuple[GoldenQuery, list[str]]]:
