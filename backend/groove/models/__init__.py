@@ -16,7 +16,10 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-class ModelError(Exception):
+from groove.errors import GrooveError
+
+
+class ModelError(GrooveError):
     """A model file is missing, corrupt, or of the wrong kind; the message names the path."""
 
 
