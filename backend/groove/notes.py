@@ -250,33 +250,59 @@ class Section:
     line_end: int  # inclusive; includes sub-sections
 
 
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_ATX_START = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 
 
-def _starts_section(ch: Chunk) -> bool:
-    """A chunk that opens its heading's section (not a continuation of a long one)."""
-    first, _, rest = ch.content.partition("\n")
-    if _ATX_START.match(first):
-        return True
-    second = rest.split("\n", 1)[0]
-    return first.strip() == ch.heading.strip() and bool(_SETEXT.match(second))
+def _body_start(lines: list[str]) -> int:
+    """Index of the first line after a YAML frontmatter block (0 if none)."""
+    if not lines or lines[0].rstrip() != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip() in ("---", "..."):
+            return i + 1
+    return 0
 
 
-def sections(chunks: list[Chunk]) -> list[Section]:
-    """Heading sections from a note's chunks: a section runs from its heading
-    to just before the next heading of the same or a higher level."""
-    starts = [(i, ch) for i, ch in enumerate(chunks) if ch.level > 0 and _starts_section(ch)]
+def sections(lines: list[str]) -> list[Section]:
+    """Heading sections of a note (``lines`` without line endings): a section
+    runs from its heading to just before the next heading of the same or a
+    higher level, trailing blank lines dropped.
+
+    Headings come from mistletoe, like the chunker's, but from the text itself:
+    chunks may merge a heading-only section into the next one, so their ranges
+    do not tell where a heading is.
+    """
+    import mistletoe
+    import mistletoe.block_token as bt
+
+    first = _body_start(lines)
+    body = [ln + "\n" for ln in lines[first:]]
+    heads: list[tuple[int, int, str]] = []  # (0-based line in the file, level, text)
+    for tok in mistletoe.Document(body).children or []:
+        ln = getattr(tok, "line_number", None)
+        if ln is None or not isinstance(tok, (bt.Heading, bt.SetextHeading)):
+            continue
+        i = first + ln - 1
+        m = _ATX.match(lines[i])
+        if m:
+            heads.append((i, len(m.group(1)), (m.group(2) or "").strip()))
+        else:
+            under = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            heads.append((i, 1 if under.startswith("=") else 2, lines[i].strip()))
     out: list[Section] = []
-    for k, (i, ch) in enumerate(starts):
-        end = chunks[-1].line_end
-        for _, nxt in starts[k + 1:]:
-            if nxt.level <= ch.level:
-                end = max(ch.line_start, nxt.line_start - 1)
+    stack: list[tuple[int, str]] = []
+    for k, (i, level, text) in enumerate(heads):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        end = len(lines)
+        for j, lv, _ in heads[k + 1:]:
+            if lv <= level:
+                end = j
                 break
-        # Trailing blank lines of the section belong to nobody: end at the last chunk line.
-        last = max((c.line_end for c in chunks if ch.line_start <= c.line_start <= end), default=end)
-        out.append(Section(ch.level, ch.heading, tuple(ch.heading_path), ch.line_start, min(end, last)))
+        while end - 1 > i and not lines[end - 1].strip():
+            end -= 1
+        out.append(Section(level, text, tuple(h for _, h in stack), i + 1, end))
     return out
 
 
@@ -471,9 +497,9 @@ def get_document(
     note = _read_note(rt, path)
     total = len(note.lines)
     if heading:
-        sec = find_section(sections(note.chunks), heading.lstrip("#").strip())
+        sec = find_section(sections(note.lines), heading.lstrip("#").strip())
         if sec is None:
-            known = [s.heading for s in sections(note.chunks)][:30]
+            known = [s.heading for s in sections(note.lines)][:30]
             raise InvalidArgument(
                 f"no heading {heading!r} in '{note.path}'; its headings are: "
                 + (", ".join(repr(h) for h in known) if known else "(none)")
@@ -577,7 +603,7 @@ def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[s
         rng = find_block(note.lines, block)
         result["line_range"] = list(rng) if rng else None
     elif heading:
-        sec = find_section(sections(note.chunks), heading)
+        sec = find_section(sections(note.lines), heading)
         result["line_range"] = [sec.line_start, sec.line_end] if sec else None
     else:
         result["line_range"] = [1, len(note.lines)] if note.lines else None
