@@ -149,7 +149,10 @@ describe.skipIf(!available)("against the real groove serve", () => {
     expect(hit.match_spans.length).toBeGreaterThan(0);
     const first = sliceBytes(hit.content, ...hit.match_spans[0]);
     expect(editor.document.getText(editor.selection)).toBe(first);
-    expect(editor.selection.start.line).toBe(lineOf("Sync.md", "conflict file"));
+    // The first span may be in the heading ("Conflicts") or the body: find its line from the hit's first line.
+    const lines = NOTES["Sync.md"].split("\n");
+    const expected = lines.findIndex((l, i) => i >= hit.line_range[0] - 1 && l.includes(first));
+    expect(editor.selection.start.line).toBe(expected);
     expect(editor.revealed[0].type).toBe(vscode.TextEditorRevealType.InCenter);
     expect(ext.tree.getChildren().some((n) => n.kind === "note" && n.path === "Sync.md")).toBe(true);
   });
@@ -171,10 +174,11 @@ describe.skipIf(!available)("against the real groove serve", () => {
     const ranges = editor.decorations.get(fake.decorationTypes[0])!;
     expect(ranges.map((r) => editor.document.getText(r))).toEqual(hit.match_spans.map(([s, e]) => sliceBytes(hit.content, s, e)));
     expect(editor.document.getText(editor.selection)).toBe(sliceBytes(hit.content, ...hit.match_spans[0]));
-    // The tree tooltip names the merged ranges when the daemon expanded the hit.
+    // A note this small is merged whole: several non-adjacent ranges, so the spans went through the piece mapping.
+    expect(hit.expanded_from.length).toBeGreaterThan(1);
     const note = ext.tree.getChildren().find((n) => n.kind === "note" && n.path === "Sync.md")!;
     const tip = (ext.tree.getTreeItem(ext.tree.getChildren(note)[0]).tooltip as vscode.MarkdownString).value;
-    if (hit.expanded_from.length > 0) expect(tip).toContain("Expanded context");
+    expect(tip).toContain("Expanded context");
     await vscode.commands.executeCommand("groove.toggleParentRetriever");
   });
 
@@ -206,8 +210,9 @@ describe.skipIf(!available)("against the real groove serve", () => {
   it("groove: Related Notes lists the backlink and opens Index.md at the linking line", async () => {
     fake.editors.length = 0;
     await vscode.window.showTextDocument((await openDoc("Sync.md")) as never);
+    const before = fake.quickPicks.length;
     const done = vscode.commands.executeCommand("groove.relatedNotes");
-    await vi.waitFor(() => expect(fake.quickPicks.at(-1)!.items.some((i: any) => i.label.includes("Index"))).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(() => expect(fake.quickPicks.length).toBe(before + 1), { timeout: 10_000 });
     const qp = fake.quickPicks.at(-1)! as FakeQuickPick<any>;
     expect(qp.items.map((i) => i.label)).toContain("Backlinks");
     qp.pick(qp.items.find((i) => i.open?.path === "Index.md" && i.open.line));
