@@ -35,6 +35,13 @@ class FusionConfig:
     # Per-leg RRF weights: score = vec_weight/(k+r_vec) + fts_weight/(k+r_fts).
     vec_weight: float = 1.0
     fts_weight: float = 1.0
+    # The title leg (pipeline/titles.py): RRF weight, and how much of a title
+    # the query must cover to count. 0 turns the leg off.
+    title_weight: float = 0.0
+    title_min_coverage: float = 0.5
+    # Note-level evidence: a chunk gains this share of its note's other
+    # chunks' fused scores (pipeline/fusion.py). 0 = chunks stand alone.
+    note_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,9 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.content_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.vec_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
+    "search.fusion.note_weight": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.lambda": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.same_doc_penalty": (lambda v: v >= 0, "a number >= 0"),
     "search.parent_retriever.whole_doc_threshold_tokens": (lambda v: v >= 0, "an integer >= 0"),

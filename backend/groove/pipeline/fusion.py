@@ -19,6 +19,7 @@ from ..types import Candidate
 from .filters import Restriction
 from .params import Resolved
 from .query import ParsedQuery
+from .titles import title_leg
 
 if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
     from ..index.db import Index
@@ -100,7 +101,13 @@ def hybrid_candidates(
     if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
         hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql)
         fts_ids = [cid for cid, _ in hits if cid not in excluded][:n]
-    fused = rrf_fuse([vec_ids, fts_ids], r.rrf_k, [r.vec_weight, r.fts_weight])
+    lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
+    title_ids: list[int] = []
+    if r.title_weight > 0 and r.legs == "hybrid":
+        title_ids = _title_chunks(idx, parsed, r, restriction, excluded, rrf_fuse(lists, r.rrf_k, weights))
+        lists.append(title_ids)
+        weights.append(r.title_weight)
+    fused = rrf_fuse(lists, r.rrf_k, weights)
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
     frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
     cands = load_candidates(idx, [cid for cid, _ in fused])
@@ -114,7 +121,58 @@ def hybrid_candidates(
         c.vec_rank = vrank.get(cid)
         c.fts_rank = frank.get(cid)
         out.append(c)
+    if r.note_weight > 0:
+        out = _add_note_evidence(out, r.note_weight)
     return Stage1(out, vec_ids, fts_ids)
+
+
+def _title_chunks(
+    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
+    fused: list[tuple[int, float]],
+) -> list[int]:
+    """The title leg as chunk ids: each named note's best chunk so far (by
+    the other legs' fusion), else its first non-excluded chunk."""
+    doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
+    hits = title_leg(idx, parsed.embed_text, doc_sql, r.title_min_coverage)
+    if not hits:
+        return []
+    ids = [cid for cid, _ in fused]
+    doc_of = _doc_ids(idx, ids)
+    best: dict[int, int] = {}
+    for cid in ids:
+        best.setdefault(doc_of[cid], cid)
+    out: list[int] = []
+    for h in hits:
+        cid = best.get(h.doc_id)
+        if cid is None:
+            row = idx.conn.execute(
+                "SELECT id FROM chunks WHERE doc_id = ? AND id NOT IN ({}) ORDER BY ordinal LIMIT 1".format(
+                    ",".join(str(i) for i in excluded) or "NULL"
+                ),
+                (h.doc_id,),
+            ).fetchone()
+            cid = row[0] if row else None
+        if cid is not None and cid not in excluded:
+            out.append(cid)
+    return out
+
+
+def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
+    if not chunk_ids:
+        return {}
+    marks = ",".join(str(int(i)) for i in chunk_ids)
+    return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})"))
+
+
+def _add_note_evidence(cands: list[Candidate], weight: float) -> list[Candidate]:
+    """score += weight * (sum of the note's other candidates' scores): a note
+    that several chunks support outranks one lucky chunk (ADR-0073)."""
+    total: dict[int, float] = {}
+    for c in cands:
+        total[c.doc_id] = total.get(c.doc_id, 0.0) + c.score
+    for c in cands:
+        c.score = c.score + weight * (total[c.doc_id] - c.score)
+    return sorted(cands, key=lambda c: -c.score)  # stable: ties keep fused order
 
 
 def load_candidates(idx: Index, ids: list[int]) -> list[Candidate]:

@@ -55,6 +55,9 @@ class Resolved:
     weights: tuple[float, float, float]  # bm25 heading / context / content
     vec_weight: float
     fts_weight: float
+    title_weight: float
+    title_min_coverage: float
+    note_weight: float
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -130,6 +133,9 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         weights=(f.heading_weight, f.context_weight, f.content_weight),
         vec_weight=f.vec_weight,
         fts_weight=f.fts_weight,
+        title_weight=f.title_weight,
+        title_min_coverage=f.title_min_coverage,
+        note_weight=f.note_weight,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,

@@ -1,0 +1,104 @@
+"""The title leg of stage 1: notes whose title or alias the query names.
+
+In a note vault the title is the author's own one-line summary of the note,
+so a query that names it ("Themes", "マップビュー", "Obsidian CLI") should
+find that note first — but a chunk-level leg dilutes that signal across the
+note's sections. This leg ranks notes by how much of their title (or best
+alias) the query's content words cover, and contributes one ranked list to
+RRF, mapped to each note's best chunk (ADR-0072).
+
+Content words: Latin/digit words of 2+ characters that are not English
+function words, and kanji/katakana runs of 2+ characters (hiragana runs are
+mostly particles and inflections). They come from the same character classes
+as the query compiler, and only from the positive part of the query.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .query import _HIRA, _KANJI, _KATA, _SEP, _WORD, char_type
+
+if TYPE_CHECKING:
+    from ..index.db import Index
+
+# English function words: they name nothing, so they never count as covering a title.
+_STOP = frozenset(
+    """a an and are as at be by can do does for from has have how i if in into is it its me my
+    of on or so that the their them then there these this to too up us was we what when where
+    which who why will with you your want need get make use using""".split()
+)
+_NEG = re.compile(r'(?:(?<=\s)|^)-(?:"[^"]*"?|\S+)')
+_QUOTE = re.compile(r'"')
+
+
+def content_words(query_text: str) -> list[str]:
+    """Casefolded content words of the (exclusion-free) query text."""
+    text = _QUOTE.sub(" ", _NEG.sub(" ", query_text)).casefold()
+    words: list[str] = []
+    run, kind = "", _SEP
+    for ch in text + " ":
+        t = char_type(ch)
+        if t == kind and t != _SEP:
+            run += ch
+            continue
+        if run and (
+            (kind == _WORD and len(run) >= 2 and run not in _STOP)
+            or (kind in (_KANJI, _KATA) and len(run) >= 2)
+        ):
+            words.append(run)
+        run, kind = (ch, t) if t != _SEP else ("", _SEP)
+    return list(dict.fromkeys(words))
+
+
+def coverage(name: str, words: list[str]) -> float:
+    """Share of the name's letters covered by the query's content words."""
+    name = name.casefold()
+    letters = [i for i, ch in enumerate(name) if char_type(ch) != _SEP]
+    if not letters or not words:
+        return 0.0
+    covered = bytearray(len(name))
+    for w in words:
+        start = name.find(w)
+        while start != -1:
+            covered[start:start + len(w)] = b"\x01" * len(w)
+            start = name.find(w, start + 1)
+    # Short Latin words must cover a whole word of the name ("ui" must not
+    # light up "build"); CJK runs have no word boundaries to respect.
+    hits = sum(1 for i in letters if covered[i])
+    return hits / len(letters)
+
+
+@dataclass(frozen=True)
+class TitleHit:
+    doc_id: int
+    coverage: float
+
+
+def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_coverage: float) -> list[TitleHit]:
+    """Notes ranked by title/alias coverage (best first), at least ``min_coverage``."""
+    words = content_words(query_text)
+    if not words:
+        return []
+    sql = "SELECT id, path, title, aliases FROM documents"
+    if restrict_doc_sql:
+        sql += f" WHERE id IN ({restrict_doc_sql})"
+    hits: list[TitleHit] = []
+    for doc_id, path, title, aliases in idx.conn.execute(sql):
+        names = [title] + json.loads(aliases or "[]")
+        best = max(coverage(n, [w for w in words if _word_ok(w, n)]) for n in names)
+        if best >= min_coverage:
+            hits.append(TitleHit(doc_id, best))
+    hits.sort(key=lambda h: -h.coverage)
+    return hits
+
+
+def _word_ok(word: str, name: str) -> bool:
+    """Latin words match whole words of the name (prefix allowed for plurals:
+    'theme' ~ 'Themes'); CJK runs match anywhere."""
+    if char_type(word[0]) != _WORD:
+        return True
+    return re.search(r"(?<![0-9a-z])" + re.escape(word), name.casefold()) is not None
