@@ -352,7 +352,9 @@ def reference_tokenize(directory: str | Path, text: str) -> list[int]:
     return [vocab["\u2581" + word] for word in text.split()]
 
 
-def reference_cross_encoder_score(directory: str | Path, query: str, passage: str) -> float:
+def reference_cross_encoder_score(
+    directory: str | Path, query: str, passage: str, *, with_pooler: bool = True
+) -> float:
     """Score one pair with a float64 numpy forward pass of the HF weights.
 
     Token-type ids are all 0, as llama.cpp's BERT graph hard-codes (a real
@@ -402,11 +404,13 @@ def reference_cross_encoder_score(directory: str | Path, query: str, passage: st
         x = _layernorm(x + ff, w[f"{L}.output.LayerNorm.weight"], w[f"{L}.output.LayerNorm.bias"], eps)
     cls = x[0]
     if pre == "bert":
-        pooled = np.tanh(lin("bert.pooler.dense", cls))
+        pooled = np.tanh(lin("bert.pooler.dense", cls)) if with_pooler else cls
         return float(lin("classifier", pooled)[0])
     pooled = np.tanh(lin("classifier.dense", cls))
     return float(lin("classifier.out_proj", pooled)[0])
 
 
-def reference_cross_encoder_scores(directory: str | Path, query: str, passages: Sequence[str]) -> list[float]:
-    return [reference_cross_encoder_score(directory, query, p) for p in passages]
+def reference_cross_encoder_scores(
+    directory: str | Path, query: str, passages: Sequence[str], *, with_pooler: bool = True
+) -> list[float]:
+    return [reference_cross_encoder_score(directory, query, p, with_pooler=with_pooler) for p in passages]
