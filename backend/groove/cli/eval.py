@@ -46,7 +46,7 @@ def eval_options(f):
 
 
 def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str], model: str | None,
-             err: Console) -> tuple[Any, EvalSession]:
+             err: Console) -> tuple[Any, EvalSession, list]:
     golden = load_golden(golden_path)
     for w in golden.warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
@@ -59,11 +59,17 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
         err.print(f"[yellow]warning:[/yellow] {v} has other [search] settings than {session.primary.vault}; "
                   "the fingerprint records the first vault's")
 
+    shown: list[bool] = []
+
     def progress(v: Path, ev: dict) -> None:
         if ev.get("phase") == "embed" and ev.get("total"):
-            err.print(f"indexing {v.name}: {ev.get('done', 0)}/{ev['total']}", end="\r")
+            err.print(f"indexing {v.name}: {ev.get('done', 0)}/{ev['total']} notes", end="\r")
+            shown.append(True)
 
-    for w in session.reindex(progress):
+    warnings = session.reindex(progress)
+    if shown:
+        err.print()
+    for w in warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
     quoted = session.quoted()
     if quoted:
@@ -72,7 +78,7 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
         for g, paths in quoted:
             more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
             err.print(f"  line {g.line}: {g.query!r} in {', '.join(paths[:3])}{more}")
-    return golden, session
+    return golden, session, quoted
 
 
 def _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs) -> SearchOptions:
@@ -175,7 +181,7 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
     Example: groove eval golden.jsonl --vault-for-lang en=~/Notes --vault-for-lang ja=~/Notes-ja
     """
     err = Console(stderr=True, soft_wrap=True)
-    gset, session = _session(golden, vault, vault_for_lang, model, err)
+    gset, session, quoted = _session(golden, vault, vault_for_lang, model, err)
     try:
         opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
         run = session.run(opts, k)
@@ -196,7 +202,12 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
         except OSError as e:
             err.print(f"[yellow]warning:[/yellow] could not write eval history {hpath}: {e}")
     if as_json:
-        out: dict[str, Any] = {"note": NOTE, "run": record, "history": str(hpath)}
+        out: dict[str, Any] = {
+            "note": NOTE, "run": record, "history": str(hpath),
+            "warnings": list(gset.warnings) + run.warnings + hw,
+            "quoted_in_vault": [{"line": g.line, "query": g.query, "notes": paths}
+                                for g, paths in quoted],
+        }
         if compare:
             out["compare"] = _comparison_json(cmp)
         click.echo(json.dumps(out, ensure_ascii=False, indent=2))
@@ -244,7 +255,7 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
             raise GrooveError("--plot needs matplotlib: pip install 'groove[plot]'") from None
     if legs == "vector":
         err.print("[yellow]warning:[/yellow] --legs vector: bm25 weights and rrf_k change nothing without the FTS leg")
-    _, session = _session(golden, vault, vault_for_lang, model, err)
+    _, session, _quoted = _session(golden, vault, vault_for_lang, model, err)
     try:
         opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
         result = run_tune(session, opts, k, progress=lambda i, n: err.print(f"tune: {i}/{n} settings", end="\r"))
