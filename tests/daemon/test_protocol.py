@@ -1,0 +1,240 @@
+"""The socket protocol against a real daemon process: authentication,
+permissions, framing errors, every method's result against its JSON Schema,
+cancel, disconnects, and concurrent clients during a reindex."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import stat
+import threading
+import time
+
+import pytest
+
+from groove import protocol
+from groove.client import ConnectError, DaemonClient, RpcError, open_socket
+from groove.daemon import lifecycle
+
+from .conftest import new_daemon
+
+
+def assert_valid(kind: str, name: str, obj: object) -> None:
+    errors = list(protocol.validator(kind, name).iter_errors(obj))
+    assert not errors, f"{kind} of {name} breaks the schema: {errors[0].message} at {list(errors[0].absolute_path)}"
+
+
+def raw_exchange(info: dict, payload: bytes, wait: float = 5.0) -> bytes:
+    """Send bytes on a fresh connection; everything received until the daemon closes."""
+    s = open_socket(info)
+    s.settimeout(wait)
+    try:
+        s.sendall(payload)
+        got = b""
+        while True:
+            try:
+                chunk = s.recv(65536)
+            except socket.timeout:
+                return got + b"<still open>"
+            if not chunk:
+                return got
+            got += chunk
+    finally:
+        s.close()
+
+
+@pytest.fixture(scope="module")
+def shared(module_home, tiny_model):
+    d = new_daemon(module_home, tiny_model, n=40)
+    d.start()
+    yield d
+    d.stop()
+
+
+@pytest.fixture
+def daemon(shared, groove_home):
+    return shared
+
+
+def hello_line(token: str) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": {"token": token}}).encode() + b"\n"
+
+
+def test_hello_then_search_returns_schema_valid_hits(daemon):
+    with daemon.client() as c:
+        assert_valid("result", "hello", c.hello)
+        assert c.hello["protocol_version"] == 1
+        assert set(c.hello["capabilities"]) >= {"search", "cancel", "index_status", "reindex", "subscribe"}
+        daemon.wait_idle(c)
+        resp = c.search("coffee", limit=5)
+        assert_valid("result", "search", resp)
+        assert resp["results"], "an indexed vault about coffee finds coffee"
+        assert all(h["path"].endswith(".md") for h in resp["results"])
+
+
+def test_wrong_token_is_closed_without_any_data(daemon):
+    info = daemon.info
+    assert raw_exchange(info, hello_line("0" * 64)) == b""
+    assert raw_exchange(info, hello_line(info["token"][:-1])) == b""
+    with pytest.raises(ConnectError):
+        DaemonClient.connect({**info, "token": "nope"})
+
+
+def test_request_before_hello_is_closed_without_any_data(daemon):
+    info = daemon.info
+    search = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "search", "params": {"query": "coffee"}}).encode()
+    assert raw_exchange(info, search + b"\n") == b""
+    assert raw_exchange(info, b"not json at all\n") == b""
+    assert raw_exchange(info, b"x" * (protocol.MAX_REQUEST_BYTES + 10)) == b""
+
+
+def test_correct_hello_over_raw_socket_gets_exactly_one_line(daemon):
+    info = daemon.info
+    out = raw_exchange(info, hello_line(info["token"]), wait=1.0)
+    assert out.endswith(b"<still open>")
+    line = out[: -len(b"<still open>")]
+    assert line.count(b"\n") == 1
+    assert json.loads(line)["result"]["vault"] == str(daemon.vault)
+
+
+def test_socket_state_and_token_files_are_private(daemon, groove_home):
+    f = lifecycle.files_for(daemon.vault)
+    st = os.stat(f.socket)
+    assert stat.S_ISSOCK(st.st_mode)
+    assert stat.S_IMODE(st.st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(f.socket.parent).st_mode) == 0o700
+    assert stat.S_IMODE(os.stat(f.state).st_mode) == 0o600
+    token_file = f.socket.parent / f"{f.key}.token"
+    assert stat.S_IMODE(os.stat(token_file).st_mode) == 0o600
+    assert daemon.info["token"] not in f.state.read_text(), "the state file must not carry the token"
+
+
+def test_malformed_line_gets_parse_error_and_connection_stays_usable(daemon):
+    with daemon.client() as c:
+        c.send_raw(b"{this is not json\n")
+        err = c.wait_notification("$error", 5)
+        assert err["code"] == protocol.PARSE_ERROR
+        c.send_raw(b'[{"jsonrpc": "2.0", "id": 99, "method": "index_status"}]\n')
+        assert c.wait_notification("$error", 5)["code"] == protocol.INVALID_REQUEST
+        assert c.index_status()["documents"] >= 0
+
+
+def test_oversized_request_is_refused_and_connection_stays_usable(daemon):
+    with daemon.client() as c:
+        big = json.dumps({"jsonrpc": "2.0", "id": 5, "method": "search",
+                          "params": {"query": "a" * (protocol.MAX_REQUEST_BYTES + 100)}}).encode() + b"\n"
+        c.send_raw(big)
+        err = c.wait_notification("$error", 10)
+        assert err["code"] == protocol.INVALID_REQUEST and "larger" in err["message"]
+        assert_valid("result", "index_status", c.index_status())
+
+
+def test_error_codes_for_unknown_method_bad_params_and_bad_query(daemon):
+    with daemon.client() as c:
+        with pytest.raises(RpcError) as e:
+            c.call("frobnicate", {})
+        assert e.value.code == protocol.METHOD_NOT_FOUND
+        with pytest.raises(RpcError) as e:
+            c.call("search", {"query": "x", "limt": 3})
+        assert e.value.code == protocol.INVALID_PARAMS and "limt" in e.value.message
+        with pytest.raises(RpcError) as e:
+            c.call("search", {"query": "x", "mmr_lambda": 3})
+        assert e.value.code == protocol.INVALID_PARAMS and e.value.data["parameter"] == "mmr_lambda"
+        with pytest.raises(RpcError) as e:
+            c.search("-coffee")
+        assert e.value.code == protocol.BAD_QUERY
+        with pytest.raises(RpcError) as e:
+            c.call("get_document", {"path": "../../etc/passwd"})
+        assert e.value.code == protocol.PATH_NOT_FOUND
+
+
+def test_every_method_result_matches_its_schema(daemon):
+    with daemon.client() as c:
+        daemon.wait_idle(c)
+        assert_valid("result", "index_status", c.index_status())
+        assert_valid("result", "reindex", c.reindex())
+        assert_valid("result", "subscribe", c.call("subscribe", {"events": ["index.changed"]}))
+        path = c.search("garden", limit=1)["results"][0]["path"]
+        assert_valid("result", "get_document", c.get_document(path))
+        assert_valid("result", "related_notes", c.related_notes(path, limit=3))
+        stem = path.rsplit("/", 1)[-1][:-3]
+        link = c.resolve_link(f"[[{stem}#Details]]")
+        assert_valid("result", "resolve_link", link)
+        assert link["exists"] and link["path"] == path
+        assert_valid("result", "cancel", c.call("cancel", {"id": 123456}))
+
+
+def test_cancel_drops_pending_searches_with_cancelled_error(daemon):
+    with daemon.client() as c:
+        daemon.wait_idle(c)
+        calls = [c.request("search", {"query": f"coffee tea garden {i}", "limit": 20}) for i in range(200)]
+        cancels = [c.request("cancel", {"id": p.id}) for p in calls]
+        cancelled = [x.result(30)["cancelled"] for x in cancels]
+        outcomes = []
+        for p in calls:
+            try:
+                assert_valid("result", "search", p.result(30))
+                outcomes.append(False)
+            except RpcError as e:
+                assert e.code == protocol.CANCELLED
+                outcomes.append(True)
+        assert outcomes == cancelled, "cancelled: true exactly for the requests that then fail with -32800"
+        assert any(cancelled), "typing fast: queued searches must be droppable"
+        assert c.search("coffee")["results"]
+
+
+def test_client_disconnecting_mid_request_does_not_disturb_others(daemon):
+    with daemon.client("steady") as steady:
+        daemon.wait_idle(steady)
+        for _ in range(5):
+            rude = daemon.client("rude")
+            for i in range(20):
+                rude.request("search", {"query": f"music travel {i}"})
+            rude.close()
+            assert steady.search("music")["results"]
+        assert_valid("result", "index_status", steady.index_status())
+
+
+def test_eight_clients_times_200_searches_during_reindex_all_succeed(spawn):
+    daemon = spawn(n=150)
+    queries = ["coffee", "tea garden", "python code", "travel japan", "music -tea", '"bread recipe"',
+               "meeting notes plans", "ideas books"]
+    with daemon.client("indexer") as ctl:
+        daemon.wait_idle(ctl)
+        ctl.subscribe("index.progress")
+        reindex = ctl.request("reindex", {"force": True})
+        ctl.wait_notification("index.progress", 30, lambda p: p["phase"] == "embed")
+        errors: list[str] = []
+        during = [0]
+        done = {"reindex": False}
+
+        def client_loop(k: int) -> None:
+            try:
+                with daemon.client(f"c{k}") as c:
+                    for i in range(200):
+                        params = {"query": queries[(k + i) % len(queries)], "limit": 5 + i % 5}
+                        if i % 7 == 0:
+                            params["path_globs"] = ["projects/**"]
+                        resp = c.call("search", params, timeout=60)
+                        v = list(protocol.validator("result", "search").iter_errors(resp))
+                        if v:
+                            errors.append(v[0].message)
+                        if not done["reindex"]:
+                            during[0] += 1
+            except Exception as e:  # noqa: BLE001 - collected and asserted below
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=client_loop, args=(k,)) for k in range(8)]
+        t0 = time.monotonic()
+        for t in threads:
+            t.start()
+        summary = reindex.result(120)
+        done["reindex"] = True
+        for t in threads:
+            t.join(120)
+        assert not errors, errors[:5]
+        assert_valid("result", "reindex", summary)
+        assert summary["indexed"] == 150
+        assert during[0] > 0, "some searches must have run while the reindex did"
+        print(f"1600 searches in {time.monotonic() - t0:.1f}s, {during[0]} during the reindex")
