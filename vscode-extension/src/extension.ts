@@ -40,7 +40,7 @@ export class GrooveExtension implements vscode.Disposable {
   readonly treeView: vscode.TreeView<unknown>;
   readonly links: WikiLinkProvider;
   /** The open QuickPick, if any (tests drive it). */
-  currentSearch: SearchPick | null = null;
+  currentSearch: (SearchPick & { backend: VaultBackend }) | null = null;
   private treeRoot: string | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -110,7 +110,12 @@ export class GrooveExtension implements vscode.Disposable {
       if (s.kind === "ready") this.notifier.reset();
       if (this.registry.peek(this.folderFor() ?? "") === b) this.status.show(s);
     });
-    b.on("changed", (paths, deleted) => this.output.appendLine(`index changed: ${paths.length} updated, ${deleted.length} deleted`));
+    b.on("changed", (paths, deleted) => {
+      this.output.appendLine(`index changed: ${paths.length} updated, ${deleted.length} deleted`);
+      // An open QuickPick re-runs its query so it does not list what just changed on disk.
+      const open = this.currentSearch;
+      if (open && open.backend === b && open.quickPick.value.trim()) open.session.refresh(searchParams(open.quickPick.value, readSettings()));
+    });
     b.client.on("error", (e) => this.output.appendLine(`background: ${e.message}`));
   }
 
@@ -154,7 +159,7 @@ export class GrooveExtension implements vscode.Disposable {
     this.updateStatus();
     const ed = vscode.window.activeTextEditor;
     const sel = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : "";
-    this.currentSearch = showSearchQuickPick({
+    const pick = showSearchQuickPick({
       runner: b.client,
       settings: readSettings,
       initialQuery: sel && !sel.includes("\n") ? sel : undefined,
@@ -163,8 +168,11 @@ export class GrooveExtension implements vscode.Disposable {
       onPick: (hit) => openHit(b.root, hit, this.highlights),
       onError: (e) => void this.notifier.error(e),
     });
-    void this.currentSearch.done.then(() => (this.currentSearch = null));
-    return this.currentSearch;
+    const current = (this.currentSearch = { ...pick, backend: b });
+    void pick.done.then(() => {
+      if (this.currentSearch === current) this.currentSearch = null;
+    });
+    return pick;
   }
 
   private showResults(root: string, query: string, response: SearchResponse): void {

@@ -228,13 +228,19 @@ describe.skipIf(!available)("against the real groove serve", () => {
     expect(msg?.text).toMatch(/\d+ indexed/);
   }, 60_000);
 
-  it("an edited note arrives as index.changed and becomes searchable", async () => {
+  it("an edited note arrives as index.changed and refreshes an open QuickPick", async () => {
+    await vscode.commands.executeCommand("groove.search");
+    const qp = fake.quickPicks.at(-1)! as FakeQuickPick<HitItem>;
+    qp.type("tomatoes watering");
+    await vi.waitFor(() => expect(qp.itemHistory.length).toBeGreaterThan(0), { timeout: 30_000 });
+    expect(qp.items.map((i) => i.hit.path)).not.toContain("Garden.md");
     const changed = new Promise<string[]>((resolve) => backend.on("changed", (paths) => resolve(paths)));
     fs.writeFileSync(path.join(vault, "Garden.md"), "# Garden\n\nTomatoes need full sun and regular watering.\n");
     const paths = await Promise.race([changed, new Promise<string[]>((_, rej) => setTimeout(() => rej(new Error("no index.changed within 60 s")), 60_000))]);
     expect(paths).toContain("Garden.md");
-    const r = await backend.search({ query: "tomatoes watering", limit: 3 });
-    expect(r.results[0].path).toBe("Garden.md");
+    // No keystroke: the open QuickPick re-ran its query on index.changed.
+    await vi.waitFor(() => expect(qp.items[0]?.hit.path).toBe("Garden.md"), { timeout: 30_000 });
     expect(fake.statusItems[0].text).toContain("4 notes");
+    qp.hide();
   }, 90_000);
 });

@@ -73,3 +73,16 @@ describe("activation", () => {
     expect(fake.treeViews[0].description).toBe("rerank off · mmr default · parent on");
   });
 });
+
+describe("status bar text", async () => {
+  const { statusText } = await import("../src/status");
+  const { GrooveError } = await import("@groove/editor-client");
+  it.each([
+    [{ kind: "indexing", done: 1234, total: 5000, phase: "embed" }, "indexing 1,234/5,000"],
+    [{ kind: "ready", documents: 173, chunks: 1240, stale: 0 }, "173 notes"],
+    [{ kind: "error", error: new GrooveError("not-installed", "x") }, "not installed"],
+    [{ kind: "error", error: new GrooveError("not-running", "x") }, "not running"],
+  ])("%o -> %s", (state, text) => {
+    expect(statusText(state as never).text).toContain(text);
+  });
+});
