@@ -1,0 +1,130 @@
+"""One daemon per vault: the lock refuses a second one, kill -9 mid-batch
+leaves a consistent index that a restart completes, and the CLI commands
+editors use (connect-info --start, serve --status/--stop) work end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import apsw
+import sqlite_vec
+
+from groove.daemon import lifecycle
+from groove.paths import default_index_path
+
+from .conftest import daemon_env, poll
+
+
+def index_rows(vault) -> dict[str, int]:
+    c = apsw.Connection(str(default_index_path(vault)), flags=apsw.SQLITE_OPEN_READONLY)
+    c.enable_load_extension(True)
+    c.load_extension(sqlite_vec.loadable_path())
+    q = lambda sql: c.execute(sql).fetchone()[0]  # noqa: E731
+    out = {
+        "documents": q("SELECT count(*) FROM documents"),
+        "chunks": q("SELECT count(*) FROM chunks"),
+        "fts": q("SELECT count(*) FROM fts_chunks"),
+        "vec": q("SELECT count(*) FROM vec_chunks"),
+        "chunks_without_vec": q("SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM vec_chunks)"),
+        "chunks_without_fts": q("SELECT count(*) FROM chunks WHERE id NOT IN (SELECT rowid FROM fts_chunks)"),
+        "docs_without_chunks": q("SELECT count(*) FROM documents d WHERE NOT EXISTS "
+                                 "(SELECT 1 FROM chunks c WHERE c.doc_id = d.id)"),
+    }
+    out["paths"] = {r[0] for r in c.execute("SELECT path FROM documents")}
+    c.close()
+    return out
+
+
+def test_second_daemon_for_the_same_vault_is_refused_and_points_to_the_first(spawn):
+    first = spawn(n=5)
+    pid = first.info["pid"]
+    second = subprocess.run(
+        [sys.executable, "-m", "groove.daemon", "--vault", str(first.vault), "--model", str(first.model),
+         "--foreground"], env=first.env, capture_output=True, text=True, timeout=60)
+    assert second.returncode != 0
+    assert "already running" in second.stderr and f"pid {pid}" in second.stderr
+    assert lifecycle.files_for(first.vault).socket.name in second.stderr
+    with first.client() as c:  # the first is untouched
+        assert c.index_status()["documents"] == 5
+
+
+def test_kill9_mid_batch_then_restart_leaves_a_consistent_complete_index(spawn):
+    d = spawn(n=10)
+    with d.client() as c:
+        d.wait_idle(c)
+        c.subscribe("index.progress")
+        bulk = d.vault / "bulk"
+        bulk.mkdir()
+        for i in range(300):
+            (bulk / f"b{i:03d}.md").write_text(
+                f"# Bulk {i}\n\nbulk note {i} with words\n\n## Part\n\nsecond section {i}\n", encoding="utf-8")
+        ev = c.wait_notification("index.progress", 60, lambda p: p["phase"] == "embed" and p["done"] >= 5)
+        assert ev["done"] < 300, "the kill must land mid-batch"
+    d.kill9()
+    partial = index_rows(d.vault)
+    assert partial["documents"] < 310, "killed before the batch finished"
+    # Every note in the index is whole: no chunk without its vector or FTS row.
+    assert partial["chunks_without_vec"] == partial["chunks_without_fts"] == partial["docs_without_chunks"] == 0
+    assert partial["chunks"] == partial["fts"] == partial["vec"]
+    d.start()
+    with d.client() as c:
+        st = d.wait_idle(c, timeout=120)
+        assert st["stale_files"] == 0
+    full = index_rows(d.vault)
+    assert full["documents"] == 310
+    assert full["chunks"] == full["fts"] == full["vec"]
+    assert full["chunks_without_vec"] == full["chunks_without_fts"] == full["docs_without_chunks"] == 0
+    on_disk = {p.relative_to(d.vault).as_posix() for p in d.vault.rglob("*.md")}
+    assert full["paths"] == on_disk
+
+
+def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_model, tmp_path):
+    from .conftest import make_vault
+
+    vault = make_vault(tmp_path, 4)
+    env = daemon_env(groove_home)
+    groove = [sys.executable, "-m", "groove"]
+
+    def run(*args: str, timeout: float = 90) -> subprocess.CompletedProcess:
+        return subprocess.run([*groove, *args, "--vault", str(vault)], env=env, capture_output=True, text=True,
+                              timeout=timeout)
+
+    before = json.loads(run("connect-info").stdout)
+    assert before["running"] is False and before["pid"] is None
+    assert run("serve", "--status").returncode == 1
+
+    started = run("connect-info", "--start", "--model", str(tiny_model))
+    assert started.returncode == 0, started.stderr
+    info = json.loads(started.stdout.strip().splitlines()[-1])
+    assert info["running"] and info["transport"] == "unix" and len(info["token"]) == 64
+    assert info["protocol_version"] == 1 and info["vault"] == str(vault.resolve())
+    try:
+        again = json.loads(run("connect-info", "--start").stdout)
+        assert again["pid"] == info["pid"], "--start reuses the running daemon"
+
+        status = run("serve", "--status", "--json")
+        assert status.returncode == 0
+        st = json.loads(status.stdout)
+        assert st["running"] and st["pid"] == info["pid"] and st["token_store"] == "file"
+        assert "token" not in status.stdout.lower().replace("token_store", "")
+        poll(lambda: json.loads(run("serve", "--status", "--json").stdout)["index"]["documents"] == 4,
+             60, "the startup index pass")
+        log = lifecycle.files_for(vault).log
+        assert log.exists() and "listening on unix" in log.read_text()
+
+        stopped = run("serve", "--stop")
+        assert stopped.returncode == 0 and f"pid {info['pid']}" in stopped.stdout
+    finally:
+        if lifecycle.is_locked(vault):
+            os.kill(info["pid"], 9)
+    assert not lifecycle.is_locked(vault)
+    assert not lifecycle.files_for(vault).socket.exists()
+    assert not lifecycle.files_for(vault).state.exists()
+    assert run("serve", "--status").returncode == 1
+    t0 = time.monotonic()
+    assert "no groove serve running" in run("serve", "--stop").stdout
+    assert time.monotonic() - t0 < 30
