@@ -72,7 +72,7 @@ export class SearchPanel {
       debounceMs: opts.debounceMs ?? 150,
       timers: opts.timers,
       onResults: (response, params, timing) => {
-        this.show(response);
+        this.show(response, `${Math.round(timing.receivedAt - timing.sentAt)} ms`);
         this.o.onRendered?.({ params, response, timing, renderedAt: now() });
       },
       onError: (e) => {
@@ -128,11 +128,11 @@ export class SearchPanel {
     const filters = el(this.root, "div", { cls: "groove-filters" });
     const folder = el(filters, "input", {
       cls: "groove-filter-folder",
-      attr: { type: "text", placeholder: "Folders (comma-separated)", "aria-label": "Folder filter", spellcheck: "false" },
+      attr: { type: "text", placeholder: "Folders", title: "Only notes in these folders (comma-separated, globs allowed)", "aria-label": "Folder filter", spellcheck: "false" },
     });
     const tags = el(filters, "input", {
       cls: "groove-filter-tags",
-      attr: { type: "text", placeholder: "#tags", "aria-label": "Tag filter", spellcheck: "false" },
+      attr: { type: "text", placeholder: "#tags", title: "Only notes with any of these tags", "aria-label": "Tag filter", spellcheck: "false" },
     });
     folder.addEventListener("input", () => {
       this.filters.folders = folder.value;
@@ -171,11 +171,12 @@ export class SearchPanel {
     this.o.limit = n;
   }
 
-  private show(response: SearchResponse): void {
+  private show(response: SearchResponse, footnote?: string): void {
     this.lastResponse = response;
     this.hitData = response.results;
     this.hits = renderResults(this.results, response, {
       showContext: this.showContext,
+      footnote,
       onOpen: this.o.onOpen,
       linkFor: this.o.linkFor,
     });

@@ -4,7 +4,7 @@
  * with happy-dom and rendered in headless Chromium with real daemon results.
  */
 import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
-import { elideSegments } from "@groove/editor-client/offsets";
+import { elideSegments, type Segment } from "@groove/editor-client/offsets";
 import type { IndexProgress, IndexStatusResult, RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { clear, el } from "./dom";
 
@@ -33,7 +33,10 @@ function folderOf(path: string): string {
 /** Headings below the note title ("Title › A › B" shows "A › B"). */
 export function headingTrail(hit: SearchHit): string[] {
   const hp = hit.heading_path ?? [];
-  return hp.length && hp[0] === hit.title ? hp.slice(1) : hp;
+  const first = hp[0];
+  // The H1 usually repeats the title (maybe with an emoji or suffix).
+  if (first !== undefined && hit.title && (first === hit.title || (hp.length > 1 && first.startsWith(hit.title)))) return hp.slice(1);
+  return hp;
 }
 
 export function formatScore(score: number): string {
@@ -41,11 +44,42 @@ export function formatScore(score: number): string {
   return Math.abs(score) >= 1 ? score.toFixed(2) : score.toFixed(3);
 }
 
+const HEADING_LINE = /^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)/;
+const BLANK_RUNS = /(?:\r?\n[ \t]*){2,}/g;
+const HEADING_MARKER = /(^|\n)[ \t]*#{1,6}[ \t]+/g;
+
+/**
+ * Display-only clean-up of a snippet: chunk text starts with its Markdown
+ * heading lines (already shown as the heading path), blank lines waste the
+ * narrow sidebar, and "## " markers are noise. Highlighted segments are never
+ * changed, so every match span stays visible exactly.
+ */
+export function tidySegments(segments: Segment[]): Segment[] {
+  const out = segments.map((s) => ({ ...s }));
+  // Leading heading lines that contain no highlight.
+  const first = out[0];
+  if (first && !first.highlighted) {
+    let t = first.text.replace(/^\s+/, "");
+    while (HEADING_LINE.test(t) && t.includes("\n")) t = t.replace(HEADING_LINE, "").replace(/^\s+/, "");
+    first.text = t;
+  }
+  for (let i = 0; i < out.length; i++) {
+    const seg = out[i]!;
+    if (seg.highlighted) continue;
+    const atLineStart = i === 0 || out[i - 1]!.text.endsWith("\n");
+    seg.text = seg.text.replace(BLANK_RUNS, "\n").replace(HEADING_MARKER, (m, nl: string, off: number) => (off === 0 && !atLineStart && !nl ? m : nl));
+  }
+  const last = out[out.length - 1];
+  if (last && !last.highlighted) last.text = last.text.replace(/\s+$/, "");
+  return out.filter((s) => s.text.length > 0);
+}
+
 /** Fills `snippetEl` with the hit's text, every match span in a <mark>. */
 export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContext: boolean, context = 80): void {
   clear(snippetEl);
   const { segments, before, after } = hitSegments(hit, withContext);
-  const shown = withContext ? segments : elideSegments(segments, context);
+  const tidy = tidySegments(segments);
+  const shown = withContext ? tidy : elideSegments(tidy, context);
   if (before) el(snippetEl, "span", { cls: "groove-elided", text: "… " });
   for (const seg of shown) {
     if (seg.highlighted) {
@@ -64,14 +98,16 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
     attr: { draggable: "true", "data-index": index, "data-path": hit.path, role: "option", tabindex: -1 },
   });
   const header = el(item, "div", { cls: "groove-hit-header" });
-  el(header, "span", { cls: "groove-hit-title", text: hit.title || hit.path });
+  el(header, "span", { cls: "groove-hit-title", text: hit.title || hit.path, title: hit.path });
+  const folder = folderOf(hit.path);
+  if (folder) el(header, "span", { cls: "groove-hit-folder", text: folder, title: hit.path });
   el(header, "span", { cls: "groove-hit-score", text: formatScore(hit.score), title: `rank ${hit.rank} · score ${hit.score}` });
 
-  const meta = el(item, "div", { cls: "groove-hit-meta" });
-  const folder = folderOf(hit.path);
-  if (folder) el(meta, "span", { cls: "groove-hit-folder", text: folder });
   const trail = headingTrail(hit);
-  if (trail.length) el(meta, "span", { cls: "groove-hit-headings", text: trail.join(" › ") });
+  if (trail.length) {
+    const meta = el(item, "div", { cls: "groove-hit-meta" });
+    el(meta, "span", { cls: "groove-hit-headings", text: trail.join(" › ") });
+  }
 
   const snippet = el(item, "div", { cls: "groove-hit-snippet" });
   const expandable = (hit.expanded_from?.length ?? 0) > 0;

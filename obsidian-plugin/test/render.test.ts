@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { formatStatus, renderRelated, renderResults } from "../src/render";
+import { formatStatus, renderRelated, renderResults, tidySegments } from "../src/render";
+import { highlightSegments } from "@groove/editor-client/offsets";
 import type { IndexStatusResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 
 const enc = new TextEncoder();
@@ -84,7 +85,8 @@ describe("renderResults", () => {
     toggle.click();
     expect(marks(root)).toEqual(["Setup", "Conflicts"]);
     expect(toggle.textContent).toBe("Hide context");
-    expect(root.querySelector(".groove-hit-snippet")!.textContent).toBe(parent);
+    // Heading lines / blank lines are tidied for display; highlights are untouched.
+    expect(root.querySelector(".groove-hit-snippet")!.textContent).toBe("Setup notes.\nSync\nConflicts happen offline.");
   });
 
   it("has no context toggle when the hit was not expanded", () => {
@@ -162,5 +164,18 @@ describe("formatStatus", () => {
   });
   it("says the daemon is not running", () => {
     expect(formatStatus({ kind: "not-running" }).text).toBe("groove: daemon not running");
+  });
+});
+
+describe("tidySegments", () => {
+  it("drops the leading heading lines and blank lines but keeps highlighted headings", () => {
+    const content = "# 会議メモ\r\n\r\n## 予算の承認\r\n\r\n来期の予算について議論した。";
+    const segs = tidySegments(highlightSegments(content, spansOf(content, ["予算の承認", "予算について"])));
+    expect(segs.map((s) => s.text).join("")).toBe("予算の承認\n来期の予算について議論した。");
+    expect(segs.filter((s) => s.highlighted).map((s) => s.text)).toEqual(["予算の承認", "予算について"]);
+  });
+  it("leaves '#tags' and mid-line hashes alone", () => {
+    const segs = tidySegments([{ text: "see #tag and C# code\n\n\nnext", highlighted: false }]);
+    expect(segs[0]!.text).toBe("see #tag and C# code\nnext");
   });
 });
