@@ -31,6 +31,7 @@ node-install:
 	npm ci --no-audit --no-fund
 
 test-node:
+	npm run typecheck
 	GROOVE_BIN=$(abspath $(GROOVE)) npm test
 
 obsidian-install:
@@ -39,8 +40,8 @@ obsidian-install:
 	mkdir -p "$(VAULT)/.obsidian/plugins/groove-search"
 	cp obsidian-plugin/main.js obsidian-plugin/manifest.json obsidian-plugin/styles.css "$(VAULT)/.obsidian/plugins/groove-search/"
 
-vsix:
-	npm run package --workspace vscode-extension
+vsix: node-install
+	npm run package --workspace vscode-extension   # writes vscode-extension/groove-*.vsix
 
 bench: install-dev
 	$(PY) bench/index_throughput.py
