@@ -11,6 +11,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ for tinymodels
 
+# Where converted real models are cached across runs (same as tests/conftest.py).
+TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
+
 NOTES: dict[str, str] = {
     "Home.md": """---
 title: Home
@@ -99,18 +102,24 @@ def write_vault(root: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="session", autouse=True)
-def groove_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    home = tmp_path_factory.mktemp("groove-home")
-    os.environ["GROOVE_HOME"] = str(home)
-    return home
+@pytest.fixture(scope="session")
+def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """GROOVE_HOME for the server subprocesses (one per test session)."""
+    return tmp_path_factory.mktemp("groove-home-mcp")
 
 
 @pytest.fixture(scope="session")
-def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tinymodels import write_tiny_bert_embedder
+def server_env(mcp_home: Path) -> dict[str, str]:
+    return {
+        "GROOVE_HOME": str(mcp_home),
+        "GROOVE_MODELS_DIR": str(TEST_MODELS_DIR),
+        "GROOVE_TOKEN_STORE": "file",
+    }
 
-    return write_tiny_bert_embedder(tmp_path_factory.mktemp("models") / "tiny-bert.gguf")
+
+@pytest.fixture(scope="session")
+def tiny_model(tiny_model_path: Path) -> Path:
+    return tiny_model_path
 
 
 @pytest.fixture(scope="session")
