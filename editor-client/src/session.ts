@@ -56,6 +56,7 @@ export class SearchSession {
   private seq = 0;
   private lastKey: string | null = null;
   private timer: unknown = null;
+  private scheduled: { seq: number; params: SearchParams; enteredAt: number } | null = null;
   private inFlight: InFlight | null = null;
   private disposed = false;
 
@@ -90,7 +91,19 @@ export class SearchSession {
     }
     this.o.onBusy?.(true);
     if (opts.immediate) this.run(seq, params, enteredAt);
-    else this.timer = this.timers.setTimeout(() => this.run(seq, params, enteredAt), this.o.debounceMs ?? 150);
+    else {
+      this.scheduled = { seq, params, enteredAt };
+      this.timer = this.timers.setTimeout(() => this.run(seq, params, enteredAt), this.o.debounceMs ?? 150);
+    }
+  }
+
+  /** Send the debounced search now (Enter). Returns false when nothing was waiting. */
+  flush(): boolean {
+    const s = this.scheduled;
+    if (!s || this.timer === null) return false;
+    this.clearTimer();
+    this.run(s.seq, s.params, s.enteredAt);
+    return true;
   }
 
   /** Re-run the current query even though it did not change (e.g. after index.changed). */
@@ -100,6 +113,7 @@ export class SearchSession {
 
   private run(seq: number, params: SearchParams, enteredAt: number): void {
     this.timer = null;
+    this.scheduled = null;
     if (seq !== this.seq || this.disposed) return;
     const sentAt = this.timers.now();
     let handle: PendingRequest<SearchResponse>;
@@ -135,6 +149,7 @@ export class SearchSession {
       this.timers.clearTimeout(this.timer);
       this.timer = null;
     }
+    this.scheduled = null;
   }
 
   private cancelInFlight(): void {

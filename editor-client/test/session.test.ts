@@ -140,6 +140,16 @@ describe("SearchSession", () => {
     expect(runner.started).toHaveLength(2);
   });
 
+  it("flush sends the debounced search at once (Enter) and only once", async () => {
+    const { runner, session } = setup();
+    session.update({ query: "now" });
+    expect(session.flush()).toBe(true);
+    expect(runner.started.map((s) => s.params.query)).toEqual(["now"]);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(runner.started).toHaveLength(1);
+    expect(session.flush()).toBe(false);
+  });
+
   it("reports keystroke and send times so latency can be measured", async () => {
     const runner = new ManualRunner();
     const timings: Array<[number, number, number]> = [];

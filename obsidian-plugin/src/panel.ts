@@ -94,8 +94,13 @@ export class SearchPanel {
       },
     });
 
-    // `input` fires for typing, paste and IME composition commits alike.
-    this.input.addEventListener("input", () => this.search());
+    // `input` fires for typing and paste. During IME composition (Japanese
+    // kana -> kanji) the box holds unconverted text: wait for compositionend.
+    this.input.addEventListener("input", (e) => {
+      if ((e as InputEvent).isComposing) return;
+      this.search();
+    });
+    this.input.addEventListener("compositionend", () => this.search());
     this.input.addEventListener("keydown", (e) => this.onKey(e));
   }
 
@@ -206,7 +211,7 @@ export class SearchPanel {
       // While a newer query is pending the selection belongs to stale results.
       const hit = this.busy ? undefined : this.hitData[this.selected];
       if (hit) this.o.onOpen?.(hit, 0, e);
-      else this.search(true);
+      else if (!this.session.flush()) this.search(true);
     }
   }
 

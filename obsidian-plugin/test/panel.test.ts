@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { SearchPanel } from "../src/panel";
+import type { PendingRequest } from "@groove/editor-client/client";
+import type { SearchParams, SearchResponse } from "@groove/editor-client/protocol";
+
+function manualRunner() {
+  const calls: Array<{ params: SearchParams; resolve: (r: SearchResponse) => void; cancelled: boolean }> = [];
+  return {
+    calls,
+    startSearch(params: SearchParams): PendingRequest<SearchResponse> {
+      let resolve!: (r: SearchResponse) => void;
+      const promise = new Promise<SearchResponse>((r) => (resolve = r));
+      const c = { params, resolve, cancelled: false };
+      calls.push(c);
+      return { promise, cancel: () => (c.cancelled = true) };
+    },
+  };
+}
+
+const resp = (title: string): SearchResponse => ({
+  results: [{ path: `${title}.md`, title, heading_path: [], level: 0, content: title, score: 0.1, rank: 1, match_spans: [[0, title.length]], expanded_from: [], byte_range: [0, title.length], line_range: [1, 1], chunk_id: 1 }],
+  low_confidence: false,
+  filter_applied: {},
+  warnings: [],
+});
+
+describe("SearchPanel", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function mount() {
+    const runner = manualRunner();
+    const container = document.createElement("div");
+    const opened: string[] = [];
+    const panel = new SearchPanel(container, {
+      runner,
+      limit: 10,
+      toggles: { rerank: "default", mmr: "default", parentRetriever: "default" },
+      showContext: false,
+      onOpen: (hit) => opened.push(hit.path),
+    });
+    const type = (v: string, composing = false) => {
+      panel.input.value = v;
+      panel.input.dispatchEvent(new InputEvent("input", { isComposing: composing }));
+    };
+    const titles = () => [...container.querySelectorAll(".groove-hit-title")].map((e) => e.textContent);
+    return { runner, container, panel, type, titles, opened };
+  }
+
+  it("renders only the newest query's results in the DOM, whatever order answers arrive in", async () => {
+    const { runner, type, titles } = mount();
+    type("old");
+    await vi.advanceTimersByTimeAsync(150);
+    type("new");
+    await vi.advanceTimersByTimeAsync(150);
+    expect(runner.calls.map((c) => [c.params.query, c.cancelled])).toEqual([["old", true], ["new", false]]);
+    runner.calls[1]!.resolve(resp("new"));
+    await vi.advanceTimersByTimeAsync(0);
+    runner.calls[0]!.resolve(resp("old"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(titles()).toEqual(["new"]);
+  });
+
+  it("waits for the IME composition to end before searching", async () => {
+    const { runner, panel, type } = mount();
+    type("よさ", true);
+    type("予算", true);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(runner.calls).toHaveLength(0);
+    panel.input.dispatchEvent(new CompositionEvent("compositionend", { data: "予算" }));
+    await vi.advanceTimersByTimeAsync(150);
+    expect(runner.calls.map((c) => c.params.query)).toEqual(["予算"]);
+  });
+
+  it("opens the selected hit with Enter and moves the selection with the arrow keys", async () => {
+    const { runner, panel, type, opened } = mount();
+    type("q");
+    await vi.advanceTimersByTimeAsync(150);
+    const two = resp("a");
+    two.results.push({ ...resp("b").results[0]!, rank: 2 });
+    runner.calls[0]!.resolve(two);
+    await vi.advanceTimersByTimeAsync(0);
+    panel.input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+    panel.input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    expect(opened).toEqual(["b.md"]);
+  });
+
+  it("does not open a stale hit with Enter while a newer query is pending", async () => {
+    const { runner, panel, type, opened } = mount();
+    type("a");
+    await vi.advanceTimersByTimeAsync(150);
+    runner.calls[0]!.resolve(resp("a"));
+    await vi.advanceTimersByTimeAsync(0);
+    type("ab");
+    panel.input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
+    expect(opened).toEqual([]);
+    expect(runner.calls.map((c) => c.params.query)).toEqual(["a", "ab"]); // Enter searches now
+  });
+
+  it("cycles a toggle auto -> on -> off -> auto and searches immediately", async () => {
+    const { runner, container, type } = mount();
+    type("q");
+    await vi.advanceTimersByTimeAsync(150);
+    const chip = container.querySelector<HTMLButtonElement>('[data-toggle="mmr"]')!;
+    const seen: Array<[string | null, boolean | null | undefined]> = [];
+    for (let i = 0; i < 3; i++) {
+      chip.click();
+      seen.push([chip.textContent, runner.calls[runner.calls.length - 1]!.params.mmr]);
+    }
+    expect(seen).toEqual([["MMR: on", true], ["MMR: off", false], ["MMR: auto", null]]);
+  });
+
+  it("clears the results when the box is emptied", async () => {
+    const { runner, type, titles } = mount();
+    type("q");
+    await vi.advanceTimersByTimeAsync(150);
+    runner.calls[0]!.resolve(resp("q"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(titles()).toEqual(["q"]);
+    type("");
+    expect(titles()).toEqual([]);
+  });
+});
