@@ -109,7 +109,8 @@ def test_every_pick_maximises_the_formula_over_the_candidates_left(pool, lam, pe
     for k, i in enumerate(got):
         left = [j for j in range(len(rel)) if j not in got[:k]]
         best = max(objective(rel, emb, docs, lam, pen, j, got[:k]) for j in left)
-        assert objective(rel, emb, docs, lam, pen, i, got[:k]) >= best - 1e-9
+        # 1e-6: similarities are float32 products, so exact near-ties may go either way.
+        assert objective(rel, emb, docs, lam, pen, i, got[:k]) >= best - 1e-6
 
 
 # ---------------------------------------------------------------- stored embeddings
