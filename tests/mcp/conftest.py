@@ -136,3 +136,14 @@ def vault(tmp_path_factory: pytest.TempPathFactory, outside_dir: Path) -> Path:
     (root / "escape.md").symlink_to(outside_dir / "secret.md")
     (root / "outside-folder").symlink_to(outside_dir, target_is_directory=True)
     return root
+
+
+@pytest.fixture(scope="session")
+def indexed(vault: Path, tiny_model: Path, server_env: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test vault indexed with the tiny model by `groove index` (the real CLI)."""
+    from mcp_support import groove_index
+
+    index = tmp_path_factory.mktemp("index") / "index.sqlite"
+    summary = groove_index(vault, index, tiny_model, server_env)
+    assert summary["indexed"] == 7, summary
+    return index

@@ -12,18 +12,10 @@ import anyio
 import apsw
 import pytest
 
-from mcp_support import SyncSession, groove_index, stdio_session, text_of
+from mcp_support import SyncSession, stdio_session, text_of
 from test_mcp_notes import ESCAPES
 
 TOOLS = {"search", "get_document", "related_notes", "resolve_link", "index_status", "reindex"}
-
-
-@pytest.fixture(scope="module")
-def indexed(vault: Path, tiny_model: Path, server_env: dict, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    index = tmp_path_factory.mktemp("stdio-index") / "index.sqlite"
-    summary = groove_index(vault, index, tiny_model, server_env)
-    assert summary["indexed"] == 7
-    return index
 
 
 @pytest.fixture(scope="module")

@@ -33,17 +33,7 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     HTTP on loopback:                     groove mcp --http --port 8765 --vault ~/Notes
     Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
     """
-    from ..mcp_server import ServerOptions, build_server, is_loopback, serve_http, serve_stdio
-    from ..vault.scan import check_vault
-
-    opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
-                         attach=not standalone, warm=not no_warm)
-    if not use_http:
-        if token or allow_remote or host != "127.0.0.1" or port != DEFAULT_PORT:
-            click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
-        serve_stdio(build_server(opts))
-        return
-    if not is_loopback(host):
+    if use_http and not _is_loopback(host):
         if not allow_remote:
             raise click.UsageError(
                 f"refusing to bind {host}: not a loopback address. Your notes would be reachable from the "
@@ -53,12 +43,34 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     if token is not None and not token.strip():
         raise click.UsageError("--token is empty")
 
+    from ..mcp_server import ServerOptions, build_server, serve_http, serve_stdio
+    from ..vault.scan import check_vault
+
+    opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
+                         attach=not standalone, warm=not no_warm)
+    if not use_http:
+        if token or allow_remote or host != "127.0.0.1" or port != DEFAULT_PORT:
+            click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
+        serve_stdio(build_server(opts))
+        return
+
     def ready(url: str) -> None:
         click.echo(f"groove MCP (Streamable HTTP) for {opts.vault} at {url}"
                    + (" (bearer token required)" if token else ""), err=True)
         sys.stderr.flush()
 
     serve_http(build_server(opts), host, port, token.strip() if token else None, on_ready=ready)
+
+
+def _is_loopback(host: str) -> bool:
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 __all__ = ["mcp_cmd", "DEFAULT_PORT"]
