@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
 class _Row:
     id: int
     level: int
-    parent: tuple[str, ...]
+    heading_path: str  # JSON, decoded only for same-level neighbours (long notes have many rows)
     content: str
     tokens: int
     byte_range: tuple[int, int]
@@ -50,9 +50,13 @@ def _doc_rows(idx: Index, chunk_id: int) -> list[_Row]:
         (chunk_id,),
     ).fetchall()
     return [
-        _Row(r[0], r[1], tuple(json.loads(r[2])[:-1]), r[3], _tokens(r[4], r[3]), (r[5], r[6]), (r[7], r[8]))
+        _Row(r[0], r[1], r[2], r[3], _tokens(r[4], r[3]), (r[5], r[6]), (r[7], r[8]))
         for r in rows
     ]
+
+
+def _parent(r: _Row) -> list[str]:
+    return json.loads(r.heading_path)[:-1]
 
 
 def _grow(rows: list[_Row], pos: int, cap: int, ok: Callable[[_Row], bool]) -> tuple[int, int]:
@@ -92,7 +96,8 @@ def expand_parents(idx: Index, hits: list[SearchHit], whole_doc_threshold: int, 
         if me.tokens < whole_doc_threshold:
             lo, hi = _grow(rows, pos, max_tokens, lambda r: True)
         else:
-            lo, hi = _grow(rows, pos, max_tokens, lambda r: r.level == me.level and r.parent == me.parent)
+            parent = _parent(me)
+            lo, hi = _grow(rows, pos, max_tokens, lambda r: r.level == me.level and _parent(r) == parent)
         if lo == hi:
             out.append(h)  # nothing fits or nothing to merge: unchanged
             continue
