@@ -57,6 +57,8 @@ export default class GroovePlugin extends Plugin {
   private progress: IndexProgress | null = null;
   private lastNoticeAt = 0;
   private statusTimer: number | null = null;
+  private reconnectTimer: number | null = null;
+  private shownState: DaemonState["kind"] | null = null;
 
   /** Stable runner for search panels; survives client re-creation on settings change. */
   readonly runner: SearchRunner = { startSearch: (p: SearchParams) => this.client().startSearch(p) };
@@ -100,6 +102,7 @@ export default class GroovePlugin extends Plugin {
     this._client?.close();
     this._client = null;
     if (this.statusTimer !== null) window.clearTimeout(this.statusTimer);
+    if (this.reconnectTimer !== null) window.clearTimeout(this.reconnectTimer);
   }
 
   async loadSettings(): Promise<void> {
@@ -108,11 +111,15 @@ export default class GroovePlugin extends Plugin {
 
   async saveSettings(reconnect = false): Promise<void> {
     await this.saveData(this.settings);
-    if (reconnect) {
+    if (!reconnect) return;
+    // The executable field saves per keystroke: reconnect once typing pauses.
+    if (this.reconnectTimer !== null) window.clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = window.setTimeout(() => {
+      this.reconnectTimer = null;
       this._client?.close();
       this._client = null;
       void this.connect(false);
-    }
+    }, 800);
   }
 
   vaultPath(): string {
@@ -132,7 +139,8 @@ export default class GroovePlugin extends Plugin {
       subscribe: ["index.progress", "index.changed"],
     });
     c.on("state", (state, err) => {
-      if (state === "connecting") this.renderStatus({ kind: "connecting" });
+      // Background retries should not flicker "connecting…" over "not running".
+      if (state === "connecting" && this.shownState !== "not-running") this.renderStatus({ kind: "connecting" });
       else if (state === "disconnected") this.renderStatus({ kind: "not-running", detail: err?.message });
     });
     c.on("connected", () => void this.updateStatus());
@@ -178,6 +186,7 @@ export default class GroovePlugin extends Plugin {
 
   renderStatus(s: DaemonState): void {
     if (!this.statusEl) return;
+    this.shownState = s.kind;
     const { text, tooltip } = formatStatus(s);
     this.statusEl.textContent = text;
     this.statusEl.setAttribute("aria-label", tooltip);

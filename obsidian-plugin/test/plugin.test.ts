@@ -239,6 +239,21 @@ describe("commands", () => {
   });
 });
 
+describe("settings", () => {
+  it("reconnects once after the executable path stops changing, not per keystroke", async () => {
+    await plugin.connect(false);
+    const before = daemon.connections;
+    fake().settingTabs[0]!.display();
+    const exe = Setting.all.find((s) => s.name === "groove executable")!.components[0]!;
+    const bin = plugin.settings.executable;
+    for (const partial of [bin.slice(0, -2), bin.slice(0, -1), bin]) await exe.onChangeCb!(partial);
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(daemon.connections).toBe(before + 1);
+    expect(plugin.settings.executable).toBe(bin);
+    expect((plugin as unknown as { data: { executable: string } }).data.executable).toBe(bin);
+  });
+});
+
 describe("helpers", () => {
   it("finds the wikilink under the cursor", () => {
     expect(linkAt("a [[One]] b [[Two#H|alias]]", 14)).toBe("Two#H|alias");
