@@ -1,0 +1,97 @@
+"""Retrieval-quality levers, side by side on golden sets (issue 10's working tool).
+
+    python bench/levers.py [GOLDEN ...] [--variants base,vec,fts,title,...]
+
+Runs each named variant of the search config over the golden files (en and
+ja vaults from shared/eval) in one process — models loaded once, indexes
+reused — and prints nDCG@10 / MRR / Hit@1 / Hit@5 / Recall@10 per language
+and per kind. Variants are query-time only (fusion knobs, legs, exclusion
+scope); levers that change what is embedded need their own index (`--index-
+dir`) built with the matching groove version.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import EVAL  # noqa: E402
+
+# name -> (legs, search-config overrides)
+VARIANTS: dict[str, tuple[str, dict]] = {
+    "vector": ("vector", {}),
+    "fts": ("fts", {}),
+    "rrf": ("hybrid", {}),  # the original: equal weights, k=60
+    "fts.5": ("hybrid", {"fts_weight": 0.5}),
+    "title": ("hybrid", {"title_weight": 1.0}),
+    "title.5": ("hybrid", {"title_weight": 0.5}),
+    "note.2": ("hybrid", {"note_weight": 0.2}),
+    "note.5": ("hybrid", {"note_weight": 0.5}),
+    "title+note.2": ("hybrid", {"title_weight": 1.0, "note_weight": 0.2}),
+    "title+note.2+fts.5": ("hybrid", {"title_weight": 1.0, "note_weight": 0.2, "fts_weight": 0.5}),
+    "note-excl": ("hybrid", {"exclusion_scope": "note"}),
+    "default": ("hybrid", {"__default__": True}),
+}
+
+METRICS = ["ndcg@10", "mrr", "hit@1", "hit@5", "recall@10"]
+
+
+def _cfg(base, overrides: dict):
+    from groove.config import SearchConfig
+
+    if overrides.get("__default__"):
+        return SearchConfig()  # whatever the built-in defaults are now
+    fusion = {k: v for k, v in overrides.items() if hasattr(base.fusion, k)}
+    top = {k: v for k, v in overrides.items() if not hasattr(base.fusion, k)}
+    return dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion), **top)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("golden", nargs="*", type=Path, default=[EVAL / "golden-dev.jsonl"])
+    ap.add_argument("--variants", default="vector,fts,rrf,default")
+    ap.add_argument("--per-kind", action="store_true")
+    ap.add_argument("--per-query", default="", help="print each query's first expected rank for these variants")
+    ap.add_argument("--index-dir", type=Path, default=None, help="use <dir>/<lang>.sqlite as the indexes")
+    a = ap.parse_args()
+    from groove.config import SearchConfig
+    from groove.eval.golden import load_golden
+    from groove.eval.run import EvalSession, SearchOptions
+
+    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja"}
+    names = a.variants.split(",")
+    show_q = set(a.per_query.split(",")) if a.per_query else set()
+    base = SearchConfig(title_weight=0) if False else SearchConfig()
+    base = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, title_weight=0.0, note_weight=0.0))
+    for gpath in a.golden:
+        golden = load_golden(gpath)
+        idx = {vaults[l]: a.index_dir / f"{l}.sqlite" for l in vaults} if a.index_dir else None
+        sess = EvalSession(golden, {l: vaults[l] for l in {q.lang for q in golden.queries}}, index_paths=idx)
+        print(f"\n== {gpath.name} ({len(golden.queries)} queries)")
+        header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)
+        print(header)
+        per_query: dict[str, dict[str, object]] = {}
+        for name in names:
+            legs, ov = VARIANTS[name]
+            rts = sess.variant(_cfg(base, ov))
+            run = sess.run(SearchOptions(legs=legs), 10, rts)
+            agg = run.aggregate()
+            for lang, m in sorted(agg["by_lang"].items()):
+                print(f"{name:<22}{lang:<6}" + "".join(f"{m[k]:>10.3f}" for k in METRICS))
+            if a.per_kind:
+                for kind, m in sorted(agg["by_kind"].items()):
+                    print(f"{'':<22}{kind[:6]:<6}" + "".join(f"{m[k]:>10.3f}" for k in METRICS))
+            if name in show_q:
+                per_query[name] = {r.golden.query: r.first_rank for r in run.results}
+        for name, ranks in per_query.items():
+            print(f"\n-- first expected rank per query: {name}")
+            for q, rk in ranks.items():
+                print(f"  {str(rk):>4}  {q}")
+        sess.close()
+
+
+if __name__ == "__main__":
+    main()
