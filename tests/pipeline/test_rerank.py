@@ -92,6 +92,15 @@ def test_equal_scores_keep_the_stage1_order():
     assert [c.chunk_id for c in out] == [0, 1, 2, 3] and {c.score for c in out} == {2.5}
 
 
+def test_a_nan_score_sorts_last_instead_of_scrambling_the_order():
+    class NaNReranker(ConstantReranker):
+        def score_pairs(self, query, passages):
+            return [1.0, float("nan"), 3.0, 2.0][: len(passages)]
+
+    out, _ = rerank_candidates([candidate(i, f"p{i}", 0.5) for i in range(4)], "q", NaNReranker())
+    assert [c.chunk_id for c in out] == [2, 3, 0, 1]
+
+
 def test_reranking_returns_new_candidates_and_leaves_the_pool_unchanged(ce):
     pool = [candidate(i, text, 1.0 - i / 10) for i, text in enumerate(["tea", "coffee beans", "a cat"])]
     out, warnings = rerank_candidates(pool, "coffee", ce)
