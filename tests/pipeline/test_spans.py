@@ -160,3 +160,25 @@ def test_spans_are_computed_on_the_expanded_content(small_rt):
         assert all(t.casefold() in ("backup", "conflict") for t in sliced(h.content, h.match_spans))
     own = {h.chunk_id: h.byte_range[1] - h.byte_range[0] for h in expanded}
     assert any(s.end > own[h.chunk_id] for h in expanded for s in h.match_spans)
+
+
+# ---------------------------------------------------------------- the CLI's snippet
+
+def test_cli_snippet_highlights_exactly_the_span_text_in_japanese_crlf_and_emoji_content():
+    from groove.cli.search import HIGHLIGHT, snippet
+
+    content = "# Bread\r\n\r\nA recipe 🍅 for bread.\r\n\r\n東京のラーメン and more bread"
+    spans = match_spans(content, ["bread", "ラーメン"])
+    text = snippet(content, spans)
+    assert "\r" not in text.plain and "\n" not in text.plain
+    lit = [text.plain[s.start:s.end] for s in text.spans if s.style == HIGHLIGHT]
+    assert lit == ["Bread", "bread", "ラーメン", "bread"]
+
+
+def test_cli_snippet_is_cut_to_the_width_around_the_first_span():
+    from groove.cli.search import snippet
+
+    content = "filler words here. " * 40 + "the needle is here. " + "more text. " * 40
+    text = snippet(content, match_spans(content, ["needle"]), width=60)
+    assert "needle" in text.plain and text.plain.startswith("…") and text.plain.endswith("…")
+    assert len(text.plain) <= 62

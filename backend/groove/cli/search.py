@@ -6,13 +6,18 @@ import json
 from pathlib import Path
 
 import click
+import numpy as np
 from rich.console import Console
 from rich.text import Text
 
 from .. import service
 from ..pipeline import SearchParams
+from ..pipeline.spans import utf8_offsets
 from ..types import SearchResponse
 from .common import index_option, model_option, runtime_from, vault_option
+
+
+HIGHLIGHT = "bold black on yellow"
 
 
 def search_options(f):
@@ -74,31 +79,41 @@ def search_cmd(query: str, vault, index_path, model, limit, rerank, reranker, mm
 
 
 def snippet(content: str, spans: list, width: int = 240) -> Text:
-    """A one-paragraph snippet around the first span, spans highlighted."""
-    data = content.encode("utf-8")
-    first = spans[0].start if spans else 0
+    """One line of at most ``width`` characters around the first span, the
+    spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
+    (newlines included) collapse to one space."""
+    offs = utf8_offsets(content)
+    # byte offsets -> character indices (spans always fall on character boundaries)
+    char_spans = [(int(np.searchsorted(offs, sp.start)), int(np.searchsorted(offs, sp.end))) for sp in spans]
+    first = char_spans[0][0] if char_spans else 0
     lo = max(0, first - width // 3)
-    hi = min(len(data), lo + width * 3)
-    text = Text()
-    pos = lo
-    for s in spans:
-        if s.end <= lo or s.start >= hi:
-            continue
-        a, b = max(s.start, lo), min(s.end, hi)
-        text.append(data[pos:a].decode("utf-8", "ignore"))
-        text.append(data[a:b].decode("utf-8", "ignore"), style="bold black on yellow")
-        pos = b
-    text.append(data[pos:hi].decode("utf-8", "ignore"))
-    plain = " ".join(text.plain.split())
-    if len(plain) > width:
-        text.truncate(width * 2)
-    # collapse whitespace while keeping styles: rebuild from spans of the Text
-    out = Text()
-    for seg in text.split("\n"):
-        if seg.plain.strip():
-            out.append_text(seg)
-            out.append(" ")
-    out.truncate(width, overflow="ellipsis")
+    marks = bytearray(len(content) + 1)
+    for a, b in char_spans:
+        marks[a:b] = b"\x01" * (b - a)
+    out = Text("…" if lo else "")
+    run, run_hl, shown, last_space = [], False, 0, False
+    i = lo
+    while i < len(content) and shown < width:
+        ch = content[i]
+        hl = bool(marks[i])
+        if ch.isspace():
+            if last_space or shown == 0:
+                i += 1
+                continue
+            ch, last_space = " ", True
+        else:
+            last_space = False
+        if hl != run_hl and run:
+            out.append("".join(run), style=HIGHLIGHT if run_hl else None)
+            run = []
+        run.append(ch)
+        run_hl = hl
+        shown += 1
+        i += 1
+    if run:
+        out.append("".join(run), style=HIGHLIGHT if run_hl else None)
+    if i < len(content) and content[i:].strip():
+        out.append("…")
     return out
 
 
