@@ -33,35 +33,33 @@ export function mergeRanges(ranges: ByteSpan[]): ByteSpan[] {
 
 /**
  * Content byte -> file byte pieces from the hit alone (no file text).
- * Contiguous ranges map 1:1. For non-contiguous expanded ranges the protocol
- * does not say what joins them; when the content is longer than the ranges,
- * the extra bytes are assumed to be an equal-length separator between pieces.
+ * protocol.md: with `expanded_from`, `content` is exactly the file bytes of
+ * those ranges concatenated in file order, nothing between them; a content
+ * offset maps by walking the ranges and subtracting each one's length.
  */
-export function hitPieces(hit: SearchHit, contentBytes = utf8Length(hit.content)): Piece[] {
-  const ranges = hit.expanded_from?.length ? mergeRanges(hit.expanded_from.map((r) => [...r.byte_range] as ByteSpan)) : [[...hit.byte_range] as ByteSpan];
-  const total = ranges.reduce((n, [s, e]) => n + (e - s), 0);
-  const gaps = ranges.length - 1;
-  const extra = contentBytes - total;
-  const sep = gaps > 0 && extra > 0 && extra % gaps === 0 ? extra / gaps : 0;
+export function hitPieces(hit: SearchHit): Piece[] {
+  const ranges: ByteSpan[] = hit.expanded_from?.length ? hit.expanded_from.map((r) => [r.byte_range[0], r.byte_range[1]]) : [[hit.byte_range[0], hit.byte_range[1]]];
   const pieces: Piece[] = [];
   let c = 0;
   for (const [s, e] of ranges) {
+    if (e <= s) continue;
     pieces.push({ contentStart: c, contentEnd: c + (e - s), fileStart: s, fileEnd: e });
-    c += e - s + sep;
+    c += e - s;
   }
   return pieces;
 }
 
 /**
- * Like `hitPieces`, but checks each piece against the file text and, if the
- * content was joined differently, finds each range's text in `content`.
+ * Like `hitPieces`, but checks each piece against the file text and, should
+ * the content not be the plain concatenation (an older daemon), finds each
+ * range's text in `content`.
  * Returns null when the file no longer matches the hit (edited since it was
  * indexed): callers then fall back to `line_range`.
  */
 export function verifiedPieces(hit: SearchHit, fileText: string): Piece[] | null {
   const fm = new Utf8Mapper(fileText);
   const cm = new Utf8Mapper(hit.content);
-  const guess = hitPieces(hit, cm.byteLength);
+  const guess = hitPieces(hit);
   const textOf = (p: Piece) => fileText.slice(fm.toIndex(p.fileStart), fm.toIndex(p.fileEnd));
   const ok = guess.every(
     (p) => p.fileEnd <= fm.byteLength && p.contentEnd <= cm.byteLength && hit.content.slice(cm.toIndex(p.contentStart), cm.toIndex(p.contentEnd)) === textOf(p),
@@ -108,7 +106,7 @@ export function fileToContentByte(pieces: Piece[], fileByte: number): number | n
 export function ownChunkWindow(hit: SearchHit): ByteSpan {
   const bytes = utf8Length(hit.content);
   if (!hit.expanded_from?.length) return [0, bytes];
-  const pieces = hitPieces(hit, bytes);
+  const pieces = hitPieces(hit);
   const s = fileToContentByte(pieces, hit.byte_range[0]);
   const e = fileToContentByte(pieces, hit.byte_range[1]);
   if (s === null || e === null || e <= s) return [0, bytes];

@@ -8,8 +8,8 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GrooveClient } from "../src/client";
-import { hitSelection } from "../src/hits";
-import { highlightSegments } from "../src/offsets";
+import { hitPieces, hitSelection, ownChunkWindow, verifiedPieces } from "../src/hits";
+import { highlightSegments, Utf8Mapper } from "../src/offsets";
 import type { IndexChanged, SearchHit } from "../src/protocol";
 import { daemonUnavailable, SAMPLE_NOTES, startRealDaemon, type RealDaemon } from "./support/real-daemon";
 
@@ -64,6 +64,29 @@ describe.skipIf(!!skip)("GrooveClient against the real groove daemon", () => {
       expect(sel.exact).toBe(true);
       expect(lines[sel.from.line]!.slice(sel.from.ch, sel.to.ch)).toBe(highlighted(top)[i]);
     });
+  });
+
+  it("maps spans of parent-retriever (expanded_from) hits to the exact file text", async () => {
+    const r = await c.search({ query: "予算 議事録 sync backups", parent_retriever: true, limit: 10 });
+    const expanded = r.results.filter((h) => h.expanded_from.length > 0);
+    expect(expanded.length).toBeGreaterThan(0);
+    for (const h of expanded) {
+      const raw = fs.readFileSync(path.join(d.vault, h.path), "utf8");
+      const lines = raw.split(/\r\n|\n|\r/);
+      const marks = highlighted(h);
+      // content is the plain concatenation of the ranges (protocol.md), no fallback search needed.
+      expect(verifiedPieces(h, raw)).toEqual(hitPieces(h));
+      h.match_spans.forEach((_, i) => {
+        const sel = hitSelection(h, raw, i);
+        expect(sel.exact).toBe(true);
+        expect(lines[sel.from.line]!.slice(sel.from.ch, sel.to.ch)).toBe(marks[i]);
+      });
+      // The hit's own chunk inside the widened content is its byte_range in the file.
+      const [ws, we] = ownChunkWindow(h);
+      const cm = new Utf8Mapper(h.content);
+      const fm = new Utf8Mapper(raw);
+      expect(h.content.slice(cm.toIndex(ws), cm.toIndex(we))).toBe(raw.slice(fm.toIndex(h.byte_range[0]), fm.toIndex(h.byte_range[1])));
+    }
   });
 
   it("rejects a wrong token: the daemon closes the connection", async () => {

@@ -49,7 +49,27 @@ describe("jumping to a match span in the file", () => {
     expect(lines[s1.from.line]!.slice(s1.from.ch, s1.to.ch)).toBe("ローンチ");
   });
 
-  it("finds non-contiguous expanded ranges even when joined by an unknown separator", () => {
+  it("maps spans of non-contiguous expanded ranges concatenated without separator (protocol.md)", () => {
+    const f = "alpha one\n\nbeta two\n\ngamma three\n";
+    const hit: SearchHit = {
+      ...hitFor(f, "gamma three", []),
+      content: "alpha one" + "gamma three", // the blank lines between chunks are dropped
+      expanded_from: [
+        { chunk_id: 1, byte_range: [0, 9], line_range: [1, 1] },
+        { chunk_id: 3, byte_range: [21, 32], line_range: [5, 5] },
+      ],
+      match_spans: [[3, 6], [9 + 6, 9 + 11]],
+    };
+    expect(hitPieces(hit)).toEqual([
+      { contentStart: 0, contentEnd: 9, fileStart: 0, fileEnd: 9 },
+      { contentStart: 9, contentEnd: 20, fileStart: 21, fileEnd: 32 },
+    ]);
+    expect(hitSelection(hit, f, 0)).toMatchObject({ exact: true, from: { line: 0, ch: 3 }, to: { line: 0, ch: 6 } });
+    expect(hitSelection(hit, f, 1)).toMatchObject({ exact: true, from: { line: 4, ch: 6 }, to: { line: 4, ch: 11 } });
+    expect(ownChunkWindow(hit)).toEqual([9, 20]);
+  });
+
+  it("still finds the ranges if a daemon joined them with a separator", () => {
     const f = "alpha one\nbeta two\ngamma three\n";
     const hit: SearchHit = {
       ...hitFor(f, "gamma three", []),
