@@ -16,6 +16,7 @@ import importlib.util
 import json
 import logging
 import queue
+import select
 import socket
 import struct
 import sys
@@ -38,6 +39,8 @@ HELLO_TIMEOUT_S = 10.0  # an unauthenticated connection gets this long to say he
 MAX_CONNECTIONS = 64
 MAX_QUEUED_BYTES = 64 << 20  # a client that stops reading is dropped past this
 POOL_WORKERS = 16
+SEND_STALL_S = 30.0
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
 
 
 @dataclass
@@ -57,6 +60,7 @@ class Connection:
         self.subscriptions: frozenset[str] = frozenset()
         self.pending: dict[Any, _Pending] = {}
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
         self._out: queue.Queue = queue.Queue()
         self._queued = 0
         self._closed = False
@@ -64,18 +68,46 @@ class Connection:
         self._writer = threading.Thread(target=self._write_loop, name=f"groove-w-{peer}", daemon=True)
 
     # -- writing -----------------------------------------------------------------
-    def send(self, obj: dict) -> None:
+    # Responses are written by the thread that produced them (one thread hop
+    # less per request); notifications go through the writer thread so the
+    # indexer never waits on a client. A client that stops reading is dropped
+    # after SEND_STALL_S instead of pinning a pool thread.
+    def send(self, obj: dict, *, direct: bool = True) -> None:
         data = (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
         with self._lock:
             if self._closed:
                 return
-            self._queued += len(data)
-            if self._queued > MAX_QUEUED_BYTES:
-                log.warning("%s: not reading its responses (%d bytes queued); dropping it", self.peer, self._queued)
-                self._closed = True
-                self._out.put(None)
+            if not direct:
+                self._queued += len(data)
+                if self._queued > MAX_QUEUED_BYTES:
+                    log.warning("%s: not reading (%d bytes queued); dropping it", self.peer, self._queued)
+                    self._closed = True
+                    self._out.put(None)
+                    return
+        if not direct:
+            self._out.put(data)
+            return
+        try:
+            self._sendall(data)
+        except OSError as e:
+            log.info("%s: write failed (%s); closing", self.peer, e)
+            self._shutdown()
+
+    def _sendall(self, data: bytes) -> None:
+        with self._send_lock:
+            if not _DONTWAIT:
+                self.sock.sendall(data)
                 return
-        self._out.put(data)
+            view = memoryview(data)
+            while view:
+                try:
+                    n = self.sock.send(view, _DONTWAIT)
+                except BlockingIOError:
+                    _r, w, _x = select.select([], [self.sock], [], SEND_STALL_S)
+                    if not w:
+                        raise TimeoutError(f"client read nothing for {SEND_STALL_S:.0f}s")
+                    continue
+                view = view[n:]
 
     def _write_loop(self) -> None:
         try:
@@ -85,7 +117,7 @@ class Connection:
                     break
                 with self._lock:
                     self._queued -= len(data)
-                self.sock.sendall(data)
+                self._sendall(data)
         except OSError:
             pass
         finally:
@@ -99,7 +131,7 @@ class Connection:
 
     def notify(self, method: str, params: dict) -> None:
         if method in self.subscriptions:
-            self.send({"jsonrpc": "2.0", "method": method, "params": params})
+            self.send({"jsonrpc": "2.0", "method": method, "params": params}, direct=False)
 
     def close_silently(self) -> None:
         """Drop the connection without a byte (failed authentication)."""
