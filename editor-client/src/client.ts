@@ -301,7 +301,7 @@ export class GrooveClient extends Emitter<ClientEvents> {
       sock.once("connect", () => {
         this.socket = sock;
         this.buffer = "";
-        this.sendRaw<"hello">("hello", { token: info.token, client: this.opts.clientName }, { timeoutMs: 0 }).then(
+        this.sendRaw<"hello">("hello", { token: info.token, client: this.opts.clientName, protocol_version: PROTOCOL_VERSION }, { timeoutMs: 0 }).then(
           async (hello) => {
             clearTimeout(helloTimer);
             authed = true;

@@ -27,13 +27,17 @@ export interface ConnectInfo {
 export interface HelloParams {
   token: string;
   client?: string;
+  /** The client's protocol version (informational). */
+  protocol_version?: number;
 }
 
 export interface HelloResult {
   protocol_version: number;
   server_version: string;
   vault: string;
+  /** Methods this daemon serves; missing ones answer -32601. */
   capabilities: string[];
+  pid?: number;
 }
 
 /** `null` or absent means "use the vault's groove.toml setting". */
@@ -146,11 +150,23 @@ export interface IndexStatusResult {
   chunks: number;
   model: string;
   dim: number;
-  last_indexed: string | number | null;
+  /** Unix seconds. */
+  last_indexed: number | null;
   stale_files: number;
+  /** A job runs or is queued. */
   indexing: boolean;
   progress: IndexProgress | null;
   index_path: string;
+  vault?: string;
+  last_indexed_iso?: string | null;
+  model_load_seconds?: number | null;
+  groove_version?: string;
+  /** From the daemon: the file watcher runs. */
+  watching?: boolean;
+  /** Note paths waiting for the next watcher batch. */
+  pending_changes?: string[] | number;
+  /** The last index job's failure. */
+  last_error?: string | null;
 }
 
 export interface ReindexParams {
@@ -161,6 +177,10 @@ export interface ReindexResult {
   unchanged: number;
   deleted: number;
   skipped: Array<{ path: string; reason: string }>;
+  renamed?: number | unknown[];
+  warnings?: string[];
+  chunks_embedded?: number;
+  seconds?: number;
 }
 
 export type EventName = "index.progress" | "index.changed";
@@ -219,7 +239,7 @@ export interface JsonRpcError {
 
 export interface JsonRpcRequest {
   jsonrpc: "2.0";
-  id: number;
+  id: number | string;
   method: string;
   params?: unknown;
 }

@@ -228,11 +228,12 @@ export function formatStatus(s: DaemonState): { text: string; tooltip: string } 
     case "status": {
       const st = s.status;
       const p = s.progress ?? st.progress;
-      const tooltip = `${fmt(st.documents)} notes · ${fmt(st.chunks)} chunks · ${st.model}`;
+      const tooltip = `${fmt(st.documents)} notes · ${fmt(st.chunks)} chunks · ${st.model}` + (st.last_error ? `\nlast index error: ${st.last_error}` : "");
       if ((st.indexing || (p && p.phase !== "done")) && p) {
         return { text: p.total ? `groove: indexing ${fmt(p.done)}/${fmt(p.total)}` : "groove: indexing…", tooltip };
       }
       if (st.indexing) return { text: "groove: indexing…", tooltip };
+      if (st.last_error) return { text: "groove: index error", tooltip };
       if (st.stale_files > 0) return { text: `groove: ${fmt(st.stale_files)} file${st.stale_files === 1 ? "" : "s"} to index`, tooltip };
       return { text: "groove: up to date", tooltip };
     }

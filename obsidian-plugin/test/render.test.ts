@@ -162,6 +162,11 @@ describe("formatStatus", () => {
   it("says up to date when idle", () => {
     expect(formatStatus({ kind: "status", status: st })).toEqual({ text: "groove: up to date", tooltip: "5,000 notes · 12,000 chunks · e5-small" });
   });
+  it("flags the last index job's failure", () => {
+    const f = formatStatus({ kind: "status", status: { ...st, last_error: "model failed to load" } });
+    expect(f.text).toBe("groove: index error");
+    expect(f.tooltip).toMatch(/last index error: model failed to load/);
+  });
   it("says the daemon is not running", () => {
     expect(formatStatus({ kind: "not-running" }).text).toBe("groove: daemon not running");
   });
