@@ -113,6 +113,11 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert "token" not in status.stdout.lower().replace("token_store", "")
         poll(lambda: json.loads(run("serve", "--status", "--json").stdout)["index"]["documents"] == 4,
              60, "the startup index pass")
+        via = run("search", "coffee", "--daemon", "--json", "--limit", "2")
+        assert via.returncode == 0, via.stderr
+        assert len(json.loads(via.stdout)["results"]) == 2
+        bad = run("search", "coffee", "--daemon", "--mmr-lambda", "3")
+        assert bad.returncode == 1 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
         log = lifecycle.files_for(vault).log
         assert log.exists() and "listening on unix" in log.read_text()
 
