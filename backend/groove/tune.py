@@ -148,12 +148,16 @@ def plot_heatmap(result: TuneResult, path: Path) -> None:
     ax.set_yticks(range(len(result.weight_labels)), result.weight_labels)
     ax.set_xlabel("rrf_k")
     ax.set_ylabel("bm25 heading/context/content")
+    lo, hi = min(min(r) for r in grid), max(max(r) for r in grid)
     for i, row in enumerate(grid):
         for j, v in enumerate(row):
             c = next(c for c in result.cells if c.label == result.weight_labels[i] and c.rrf_k == result.rrf_ks[j])
             mark = "*" if c.significance.significant else ("=" if c.is_baseline else "")
-            ax.text(j, i, f"{v:.3f}{mark}", ha="center", va="center", color="white", fontsize=8)
-    ax.set_title(f"{result.primary} (= baseline, * differs beyond noise)")
+            ax.text(j, i, f"{v:.3f}{mark}", ha="center", va="center", fontsize=8,
+                    color="black" if hi > lo and (v - lo) / (hi - lo) > 0.6 else "white")
+    # The colour scale spans only the observed range: read the numbers, not the colours.
+    ax.set_title(f"{result.primary}  (= baseline, * differs beyond noise; colours span {lo:.3f}..{hi:.3f})",
+                 fontsize=9)
     fig.colorbar(im, ax=ax)
     fig.tight_layout()
     fig.savefig(path, dpi=120)

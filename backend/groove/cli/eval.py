@@ -62,12 +62,16 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
     shown: list[bool] = []
 
     def progress(v: Path, ev: dict) -> None:
-        if ev.get("phase") == "embed" and ev.get("total"):
+        if ev.get("phase") != "embed" or not ev.get("total"):
+            return
+        if err.is_terminal:
             err.print(f"indexing {v.name}: {ev.get('done', 0)}/{ev['total']} notes", end="\r")
-            shown.append(True)
+        elif not shown:  # a log file gets one line, not hundreds
+            err.print(f"indexing {v.name} (new or changed notes)…")
+        shown.append(True)
 
     warnings = session.reindex(progress)
-    if shown:
+    if shown and err.is_terminal:
         err.print()
     for w in warnings:
         err.print(f"[yellow]warning:[/yellow] {w}")
@@ -258,10 +262,12 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
     _, session, _quoted = _session(golden, vault, vault_for_lang, model, err)
     try:
         opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
-        result = run_tune(session, opts, k, progress=lambda i, n: err.print(f"tune: {i}/{n} settings", end="\r"))
+        tick = (lambda i, n: err.print(f"tune: {i}/{n} settings", end="\r")) if err.is_terminal else None
+        result = run_tune(session, opts, k, progress=tick)
     finally:
         session.close()
-    err.print(" " * 30, end="\r")
+    if err.is_terminal:
+        err.print(" " * 30, end="\r")
     if plot is not None:
         plot_heatmap(result, plot)
     if as_json:
