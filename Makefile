@@ -34,7 +34,7 @@ test-node:
 	npm run typecheck
 	GROOVE_BIN=$(abspath $(GROOVE)) npm test
 
-obsidian-install:
+obsidian-install: node-install
 	@test -n "$(VAULT)" || (echo "usage: make obsidian-install VAULT=/path/to/vault" && exit 2)
 	npm run build --workspace obsidian-plugin
 	mkdir -p "$(VAULT)/.obsidian/plugins/groove-search"
