@@ -50,13 +50,14 @@ def make_vault(root: Path, n: int = 30, debounce_ms: int = 150) -> Path:
 class DaemonProc:
     """One daemon subprocess and how to reach it."""
 
-    def __init__(self, vault: Path, model: Path, env: dict[str, str], log: Path) -> None:
+    def __init__(self, vault: Path, model: Path | None, env: dict[str, str], log: Path) -> None:
         self.vault, self.model, self.env, self.log = vault, model, env, log
         self.proc: subprocess.Popen | None = None
 
     def start(self, timeout: float = 60.0) -> dict:
-        cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(self.vault), "--model", str(self.model),
-               "--foreground"]
+        cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(self.vault), "--foreground"]
+        if self.model is not None:  # None = the default model
+            cmd += ["--model", str(self.model)]
         with open(self.log, "ab") as logf:
             self.proc = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=logf, stderr=logf)
         return self.wait_ready(timeout)
@@ -129,7 +130,7 @@ def daemon_env(home: Path) -> dict[str, str]:
     return env
 
 
-def new_daemon(home: Path, model: Path, vault: Path | None = None, n: int = 30) -> DaemonProc:
+def new_daemon(home: Path, model: Path | None, vault: Path | None = None, n: int = 30) -> DaemonProc:
     root = Path(tempfile.mkdtemp(prefix="v", dir=home))
     v = vault or make_vault(root, n)
     return DaemonProc(v, model, daemon_env(home), root / "daemon.log")

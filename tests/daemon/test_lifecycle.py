@@ -10,13 +10,16 @@ import subprocess
 import sys
 import time
 
+from pathlib import Path
+
 import apsw
+import pytest
 import sqlite_vec
 
 from groove.daemon import lifecycle
 from groove.paths import default_index_path
 
-from .conftest import daemon_env, poll
+from .conftest import daemon_env, new_daemon, poll
 
 
 def index_rows(vault) -> dict[str, int]:
@@ -133,3 +136,25 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
     t0 = time.monotonic()
     assert "no groove serve running" in run("serve", "--stop").stdout
     assert time.monotonic() - t0 < 30
+
+
+@pytest.mark.needs_default_model
+def test_daemon_with_the_default_model_finds_a_paraphrase(groove_home, tmp_path):
+    models = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
+    if not (models / "multilingual-e5-small-q4_0.gguf").exists():
+        pytest.skip("no cached converted default model (run the model tests once)")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "espresso.md").write_text("# Espresso\n\nPull a shot of coffee with fine grounds.\n", encoding="utf-8")
+    (vault / "roses.md").write_text("# Roses\n\nPrune the rose bushes in early spring.\n", encoding="utf-8")
+    d = new_daemon(groove_home, None, vault)
+    d.env["GROOVE_MODELS_DIR"] = str(models)
+    try:
+        d.start(timeout=120)
+        with d.client() as c:
+            d.wait_idle(c)
+            assert c.index_status()["model"].startswith("multilingual-e5-small")
+            top = c.search("how to make a strong cup of caffeine drink", limit=1)["results"][0]
+            assert top["path"] == "espresso.md"
+    finally:
+        d.stop()

@@ -155,9 +155,13 @@ def test_every_method_result_matches_its_schema(daemon):
         assert_valid("result", "index_status", c.index_status())
         assert_valid("result", "reindex", c.reindex())
         assert_valid("result", "subscribe", c.call("subscribe", {"events": ["index.changed"]}))
-        path = c.search("garden", limit=1)["results"][0]["path"]
+        hit = c.search("garden", limit=1)["results"][0]
+        path = hit["path"]
         assert_valid("result", "get_document", c.get_document(path))
+        assert_valid("result", "get_document", c.get_document(path, heading="Details"))
         assert_valid("result", "related_notes", c.related_notes(path, limit=3))
+        by_chunk = c.call("related_notes", {"path": path, "chunk_id": hit["chunk_id"], "limit": 2})
+        assert_valid("result", "related_notes", by_chunk)
         stem = path.rsplit("/", 1)[-1][:-3]
         link = c.resolve_link(f"[[{stem}#Details]]")
         assert_valid("result", "resolve_link", link)

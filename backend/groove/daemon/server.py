@@ -149,6 +149,7 @@ class Connection:
     def _shutdown(self) -> None:
         with self._lock:
             self._closed = True
+        self._out.put(None)  # lets the writer thread end (no-op if it already has)
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
