@@ -182,3 +182,24 @@ def test_cli_snippet_is_cut_to_the_width_around_the_first_span():
     text = snippet(content, match_spans(content, ["needle"]), width=60)
     assert "needle" in text.plain and text.plain.startswith("…") and text.plain.endswith("…")
     assert len(text.plain) <= 62
+
+
+def test_cli_default_output_shows_rank_path_heading_line_score_and_snippet(small_rt):
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+    from groove.runtime import Runtime
+
+    orig = Runtime.embedder
+    try:
+        Runtime.embedder = property(lambda self: small_rt._embedder)
+        out = CliRunner().invoke(cli, ["search", "東京 ラーメン", "--vault", str(small_rt.vault),
+                                       "--index", str(small_rt.index.path), "--limit", "2"])
+    finally:
+        Runtime.embedder = orig
+    assert out.exit_code == 0, out.output
+    want = run_search(small_rt, SearchParams("東京 ラーメン", limit=2)).results[0]
+    first = out.stdout.splitlines()[0]
+    assert first.startswith(" 1. ") and want.path in first and " > ".join(want.heading_path) in first
+    assert f"L{want.line_range[0]}" in first and f"{want.score:.4f}" in first
+    assert "ラーメン" in out.stdout or "東京" in out.stdout
