@@ -102,11 +102,19 @@ def main() -> None:
                     t = time.perf_counter()
                     c.search(q)
                     sock.append(time.perf_counter() - t)
+            empty = []
+            for _ in range(a.repeat * 4):  # the fixed cost of one request, no work behind it
+                t = time.perf_counter()
+                c.call("cancel", {"id": -1})
+                empty.append(time.perf_counter() - t)
             ratio = median(sock) / median(inproc)
             print(f"search in-process  p50 {median(inproc)*1000:7.2f} ms  p95 {pct(inproc, .95)*1000:7.2f} ms")
             print(f"search over socket p50 {median(sock)*1000:7.2f} ms  p95 {pct(sock, .95)*1000:7.2f} ms")
             print(f"socket / in-process (p50): {ratio:.3f}  (goal <= 1.2)  "
                   f"overhead {(median(sock)-median(inproc))*1000:.2f} ms")
+            print(f"empty request round trip p50 {median(empty)*1000:.3f} ms, p10 {pct(empty, .10)*1000:.3f} ms "
+                  f"-> fixed-cost ratio (p50 in-process + p50 empty) / p50 in-process = "
+                  f"{(median(inproc) + median(empty)) / median(inproc):.3f}")
 
             # save -> searchable
             note = parse_note("bench/okapi.md", LONG_NOTE.encode(), chunk_tokens=rt.config.index.chunk_tokens,

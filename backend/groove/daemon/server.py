@@ -65,6 +65,7 @@ class Connection:
         self._queued = 0
         self._closed = False
         self._eof = False
+        self._buf = bytearray()  # bytes read but not yet handled
         self._writer = threading.Thread(target=self._write_loop, name=f"groove-w-{peer}", daemon=True)
 
     # -- writing -----------------------------------------------------------------
@@ -163,7 +164,7 @@ class Connection:
     # -- reading -----------------------------------------------------------------
     def run(self) -> None:
         self._writer.start()
-        buf = bytearray()
+        buf = self._buf
         discarding = False  # inside an over-long line: drop bytes up to its newline
         self.sock.settimeout(HELLO_TIMEOUT_S)
         try:
@@ -277,11 +278,23 @@ class Connection:
                 state = _Pending(method)
                 if is_call:
                     self.pending[rid] = state
+            # A lone search runs right here in the reader: one thread hop less
+            # on the hot path. Anything else, or a search arriving while others
+            # are pending, goes to the pool (concurrency, and cancel of queued
+            # ones, where it matters).
+            inline_ok = (method == "search" and len(self.pending) == (1 if is_call else 0)
+                         and not self._inbuf_has_line())
         if dup:
             self.reply_error(rid, RpcError(protocol.INVALID_REQUEST, f"id {rid!r} is already pending"))
             return True
-        self.daemon.pool.submit(self._execute, rid if is_call else None, method, params, state)
+        if inline_ok:
+            self._execute(rid if is_call else None, method, params, state)
+        else:
+            self.daemon.pool.submit(self._execute, rid if is_call else None, method, params, state)
         return True
+
+    def _inbuf_has_line(self) -> bool:
+        return b"\n" in self._buf
 
     def _execute(self, rid: Any, method: str, params: dict, state: _Pending) -> None:
         t0 = time.perf_counter()
