@@ -142,3 +142,11 @@ def token_matches(expected: str, given: object) -> bool:
     if not isinstance(given, str):
         return False
     return hmac.compare_digest(expected.encode("utf-8"), given.encode("utf-8", "surrogatepass"))
+
+
+def token_store_name() -> str:
+    """One line for `groove doctor`: which store holds tokens, and why."""
+    info = store_info()
+    if info.store == "keyring":
+        return f"keyring ({info.detail})" + (f" — {info.reason}" if info.reason else "")
+    return f"0600 file in {runtime_dir()}" + (f" ({info.reason})" if info.reason else "")

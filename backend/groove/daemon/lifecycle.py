@@ -186,7 +186,10 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
             "set GROOVE_HOME or XDG_RUNTIME_DIR to a shorter folder"
         )
     run = path.parent
-    st = run.stat()
+    st = os.lstat(run)
+    if st.st_uid != os.getuid() or not os.path.isdir(run) or os.path.islink(run):
+        # e.g. /tmp/runtime-<uid> pre-created by someone else: never put the socket there.
+        raise GrooveError(f"runtime dir {run} is not a folder owned by you; remove it or set XDG_RUNTIME_DIR")
     if st.st_mode & 0o077:
         os.chmod(run, 0o700)
     with contextlib.suppress(FileNotFoundError):
