@@ -12,7 +12,6 @@ Host/Origin validation and an optional bearer token (ADR 0052).
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import json
 import logging
 import socket
@@ -239,6 +238,20 @@ class State:
                 self.backend = open_backend(self.opts)
             return self.backend
 
+    def run(self, fn: Callable[[Backend], Any]) -> Any:
+        """``fn(backend)``; if the daemon went away, once more standalone."""
+        b = self.get()
+        try:
+            return fn(b)
+        except DaemonGone as e:
+            log.warning("groove daemon connection lost (%s); continuing standalone", e)
+            with self.lock:
+                if self.backend is b:
+                    b.close()
+                    self.backend = LocalBackend(open_runtime(self.opts.vault, index_path=self.opts.index_path,
+                                                             model=self.opts.model))
+            return fn(self.get())
+
 
 def open_backend(opts: ServerOptions) -> Backend:
     if opts.attach:
@@ -250,24 +263,84 @@ def open_backend(opts: ServerOptions) -> Backend:
 
 
 def _daemon_backend(vault: Path) -> Backend | None:
-    """A backend over the vault's running daemon, if groove.client exists and one runs."""
+    """A backend over the vault's running `groove serve`, or None (none runs)."""
     try:
-        from . import client as groove_client  # written by the daemon work; optional here
-    except ImportError:
+        from .client import find_daemon
+    except ImportError:  # a build without the daemon client: standalone only
         return None
-    find = getattr(groove_client, "find_daemon", None)
-    if find is None:
-        return None
-    try:
-        conn = find(vault)
-    except Exception as e:  # a broken daemon must not stop a standalone server
-        log.warning("could not attach to the groove daemon (%s); running standalone", e)
-        return None
-    if conn is None:
-        return None
-    from .mcp_daemon import DaemonBackend  # pragma: no cover - depends on groove.client
+    conn = find_daemon(vault, client=f"groove-mcp/{__version__}")
+    return DaemonBackend(conn) if conn is not None else None
 
-    return DaemonBackend(conn)  # pragma: no cover
+
+class DaemonGone(Exception):
+    """The daemon connection broke; the server falls back to standalone."""
+
+
+class DaemonBackend:
+    """Calls go to the vault's daemon over its socket: no model in this process."""
+
+    mode = "daemon"
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def _call(self, method: str, params: dict[str, Any], timeout: float | None = 120.0) -> Any:
+        from .client import ConnectError, RpcError
+
+        try:
+            return self.conn.call(method, {k: v for k, v in params.items() if v is not None}, timeout=timeout)
+        except RpcError as e:
+            raise GrooveError(e.message if hasattr(e, "message") else str(e)) from e
+        except ConnectError as e:
+            raise DaemonGone(str(e)) from e
+
+    def search(self, params):
+        return self._call("search", params)
+
+    def get_document(self, path, line_start, line_end, heading):
+        return self._call("get_document", {"path": path, "line_start": line_start, "line_end": line_end,
+                                           "heading": heading})
+
+    def related_notes(self, path, limit, chunk_id):
+        if chunk_id is not None:
+            raise InvalidArgument("chunk_id is not available through the groove daemon; pass the hit's 'path'")
+        return self._call("related_notes", {"path": path, "limit": limit})
+
+    def resolve_link(self, link, from_path):
+        return self._call("resolve_link", {"link": link, "from_path": from_path})
+
+    def index_status(self) -> dict[str, Any]:
+        st = self._call("index_status", {})
+        st["daemon_pid"] = self.conn.hello.get("pid")
+        return st
+
+    def reindex(self, force: bool, progress: Progress | None) -> dict[str, Any]:
+        if progress is not None:
+            self._call("subscribe", {"events": ["index.progress"]})
+        pending = self.conn.request("reindex", {"force": force})
+        while not pending.done():
+            for method, ev in self.conn.notifications(timeout=0.2):
+                if method == "index.progress" and progress is not None:
+                    progress(ev)
+                if pending.done():
+                    break
+        from .client import ConnectError, RpcError
+
+        try:
+            return pending.result(0)
+        except RpcError as e:
+            raise GrooveError(str(e)) from e
+        except ConnectError as e:
+            raise DaemonGone(str(e)) from e
+
+    def read_note(self, path: str) -> str:
+        return self.get_document(path, None, None, None)["content"]
+
+    def warm(self) -> None:
+        pass  # the daemon keeps its model warm
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -316,9 +389,11 @@ def _tool_error(e: Exception) -> ToolError:
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     """Run a blocking backend call in a worker thread; groove's errors become
     MCP tool errors (isError results) with the message as is."""
+    from .models import ModelError
+
     try:
         return await anyio.to_thread.run_sync(fn, *args)
-    except GrooveError as e:
+    except (GrooveError, ModelError) as e:
         raise _tool_error(e) from e
     except ValueError as e:  # e.g. a bad glob or date that a lower layer rejects
         raise _tool_error(e) from e
@@ -399,7 +474,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
             "parent_retriever": parent_retriever, "min_confidence_ratio": min_confidence_ratio,
         }
         t0 = time.perf_counter()
-        resp = await _call(lambda: state.get().search(params))
+        resp = await _call(lambda: state.run(lambda b: b.search(params)))
         if state.first_search_seconds is None:
             state.first_search_seconds = time.perf_counter() - t0
         return CallToolResult(content=[TextContent(type="text", text=render_search(query, resp))],
@@ -423,7 +498,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
         line_end: Annotated[int | None, Field(ge=1, description="Last line to return (inclusive).")] = None,
         heading: Annotated[str | None, Field(description="Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one.")] = None,
     ) -> Annotated[CallToolResult, DocumentOut]:
-        d = await _call(lambda: state.get().get_document(path, line_start, line_end, heading))
+        d = await _call(lambda: state.run(lambda b: b.get_document(path, line_start, line_end, heading)))
         return CallToolResult(content=[TextContent(type="text", text=render_document(d))], structured_content=d)
 
     @mcp.tool(
@@ -445,7 +520,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
     ) -> Annotated[CallToolResult, RelatedOut]:
         if not path and chunk_id is None:
             raise ToolError("pass 'path' (a vault-relative note path) or 'chunk_id' (from a search hit)")
-        d = await _call(lambda: state.get().related_notes(path, limit, chunk_id))
+        d = await _call(lambda: state.run(lambda b: b.related_notes(path, limit, chunk_id)))
         return CallToolResult(content=[TextContent(type="text", text=_json_text(d))], structured_content=d)
 
     @mcp.tool(
@@ -464,7 +539,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
         link: Annotated[str, Field(description="The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note^abc123]]', or 'Note#Heading'.")],
         from_path: Annotated[str | None, Field(description="Vault-relative path of the note containing the link (decides ambiguous names).")] = None,
     ) -> Annotated[CallToolResult, ResolvedLinkOut]:
-        d = await _call(lambda: state.get().resolve_link(link, from_path))
+        d = await _call(lambda: state.run(lambda b: b.resolve_link(link, from_path)))
         return CallToolResult(content=[TextContent(type="text", text=_json_text(d))], structured_content=d)
 
     @mcp.tool(
@@ -478,7 +553,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
         ),
     )
     async def index_status() -> dict[str, Any]:
-        st = await _call(lambda: state.get().index_status())
+        st = await _call(lambda: state.run(lambda b: b.index_status()))
         st["mode"] = state.get().mode
         st["first_search_seconds"] = state.first_search_seconds
         st["warm_error"] = state.warm_error
@@ -514,7 +589,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
             except Exception:  # a client that went away must not abort the indexing
                 pass
 
-        return await _call(lambda: state.get().reindex(force, progress))
+        return await _call(lambda: state.run(lambda b: b.reindex(force, progress)))
 
     @mcp.resource(
         "groove://note/{+path}",
@@ -525,7 +600,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
     )
     async def note_resource(path: str) -> str:
         try:
-            return await anyio.to_thread.run_sync(lambda: state.get().read_note(path))
+            return await anyio.to_thread.run_sync(lambda: state.run(lambda b: b.read_note(path)))
         except GrooveError as e:
             raise ResourceNotFoundError(str(e)) from e
 
@@ -534,15 +609,6 @@ def build_server(opts: ServerOptions) -> MCPServer:
 
 
 # ----------------------------------------------------------------------------- HTTP
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def transport_security(host: str, extra_hosts: list[str] | None = None) -> TransportSecuritySettings:

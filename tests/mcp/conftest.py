@@ -108,6 +108,14 @@ def mcp_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("groove-home-mcp")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _mcp_session_env(mcp_home: Path) -> None:
+    """Module/session-scoped fixtures here run before tests/conftest.py's
+    per-test GROOVE_HOME: point them at a temp home too."""
+    os.environ.update({"GROOVE_HOME": str(mcp_home), "GROOVE_MODELS_DIR": str(TEST_MODELS_DIR),
+                       "GROOVE_TOKEN_STORE": "file"})
+
+
 @pytest.fixture(scope="session")
 def server_env(mcp_home: Path) -> dict[str, str]:
     return {
