@@ -89,6 +89,23 @@ def test_request_before_hello_is_closed_without_any_data(daemon):
     assert raw_exchange(info, b"x" * (protocol.MAX_REQUEST_BYTES + 10)) == b""
 
 
+def test_silent_or_dribbling_connection_is_dropped_after_the_hello_timeout(daemon, monkeypatch):
+    from groove.daemon import server
+
+    s = open_socket(daemon.info)
+    s.settimeout(server.HELLO_TIMEOUT_S + 10)
+    t0 = time.monotonic()
+    try:
+        for _ in range(int(server.HELLO_TIMEOUT_S) + 5):  # blank lines never count as a hello
+            s.sendall(b"\n")
+            time.sleep(1.0)
+    except OSError:
+        pass
+    assert s.recv(100) == b""
+    assert time.monotonic() - t0 < server.HELLO_TIMEOUT_S + 8
+    s.close()
+
+
 def test_correct_hello_over_raw_socket_gets_exactly_one_line(daemon):
     info = daemon.info
     out = raw_exchange(info, hello_line(info["token"]), wait=1.0)
@@ -117,6 +134,10 @@ def test_malformed_line_gets_parse_error_and_connection_stays_usable(daemon):
         assert err["code"] == protocol.PARSE_ERROR
         c.send_raw(b'[{"jsonrpc": "2.0", "id": 99, "method": "index_status"}]\n')
         assert c.wait_notification("$error", 5)["code"] == protocol.INVALID_REQUEST
+        c.send_raw(b"[" * 100_000 + b"\n")  # nesting deeper than the decoder's recursion limit
+        assert c.wait_notification("$error", 5)["code"] == protocol.PARSE_ERROR
+        c.send_raw(b"\xff\xfe{}\n")
+        assert c.wait_notification("$error", 5)["code"] == protocol.PARSE_ERROR
         assert c.index_status()["documents"] >= 0
 
 

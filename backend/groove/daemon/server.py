@@ -167,14 +167,17 @@ class Connection:
         buf = self._buf
         discarding = False  # inside an over-long line: drop bytes up to its newline
         self.sock.settimeout(HELLO_TIMEOUT_S)
+        hello_deadline = time.monotonic() + HELLO_TIMEOUT_S  # total, not per recv (no slowloris)
         try:
             while True:
                 try:
                     chunk = self.sock.recv(65536)
                 except socket.timeout:
-                    if not self.authenticated:
-                        log.info("%s: no hello within %.0fs; closed", self.peer, HELLO_TIMEOUT_S)
-                        return self.close_silently()
+                    chunk = None
+                if not self.authenticated and (chunk is None or time.monotonic() > hello_deadline):
+                    log.info("%s: no hello within %.0fs; closed", self.peer, HELLO_TIMEOUT_S)
+                    return self.close_silently()
+                if chunk is None:
                     continue
                 if not chunk:
                     break
@@ -204,7 +207,7 @@ class Connection:
                             protocol.INVALID_REQUEST,
                             f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
                         continue
-                    if line.strip() and not self._handle_line(line):
+                    if line.strip() and not self._safe_handle(line):
                         return self.close_silently()
         except OSError:
             return self._shutdown()
@@ -215,11 +218,21 @@ class Connection:
         if idle or not self.authenticated:
             self.close_when_drained()
 
+    def _safe_handle(self, line: bytes) -> bool:
+        try:
+            return self._handle_line(line)
+        except Exception as e:  # noqa: BLE001 - one bad line must not kill the connection
+            if not self.authenticated:
+                return False
+            log.exception("%s: failed to handle a line", self.peer)
+            self.reply_error(None, protocol.error_for(e))
+            return True
+
     def _handle_line(self, line: bytes) -> bool:
         """False = close the connection without a word (pre-auth failures)."""
         try:
             msg = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
             if not self.authenticated:
                 return False
             self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
