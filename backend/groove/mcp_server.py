@@ -302,9 +302,9 @@ class DaemonBackend:
                                            "heading": heading})
 
     def related_notes(self, path, limit, chunk_id):
-        if chunk_id is not None:
-            raise InvalidArgument("chunk_id is not available through the groove daemon; pass the hit's 'path'")
-        return self._call("related_notes", {"path": path, "limit": limit})
+        if not path:  # the socket protocol requires the path, chunk_id or not
+            raise InvalidArgument("pass the hit's 'path' together with 'chunk_id' (served by the groove daemon)")
+        return self._call("related_notes", {"path": path, "limit": limit, "chunk_id": chunk_id})
 
     def resolve_link(self, link, from_path):
         return self._call("resolve_link", {"link": link, "from_path": from_path})

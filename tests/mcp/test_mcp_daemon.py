@@ -44,6 +44,9 @@ def test_mcp_routes_through_the_running_daemon(daemon, server_env, tmp_path) -> 
         bad = s.call("get_document", {"path": "../secret.md"})
         assert bad.is_error and "inside the vault" in text_of(bad)
         assert not s.call("resolve_link", {"link": "[[Standup]]"}).is_error
+        hit = r.structured_content["results"][0]
+        rel = s.call("related_notes", {"path": hit["path"], "chunk_id": hit["chunk_id"], "limit": 2})
+        assert not rel.is_error and rel.structured_content["path"] == hit["path"], text_of(rel)
         ri = s.call("reindex", {})
         assert not ri.is_error and ri.structured_content["indexed"] == 0
     finally:
