@@ -158,3 +158,17 @@ def test_daemon_with_the_default_model_finds_a_paraphrase(groove_home, tmp_path)
             assert top["path"] == "espresso.md"
     finally:
         d.stop()
+
+
+def test_start_with_a_missing_model_fails_fast_with_the_reason(groove_home, tmp_path):
+    from groove.errors import GrooveError
+
+    from .conftest import make_vault
+
+    vault = make_vault(tmp_path, 2)
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(GrooveError) as e:
+        lifecycle.start_detached(vault, model=str(missing), timeout=60)
+    assert "exited with code 2" in str(e.value) and str(missing) in str(e.value)
+    assert not lifecycle.is_locked(vault)
+    assert lifecycle.connect_info(vault)["running"] is False

@@ -279,11 +279,11 @@ def run_daemon(
         for w in rt.config.warnings:
             log.warning("%s", w)
         t0 = time.perf_counter()
-        try:
-            rt.embedder.embed_query("warm up")  # load now: the first search must not pay for it
-            log.info("model %s loaded in %.2fs", rt.embedder.model_id, time.perf_counter() - t0)
-        except Exception as e:  # noqa: BLE001 - keep serving; search reports the error
-            log.error("embedding model failed to load: %s", e)
+        # Load now: the first search must not pay for it, and a daemon that
+        # cannot embed should fail its start (connect-info --start shows why)
+        # rather than run broken.
+        rt.embedder.embed_query("warm up")
+        log.info("model %s loaded in %.2fs", rt.embedder.model_id, time.perf_counter() - t0)
         worker = IndexWorker(rt)
         watcher = VaultWatcher(rt, worker)
         daemon = Daemon(rt, token, worker=worker, watcher=watcher, token_store=info.store)
