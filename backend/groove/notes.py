@@ -17,6 +17,7 @@ import threading
 import unicodedata
 import weakref
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import unquote
@@ -26,7 +27,7 @@ import numpy as np
 from .errors import InvalidArgument, NoteNotFound, PathOutsideVault
 from .index.db import Index
 from .runtime import Runtime
-from .types import Chunk, Link
+from .types import Link, ParsedNote
 from .vault.markdown import parse_links, parse_note
 from .vault.scan import SKIP_DIRS
 
@@ -381,12 +382,16 @@ def find_block(lines: list[str], block: str) -> tuple[int, int] | None:
 class _Note:
     path: str
     abspath: Path
+    data: bytes
     text: str
     lines: list[str]  # without line endings
-    title: str
-    frontmatter: dict[str, Any]
-    links: list[Link]
-    chunks: list[Chunk]
+    chunk_tokens: int
+
+    @cached_property
+    def parsed(self) -> ParsedNote:
+        # Title, frontmatter and links, parsed like the indexer does; only
+        # get_document needs them (resolving a link reads lines only).
+        return parse_note(self.path, self.data, chunk_tokens=self.chunk_tokens)
 
 
 def _lookup_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
@@ -422,13 +427,12 @@ def _read_note(rt: Runtime, user_path: str) -> _Note:
     if size > cap:
         raise InvalidArgument(f"'{rel}' is {size:,} bytes, above max_file_bytes ({cap:,}); not served")
     data = full.read_bytes()
-    note = parse_note(rel, data, chunk_tokens=rt.config.index.chunk_tokens)
     text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # a final newline does not start another line
     lines = [ln[:-1] if ln.endswith("\r") else ln for ln in lines]
-    return _Note(rel, full, text, lines, note.title, note.frontmatter, note.links, note.chunks)
+    return _Note(rel, full, data, text, lines, rt.config.index.chunk_tokens)
 
 
 def _check_line(name: str, v: Any) -> int | None:
@@ -538,12 +542,12 @@ def get_document(
             "(and line_end), or read one section with heading]"
         )
     resolve = _Resolver(rt)
-    links = [_link_json(resolve, ln, note.path) for ln in note.links[:MAX_OUTGOING]]
+    links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {
         "path": note.path,
-        "title": note.title,
+        "title": note.parsed.title,
         "content": content,
-        "frontmatter": note.frontmatter,
+        "frontmatter": note.parsed.frontmatter,
         "links": links,
         "line_range": [a, max(last, a - 1) if total else 0],
         "truncated": truncated,
