@@ -24,17 +24,10 @@ from _common import EVAL  # noqa: E402
 VARIANTS: dict[str, tuple[str, dict]] = {
     "vector": ("vector", {}),
     "fts": ("fts", {}),
-    "rrf": ("hybrid", {}),  # the original: equal weights, k=60
-    "fts.5": ("hybrid", {"fts_weight": 0.5}),
-    "title": ("hybrid", {"title_weight": 1.0}),
-    "title.5": ("hybrid", {"title_weight": 0.5}),
-    "note.2": ("hybrid", {"note_weight": 0.2}),
-    "note.5": ("hybrid", {"note_weight": 0.5}),
-    "title+note.2": ("hybrid", {"title_weight": 1.0, "note_weight": 0.2}),
-    "title+note.2+fts.5": ("hybrid", {"title_weight": 1.0, "note_weight": 0.2, "fts_weight": 0.5}),
-    "note-excl": ("hybrid", {"exclusion_scope": "note"}),
-    "default": ("hybrid", {"__default__": True}),
+    "rrf": ("hybrid", {"title_weight": 0.0, "exclusion_scope": "chunk"}),  # the original
+    "default": ("hybrid", {"__default__": True}),  # whatever the built-in defaults are now
 }
+# Anything else is an inline spec: "rrf_k=10+title_weight=1+legs=hybrid".
 
 METRICS = ["ndcg@10", "mrr", "hit@1", "hit@5", "recall@10"]
 
@@ -49,6 +42,18 @@ def _cfg(base, overrides: dict):
     return dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion), **top)
 
 
+def _inline(spec: str) -> tuple[str, dict]:
+    """'rrf_k=15+title_weight=1' -> ("hybrid", {...}); 'legs=vector' picks the legs."""
+    legs, ov = "hybrid", {}
+    for part in spec.split("+"):
+        k, v = part.split("=")
+        if k == "legs":
+            legs = v
+            continue
+        ov[k] = v if k == "exclusion_scope" else (v == "true" if v in ("true", "false") else float(v))
+    return legs, ov
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("golden", nargs="*", type=Path, default=[EVAL / "golden-dev.jsonl"])
@@ -59,23 +64,22 @@ def main() -> None:
     a = ap.parse_args()
     from groove.config import SearchConfig
     from groove.eval.golden import load_golden
-    from groove.eval.run import EvalSession, SearchOptions
+    from groove.eval.run import EvalSession, SearchOptions, resolve_vaults
 
     vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja"}
     names = a.variants.split(",")
     show_q = set(a.per_query.split(",")) if a.per_query else set()
-    base = SearchConfig(title_weight=0) if False else SearchConfig()
-    base = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, title_weight=0.0, note_weight=0.0))
+    base = SearchConfig()
     for gpath in a.golden:
         golden = load_golden(gpath)
         idx = {vaults[l]: a.index_dir / f"{l}.sqlite" for l in vaults} if a.index_dir else None
-        sess = EvalSession(golden, {l: vaults[l] for l in {q.lang for q in golden.queries}}, index_paths=idx)
+        sess = EvalSession(golden, resolve_vaults(golden, None, vaults), index_paths=idx)
         print(f"\n== {gpath.name} ({len(golden.queries)} queries)")
         header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)
         print(header)
         per_query: dict[str, dict[str, object]] = {}
         for name in names:
-            legs, ov = VARIANTS[name]
+            legs, ov = VARIANTS[name] if name in VARIANTS else _inline(name)
             rts = sess.variant(_cfg(base, ov))
             run = sess.run(SearchOptions(legs=legs), 10, rts)
             agg = run.aggregate()

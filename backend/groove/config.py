@@ -37,11 +37,8 @@ class FusionConfig:
     fts_weight: float = 1.0
     # The title leg (pipeline/titles.py): RRF weight, and how much of a title
     # the query must cover to count. 0 turns the leg off.
-    title_weight: float = 0.0
+    title_weight: float = 1.0
     title_min_coverage: float = 0.5
-    # Note-level evidence: a chunk gains this share of its note's other
-    # chunks' fused scores (pipeline/fusion.py). 0 = chunks stand alone.
-    note_weight: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -70,7 +67,7 @@ class SearchConfig:
     reranker: str = ""
     rerank_by_default: bool = False
     min_confidence_ratio: float = 0.0
-    exclusion_scope: str = "chunk"  # "chunk" | "note"
+    exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MMRConfig = field(default_factory=MMRConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)
@@ -81,6 +78,7 @@ class SearchConfig:
 class IndexConfig:
     model: str = ""  # "" = the embedded default (multilingual-e5-small)
     chunk_tokens: int = 400
+    embed_recipe: int = 1  # passage text given to the embedder (index/store.py)
     max_file_bytes: int = 10_000_000
 
 
@@ -112,13 +110,13 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
-    "search.fusion.note_weight": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.lambda": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.same_doc_penalty": (lambda v: v >= 0, "a number >= 0"),
     "search.parent_retriever.whole_doc_threshold_tokens": (lambda v: v >= 0, "an integer >= 0"),
     "search.parent_retriever.max_expanded_tokens": (lambda v: v >= 1, "an integer >= 1"),
     "index.chunk_tokens": (lambda v: 32 <= v <= 8192, "an integer between 32 and 8192"),
     "index.max_file_bytes": (lambda v: v >= 1, "an integer >= 1"),
+    "index.embed_recipe": (lambda v: v in (1, 2), "1 or 2"),
     "watch.debounce_ms": (lambda v: v >= 0, "an integer >= 0"),
 }
 

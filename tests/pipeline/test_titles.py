@@ -21,3 +21,8 @@ def test_coverage_is_the_share_of_the_title_the_query_names():
 def test_a_title_the_query_does_not_name_has_no_coverage():
     assert coverage("Sales tax", ["vat"]) == 0.0
     assert coverage("", ["x"]) == 0.0
+
+
+def test_japanese_compounds_cover_titles_through_their_two_character_pieces():
+    assert coverage("言語設定", ["表示言語"]) == 0.5
+    assert coverage("外観", ["外観"]) == 1.0

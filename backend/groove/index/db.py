@@ -111,11 +111,16 @@ class Index:
         raw = self.get_meta("embedder")
         return json.loads(raw) if raw else None
 
-    def check_embedder(self, model_id: str, dim: int, *, rebuild_hint: bool = True) -> None:
-        """Refuse to mix vectors of two models in one index."""
+    def check_embedder(self, model_id: str, dim: int, *, recipe: int = 1, rebuild_hint: bool = True) -> None:
+        """Refuse to mix vectors of two models (or two passage-text recipes)."""
         info = self.embedder_info()
         if info is None:
             return
+        if int(info.get("recipe", 1)) != recipe:
+            raise EmbedderMismatch(
+                f"this index was embedded with passage-text recipe {info.get('recipe', 1)}, this groove "
+                f"uses recipe {recipe}; run `groove index --rebuild` to re-embed"
+            )
         if info.get("model_id") != model_id or int(info.get("dim", -1)) != dim:
             raise EmbedderMismatch(
                 f"this index was built with {info.get('model_id')} (dim {info.get('dim')}), "
@@ -123,9 +128,12 @@ class Index:
                 + ("; run `groove index --rebuild` to re-embed with the new model" if rebuild_hint else "")
             )
 
-    def set_embedder(self, model_id: str, dim: int, file_hash: str) -> None:
+    def set_embedder(self, model_id: str, dim: int, file_hash: str, *, recipe: int = 1) -> None:
         with self.atomic():
-            self.set_meta("embedder", json.dumps({"model_id": model_id, "dim": dim, "file_hash": file_hash}))
+            self.set_meta(
+                "embedder",
+                json.dumps({"model_id": model_id, "dim": dim, "file_hash": file_hash, "recipe": recipe}),
+            )
             schema.create_vec_table(self.conn, dim)
 
     def counts(self) -> tuple[int, int]:

@@ -41,24 +41,25 @@ def rrf_fuse(
 
 def vector_leg(
     idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int]
-) -> list[int]:
-    """Top-n chunk ids by L2 distance, excluded ids dropped."""
+) -> list[tuple[int, float]]:
+    """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped.
+    Vectors are unit length, so cos = 1 - d²/2."""
     blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
     c = idx.conn
     if restriction.sql is None:
         k = n + len(excluded)
         rows = c.execute(
-            "SELECT rowid FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
+            "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
             (blob, k),
         )
     else:
         # Filtered: exact scan over the allowed rows (a vault is small enough).
         rows = c.execute(
-            f"SELECT rowid FROM vec_chunks WHERE rowid IN ({restriction.sql}) "
-            "ORDER BY vec_distance_l2(embedding, ?) LIMIT ?",
+            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_chunks "
+            f"WHERE rowid IN ({restriction.sql}) ORDER BY d LIMIT ?2",
             (blob, n + len(excluded)),
         )
-    return [r[0] for r in rows if r[0] not in excluded][:n]
+    return [(r[0], 1.0 - r[1] * r[1] / 2.0) for r in rows if r[0] not in excluded][:n]
 
 
 def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction) -> set[int]:
@@ -96,11 +97,15 @@ def hybrid_candidates(
     n = r.candidates
     vec_ids: list[int] = []
     fts_ids: list[int] = []
+    vec_hits: list[tuple[int, float]] = []
+    fts_hits: list[tuple[int, float]] = []
     if qvec is not None and r.legs in ("hybrid", "vector"):
-        vec_ids = vector_leg(idx, qvec, n, restriction, excluded)
+        vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
+        vec_ids = [cid for cid, _ in vec_hits]
     if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
         hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql)
-        fts_ids = [cid for cid, _ in hits if cid not in excluded][:n]
+        fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
+        fts_ids = [cid for cid, _ in fts_hits]
     lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
     title_ids: list[int] = []
     if r.title_weight > 0 and r.legs == "hybrid":
@@ -121,8 +126,6 @@ def hybrid_candidates(
         c.vec_rank = vrank.get(cid)
         c.fts_rank = frank.get(cid)
         out.append(c)
-    if r.note_weight > 0:
-        out = _add_note_evidence(out, r.note_weight)
     return Stage1(out, vec_ids, fts_ids)
 
 
@@ -162,17 +165,6 @@ def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
         return {}
     marks = ",".join(str(int(i)) for i in chunk_ids)
     return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})"))
-
-
-def _add_note_evidence(cands: list[Candidate], weight: float) -> list[Candidate]:
-    """score += weight * (sum of the note's other candidates' scores): a note
-    that several chunks support outranks one lucky chunk (ADR-0073)."""
-    total: dict[int, float] = {}
-    for c in cands:
-        total[c.doc_id] = total.get(c.doc_id, 0.0) + c.score
-    for c in cands:
-        c.score = c.score + weight * (total[c.doc_id] - c.score)
-    return sorted(cands, key=lambda c: -c.score)  # stable: ties keep fused order
 
 
 def load_candidates(idx: Index, ids: list[int]) -> list[Candidate]:

@@ -54,6 +54,14 @@ def content_words(query_text: str) -> list[str]:
     return list(dict.fromkeys(words))
 
 
+def _pieces(word: str) -> list[str]:
+    """A CJK run also matches by its 2-character pieces (表示言語 names 言語設定
+    through 言語); Japanese compounds have no spaces to split them at."""
+    if char_type(word[0]) in (_KANJI, _KATA) and len(word) > 2:
+        return [word] + [word[i:i + 2] for i in range(len(word) - 1)]
+    return [word]
+
+
 def coverage(name: str, words: list[str]) -> float:
     """Share of the name's letters covered by the query's content words."""
     name = name.casefold()
@@ -62,12 +70,11 @@ def coverage(name: str, words: list[str]) -> float:
         return 0.0
     covered = bytearray(len(name))
     for w in words:
-        start = name.find(w)
-        while start != -1:
-            covered[start:start + len(w)] = b"\x01" * len(w)
-            start = name.find(w, start + 1)
-    # Short Latin words must cover a whole word of the name ("ui" must not
-    # light up "build"); CJK runs have no word boundaries to respect.
+        for piece in _pieces(w):
+            start = name.find(piece)
+            while start != -1:
+                covered[start:start + len(piece)] = b"\x01" * len(piece)
+                start = name.find(piece, start + 1)
     hits = sum(1 for i in letters if covered[i])
     return hits / len(letters)
 

@@ -1,0 +1,83 @@
+"""Stage-1 behaviours kept by the retrieval-quality work (ADR-0071, 0072),
+with llama.cpp really running the tiny random BERT: its vectors carry no
+meaning, so these pin what the lexical side guarantees on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from conftest import make_runtime
+from groove import service
+from groove.config import SearchConfig
+from groove.pipeline import SearchParams
+
+
+def _write(vault, rel, text):
+    p = vault / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def vault(tmp_path):
+    v = tmp_path / "vault"
+    filler = "This page explains one feature of the app in some detail.\n"
+    for i in range(12):
+        _write(v, f"Plugins/Feature {i}.md", f"# Feature {i}\n\n{filler}\n## Use\n\nOpen the switcher panel and pick one.\n")
+    _write(v, "Plugins/Quick switcher.md", f"# Quick switcher\n\n{filler}")
+    _write(v, "ja/マップビュー.md", f"# マップビュー\n\n{filler}")
+    _write(v, "Sync.md", "# Sync\n\nKeep devices in sync.\n\n## Phones\n\nOn mobile, sync runs in the background.\n")
+    return v
+
+
+def _search(rt, q, **knobs):
+    base = SearchConfig()
+    fusion = {k: v for k, v in knobs.items() if hasattr(base.fusion, k)}
+    top = {k: v for k, v in knobs.items() if k not in fusion}
+    search = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion), **top)
+    rt2 = dataclasses.replace(rt, config=dataclasses.replace(rt.config, search=search))
+    return service.search(rt2, SearchParams(q, limit=10))
+
+
+def test_a_query_naming_a_note_title_ranks_that_note_first(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    assert _search(rt, "quick switcher").results[0].path == "Plugins/Quick switcher.md"
+    assert _search(rt, "マップビュー").results[0].path == "ja/マップビュー.md"
+
+
+def test_the_title_leg_ranks_a_named_note_above_notes_that_only_share_its_words(vault, tiny_embedder, tmp_path):
+    """Every Feature note's body says "switcher panel" and "use"; only one
+    note is *called* Quick switcher. The full-text leg alone prefers the
+    bodies; the title leg lifts the named note."""
+    from groove.pipeline.titles import title_leg
+
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    hits = title_leg(rt.index, "use the quick switcher panel", None, 0.5)
+    named = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Plugins/Quick switcher.md'").fetchone()[0]
+    assert [h.doc_id for h in hits] == [named]
+    q = "use the quick switcher panel"
+    off = [h.path for h in _search(rt, q, title_weight=0.0).results]
+    on = [h.path for h in _search(rt, q).results]
+    rank = lambda paths: paths.index("Plugins/Quick switcher.md") if "Plugins/Quick switcher.md" in paths else 99  # noqa: E731
+    assert rank(on) < rank(off)
+
+
+def test_note_level_exclusion_drops_every_chunk_of_a_note_that_mentions_the_word(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    note_scope = _search(rt, "sync devices -mobile")
+    assert all(h.path != "Sync.md" for h in note_scope.results)
+    chunk_scope = _search(rt, "sync devices -mobile", exclusion_scope="chunk")
+    sync_hits = [h for h in chunk_scope.results if h.path == "Sync.md"]
+    assert sync_hits and all("mobile" not in h.content for h in sync_hits)
+
+
+def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    original = _search(rt, "switcher panel", title_weight=0.0, exclusion_scope="chunk")
+    assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)
