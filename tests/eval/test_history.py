@@ -67,6 +67,13 @@ def test_fingerprint_diff_lists_only_changed_fields():
     assert fingerprint_diff(FP.to_json(), FP.to_json()) == []
 
 
+def test_extra_knobs_are_flattened_into_the_record_and_diffed():
+    old = dataclasses.replace(FP, extra={"title_weight": 0.0}).to_json()
+    new = dataclasses.replace(FP, extra={"title_weight": 1.0, "rrf_k": 1.0}).to_json()
+    assert "extra" not in new and new["rrf_k"] == 60.0  # a named field is never shadowed
+    assert [(d.name, d.old, d.new) for d in fingerprint_diff(old, new)] == [("title_weight", 0.0, 1.0)]
+
+
 def test_fingerprint_diff_flags_a_field_the_old_record_lacks():
     old = FP.to_json()
     del old["exclusion_scope"]

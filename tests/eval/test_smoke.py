@@ -3,6 +3,7 @@ indexer, run_search, history and CLI; the numbers mean nothing, the plumbing doe
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 
@@ -62,6 +63,8 @@ def test_session_indexes_searches_scores_and_flags_quotes_and_unreachable(vault,
     for r in run.results:
         assert len(r.docs) == len(set(r.docs))  # collapsed
     assert fp.legs == "hybrid" and fp.embedder_sha256 and fp.query_compiler_version
+    fusion = s.primary.config.search.fusion
+    assert {f.name for f in dataclasses.fields(fusion)} <= set(fp.to_json())  # every knob is fingerprinted
     assert "ndcg@10" not in fts_only.results[0].metrics  # k = 5 drops @10
     rec = make_record(gs, s.vault_of, run, fp)
     assert rec["unreachable"] == 1 and rec["metrics"]["by_lang"]["en"]["n"] == 3

@@ -63,9 +63,14 @@ class ConfigFingerprint:
     short_cjk: bool
     exclusion_scope: str
     groove_version: str
+    # Knobs added after this class was written (e.g. fusion.title_weight,
+    # index.embed_recipe), flattened into the record so the diff sees them.
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        d = dataclasses.asdict(self)
+        extra = d.pop("extra")
+        return {**d, **{k: v for k, v in extra.items() if k not in d}}
 
 
 @dataclass(frozen=True)

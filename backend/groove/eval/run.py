@@ -229,6 +229,21 @@ def _sha(obj: Any) -> str:
         return ""
 
 
+_NAMED_FUSION = {"rrf_k", "heading_weight", "context_weight", "content_weight", "vec_weight", "fts_weight"}
+
+
+def _extra_knobs(rt: Runtime) -> dict[str, Any]:
+    """Every fusion knob the fingerprint doesn't name, and the passage-text
+    recipe: a new knob shows up in the history without touching this file."""
+    fusion = rt.config.search.fusion
+    extra: dict[str, Any] = {f.name: getattr(fusion, f.name) for f in dataclasses.fields(fusion)
+                             if f.name not in _NAMED_FUSION}
+    recipe = getattr(rt.config.index, "embed_recipe", None)
+    if recipe is not None:
+        extra["embed_recipe"] = recipe
+    return extra
+
+
 class EvalSession:
     """Runtimes for every vault a golden set touches, sharing one embedder."""
 
@@ -313,6 +328,7 @@ class EvalSession:
             vec_weight=r.vec_weight, fts_weight=r.fts_weight,
             query_compiler_version=str(getattr(query_compiler, "COMPILER_VERSION", "unknown")),
             short_cjk=r.short_cjk, exclusion_scope=r.exclusion_scope, groove_version=__version__,
+            extra=_extra_knobs(rt),
         )
 
     def config_differences(self) -> list[str]:
