@@ -661,6 +661,7 @@ def serve_http(mcp: MCPServer, host: str, port: int, token: str | None,
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((host, port))  # bound here so port 0 gets a real port we can print
+    sock.listen(2048)  # connections queue from now on, even before uvicorn accepts
     real_port = sock.getsockname()[1]
     url = f"http://{'[' + host + ']' if ':' in host else host}:{real_port}/mcp"
     config = uvicorn.Config(http_app(mcp, host, token), log_level="warning", lifespan="on")
