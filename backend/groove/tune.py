@@ -68,9 +68,15 @@ class TuneResult:
                     f"worse on {self.primary}, none better; keep the current values.")
         b = max(ups, key=lambda c: c.deltas[self.primary])
         ci = b.significance.bootstrap
+        tested = len(self.cells) - 1
+        # With ~20 settings tested, one chance pass at 5% is expected: say so.
+        caution = (f" Only {len(sig)} of {tested} settings passed, so this may be chance across the grid: "
+                   "confirm on more queries before changing the defaults."
+                   if len(sig) <= max(1, round(0.05 * tested)) else "")
         return (f"rrf_k = {b.rrf_k:g}, heading/context/content = {b.label} improves {self.primary} by "
                 f"{b.deltas[self.primary]:+.4f} (95% CI {ci.ci_low:+.4f}..{ci.ci_high:+.4f}, sign test "
-                f"p = {b.significance.sign.p_value:.3f}); set it in groove.toml [search.fusion] and re-run eval.")
+                f"p = {b.significance.sign.p_value:.3f}); to use it, set it in groove.toml [search.fusion] "
+                f"and re-run eval.{caution}")
 
 
 def cell_grid(base_rrf_k: float, base_weights: tuple[float, float, float],

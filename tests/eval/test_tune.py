@@ -37,6 +37,7 @@ def test_a_consistently_better_cell_is_named_in_the_verdict():
     res = summarize(runs, LABELS, (60.0, W0), "ndcg@10")
     assert [c.rrf_k for c in res.significant] == [10.0]
     assert "rrf_k = 10" in res.verdict() and NO_EFFECT not in res.verdict()
+    assert "[search.fusion]" in res.verdict()
     assert res.best.rrf_k == 10.0
 
 
@@ -56,3 +57,13 @@ def test_plot_writes_a_png(tmp_path):
     out = tmp_path / "grid.png"
     plot_heatmap(res, out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_lone_pass_in_a_big_grid_is_flagged_as_possibly_chance():
+    base = [3] * 40
+    runs = {(60.0, W0): run_with_first_ranks(base), (10.0, W0): run_with_first_ranks([1] * 40)}
+    for k in (20.0, 30.0, 100.0, 200.0, 300.0, 400.0, 500.0):
+        runs[(k, W0)] = run_with_first_ranks(base)
+        runs[(k, W1)] = run_with_first_ranks(base)
+    res = summarize(runs, LABELS, (60.0, W0), "ndcg@10")
+    assert len(res.significant) == 1 and "may be chance" in res.verdict()

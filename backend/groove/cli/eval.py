@@ -10,6 +10,7 @@ from typing import Any, Sequence
 import click
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import GrooveError
@@ -311,7 +312,7 @@ def print_tune(console: Console, result: Any) -> None:
                   f"{s.sign.wins}/{s.sign.losses}/{s.sign.ties}", f"{s.bootstrap.p_value:.3f}",
                   f"{s.sign.p_value:.3f}" + (" *" if s.significant else ""))
     console.print(d)
-    console.print(f"[bold]verdict:[/bold] {result.verdict()}")
+    console.print(f"[bold]verdict:[/bold] {escape(result.verdict())}")
 
 
 def _tune_json(result: Any, plot: Path | None) -> dict[str, Any]:
