@@ -660,6 +660,9 @@ def serve_http(mcp: MCPServer, host: str, port: int, token: str | None,
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted sockets inherit this: without it Nagle + delayed ACK add ~40 ms
+    # to every response (headers and SSE body go out as separate writes).
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind((host, port))  # bound here so port 0 gets a real port we can print
     sock.listen(2048)  # connections queue from now on, even before uvicorn accepts
     real_port = sock.getsockname()[1]
