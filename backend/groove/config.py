@@ -66,7 +66,7 @@ class SearchConfig:
     candidates: int = 50  # top-N taken from each leg before fusion
     reranker: str = ""
     rerank_by_default: bool = False
-    min_confidence_ratio: float = 0.0
+    min_confidence_ratio: float = 0.14  # pipeline/confidence.py, ADR-0075
     exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MMRConfig = field(default_factory=MMRConfig)

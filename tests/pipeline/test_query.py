@@ -235,3 +235,14 @@ def test_parsed_query_is_frozen_and_versioned():
     assert isinstance(p, ParsedQuery) and COMPILER_VERSION
     with pytest.raises(Exception):
         p.match_expr = "x"  # type: ignore[misc]
+
+
+def test_fallback_phrases_never_join_text_split_by_an_exclusion():
+    """Found by hypothesis: '")"-NEAR(a b, 2)' once compiled to the phrase
+    ') b, 2)', which is not in the query."""
+    from groove.pipeline.query import parse_query
+
+    p = parse_query('")"-NEAR(a b, 2)')
+    assert all(ph in '")"-NEAR(a b, 2)' for ph in p.positives)
+    assert parse_query("AI と ML").positives == ["AI と ML"]
+    assert parse_query("AI と ML -foo").positives == ["AI と ML"]

@@ -71,7 +71,7 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
 
-    low = _low_confidence(rt, top, qvec, stage1.vec_ids, r)
+    low = _low_confidence(top, stage1.vec_sims, r)
     return SearchResponse(hits, low, restriction.applied, warnings)
 
 
@@ -83,14 +83,5 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
     )
 
 
-def _low_confidence(rt: Runtime, top: list[Candidate], qvec, vec_ids: list[int], r: Resolved) -> bool:
-    if not top:
-        return True
-    if r.min_confidence_ratio <= 0 or qvec is None or not vec_ids:
-        return False
-    from .mmr import load_embeddings
-
-    emb = load_embeddings(rt.index, vec_ids)
-    sims = emb @ np.asarray(qvec, dtype=np.float32)
-    by_id = dict(zip(vec_ids, sims.tolist()))
-    return is_low_confidence(top[0], by_id.get(top[0].chunk_id), sims, r.min_confidence_ratio)
+def _low_confidence(top: list[Candidate], vec_sims: list[float], r: Resolved) -> bool:
+    return is_low_confidence(bool(top), np.asarray(vec_sims) if vec_sims else None, r.min_confidence_ratio)

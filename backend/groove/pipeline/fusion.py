@@ -84,6 +84,7 @@ class Stage1:
     candidates: list[Candidate]
     vec_ids: list[int]
     fts_ids: list[int]
+    vec_sims: list[float]  # cosine of each vec_ids chunk to the query
 
 
 def hybrid_candidates(
@@ -126,7 +127,7 @@ def hybrid_candidates(
         c.vec_rank = vrank.get(cid)
         c.fts_rank = frank.get(cid)
         out.append(c)
-    return Stage1(out, vec_ids, fts_ids)
+    return Stage1(out, vec_ids, fts_ids, [sim for _, sim in vec_hits])
 
 
 def _title_chunks(

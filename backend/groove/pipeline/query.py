@@ -288,6 +288,25 @@ def _render(q: str, items: list[_Item], *, unquote: bool = False) -> str:
     return "".join(parts).strip()
 
 
+def _positive_segments(q: str, items: list[_Item]) -> list[str]:
+    """The query's positive text as contiguous pieces (quotes removed): an
+    exclusion between two positives splits them, so no fallback phrase ever
+    joins text that was not adjacent in the query."""
+    segments: list[list[_Item]] = [[]]
+    for it in items:
+        if it.negated:
+            segments.append([])
+        else:
+            segments[-1].append(it)
+    out = []
+    for seg in segments:
+        if seg:
+            a = seg[0].start
+            shifted = [_Item(i.text, i.quoted, i.negated, i.start - a, i.end - a) for i in seg]
+            out.append(_render(q[a:seg[-1].end], shifted, unquote=True))
+    return [s for s in out if s]
+
+
 def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> ParsedQuery:
     """Compile ``text`` (any Unicode string) for both retrieval legs.
 
@@ -334,9 +353,8 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         # queries like "AI と ML" never get worse than before compilation.
         # Quote marks are syntax, not text: '"AI"' stays dropped.
         fallback = _render(q, items, unquote=True)
-        if len(fallback) >= MIN_PHRASE:
-            positives = [fallback]
-        elif not shorts and all(char_type(c) == _SEP for c in fallback):
+        positives = [seg for seg in _positive_segments(q, items) if len(seg) >= MIN_PHRASE]
+        if not positives and not shorts and all(char_type(c) == _SEP for c in fallback):
             raise BadQuery(f"nothing to search for in {fallback!r}: no letters or digits")
 
     for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts)):
