@@ -74,7 +74,9 @@ class SearchHitOut(_Out):
     content: str = Field(description="The passage text")
     score: float
     rank: int
-    match_spans: list[list[int]] = Field(description="[start, end) UTF-8 byte offsets of matches in content")
+    # Typed loosely on purpose: clients validate structured content against
+    # this schema, and per-pair item schemas tripled that cost (bench).
+    match_spans: list[Any] = Field(description="[start, end) UTF-8 byte offset pairs of matches in content")
     expanded_from: list[ExpandedRangeOut]
     byte_range: list[int]
     line_range: list[int] = Field(description="[first, last] 1-based lines of the passage in the note")
