@@ -15,9 +15,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from tinymodels import write_tiny_bert_embedder  # noqa: E402
 
-TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
-EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
-SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
+from helpers import TEST_MODELS_DIR  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -56,15 +54,6 @@ def default_embedder(default_model_path):
     from groove.models.registry import load_embedder
 
     return load_embedder(str(default_model_path))
-
-
-def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
-    """A Runtime on ``vault`` with an already-loaded embedder (no reload)."""
-    from groove.runtime import open_runtime
-
-    rt = open_runtime(vault, index_path=tmp_path / "index.sqlite", config=config)
-    rt._embedder = embedder
-    return rt
 
 
 @pytest.fixture

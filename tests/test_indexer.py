@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import make_runtime
+from helpers import make_runtime
 from groove import service
 from groove.errors import EmbedderMismatch, VaultError
 from groove.runtime import open_runtime

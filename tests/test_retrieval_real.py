@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import SAMPLE_VAULT, make_runtime
+from helpers import SAMPLE_VAULT, make_runtime
 from groove import service
 from groove.pipeline import SearchParams
 

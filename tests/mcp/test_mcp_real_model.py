@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TEST_MODELS_DIR
+from helpers import TEST_MODELS_DIR
 from mcp_support import GROOVE, SyncSession, stdio_session, text_of
 
 EVAL = Path(__file__).resolve().parents[3] / "shared" / "eval"

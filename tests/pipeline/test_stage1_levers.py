@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from conftest import make_runtime
+from helpers import make_runtime
 from groove import service
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
