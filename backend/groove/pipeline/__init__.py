@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..errors import GrooveError
 from ..types import Candidate, SearchHit, SearchResponse
 from .confidence import is_low_confidence
 from .filters import build_restriction
