@@ -78,7 +78,6 @@ class SearchConfig:
 class IndexConfig:
     model: str = ""  # "" = the embedded default (multilingual-e5-small)
     chunk_tokens: int = 400
-    embed_recipe: int = 1  # passage text given to the embedder (index/store.py)
     max_file_bytes: int = 10_000_000
 
 
@@ -116,7 +115,6 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.parent_retriever.max_expanded_tokens": (lambda v: v >= 1, "an integer >= 1"),
     "index.chunk_tokens": (lambda v: 32 <= v <= 8192, "an integer between 32 and 8192"),
     "index.max_file_bytes": (lambda v: v >= 1, "an integer >= 1"),
-    "index.embed_recipe": (lambda v: v in (1, 2), "1 or 2"),
     "watch.debounce_ms": (lambda v: v >= 0, "an integer >= 0"),
 }
 

@@ -84,13 +84,13 @@ def _read(nf: NoteFile, cfg: IndexConfig) -> tuple[bytes | None, str | None, int
     return data, None, st2.st_size, st2.st_mtime_ns
 
 
-def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False, recipe: int = 1) -> None:
+def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -> None:
     """Make sure the index and the embedder agree; --rebuild starts over."""
     if rebuild:
         store.clear_all(idx)
-    idx.check_embedder(embedder.model_id, embedder.dim, recipe=recipe)
+    idx.check_embedder(embedder.model_id, embedder.dim, recipe=store.EMBED_RECIPE)
     if idx.embedder_info() is None or not idx.has_vec_table():
-        idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=recipe)
+        idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=store.EMBED_RECIPE)
 
 
 def index_vault(
@@ -108,7 +108,7 @@ def index_vault(
     ``only`` that no longer exist are applied too."""
     t0 = time.perf_counter()
     emit = progress or (lambda e: None)
-    prepare_embedder(idx, embedder, rebuild=rebuild, recipe=cfg.embed_recipe)
+    prepare_embedder(idx, embedder, rebuild=rebuild)
     summary = IndexSummary()
     files, skipped = scan_vault(vault)
     summary.skipped.extend(skipped)
@@ -135,10 +135,7 @@ def index_vault(
 
     def flush() -> None:
         nonlocal done
-        texts = [
-            store.embed_text(ch.context, ch.content, n.path, cfg.embed_recipe)
-            for _, n, *_ in pending for ch in n.chunks
-        ]
+        texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in pending for ch in n.chunks]
         vecs = embedder.embed_passages(texts) if texts else None
         pos = 0
         for nf, note, size, mtime, h in pending:

@@ -64,7 +64,7 @@ class ConfigFingerprint:
     exclusion_scope: str
     groove_version: str
     # Knobs added after this class was written (e.g. fusion.title_weight,
-    # index.embed_recipe), flattened into the record so the diff sees them.
+    # the index's passage-text recipe), flattened into the record so the diff sees them.
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:

@@ -238,9 +238,8 @@ def _extra_knobs(rt: Runtime) -> dict[str, Any]:
     fusion = rt.config.search.fusion
     extra: dict[str, Any] = {f.name: getattr(fusion, f.name) for f in dataclasses.fields(fusion)
                              if f.name not in _NAMED_FUSION}
-    recipe = getattr(rt.config.index, "embed_recipe", None)
-    if recipe is not None:
-        extra["embed_recipe"] = recipe
+    info = rt.index.embedder_info() or {}
+    extra["embed_recipe"] = int(info.get("recipe", 1))  # what the index was embedded with
     return extra
 
 

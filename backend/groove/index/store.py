@@ -11,7 +11,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..types import ParsedNote
-from ..vault.markdown import reader_text
 from . import shortcjk
 
 if TYPE_CHECKING:
@@ -37,22 +36,15 @@ def fts_context(note: ParsedNote, context: str) -> str:
     return context
 
 
-def folder_of(path: str) -> str:
-    """"Import notes/Import from Bear.md" -> "Import notes"; "" at the root."""
-    parts = path.split("/")[:-1]
-    return " > ".join(parts)
+# Bumped whenever the passage text below changes: an index embedded under
+# another recipe is refused with a --rebuild hint (index/db.py).
+EMBED_RECIPE = 1
 
 
-def embed_text(context: str, content: str, path: str | None = None, recipe: int = 1) -> str:
-    """The text the embedder (and the reranker) sees for a chunk.
-
-    recipe 1: contextual prefix, then the raw section.
-    recipe 2: folder path > contextual prefix, then the section as a reader
-    sees it (markup removed; ADR-0070)."""
-    if recipe >= 2:
-        folder = folder_of(path or "")
-        prefix = f"{folder} > {context}" if folder else context
-        return f"{prefix}\n{reader_text(content)}"
+def embed_text(context: str, content: str) -> str:
+    """The text the embedder (and the reranker) sees for a chunk: the
+    contextual prefix, then the section as written. A folder prefix plus
+    markup-free "reader text" was measured and rejected (ADR-0070)."""
     return f"{context}\n{content}"
 
 

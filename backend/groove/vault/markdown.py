@@ -33,40 +33,6 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
-_EMBED_LINK = re.compile(r"!\[\[([^\[\]\|\n]*?)(?:\|[^\[\]\n]*)?\]\]")
-_WIKI = re.compile(r"\[\[([^\[\]\|\n]*?)(?:\|([^\[\]\n]*))?\]\]")
-_MDLINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
-_HTML = re.compile(r"</?[A-Za-z][^>\n]*>")
-_EMPH = re.compile(r"(\*\*|__|==|~~)")
-_CALLOUT = re.compile(r"^(\s*>)+\s*(\[![^\]]*\][+-]?)?\s*", re.M)
-_HASHES = re.compile(r"^ {0,3}#{1,6}\s+", re.M)
-
-
-def reader_text(content: str) -> str:
-    """What a reader sees of Markdown, for the embedder: link targets and
-    image embeds, HTML tags, emphasis markers, callout and heading markup
-    removed; link and alias text kept (ADR-0070)."""
-
-    def embed(m: re.Match) -> str:
-        target = m.group(1).split("#")[0]
-        # an embedded note reads as its name; an image or icon reads as nothing
-        return "" if "." in PurePosixPath(target).name else target
-
-    def wiki(m: re.Match) -> str:
-        if m.group(2):
-            return m.group(2)
-        return m.group(1).replace("#", " ").replace("^", " ").strip()
-
-    t = _EMBED_LINK.sub(embed, content)
-    t = _WIKI.sub(wiki, t)
-    t = _MDLINK.sub(lambda m: m.group(1), t)
-    t = _HTML.sub(" ", t)
-    t = _EMPH.sub("", t)
-    t = _CALLOUT.sub("", t)
-    t = _HASHES.sub("", t)
-    return t
-
-
 def estimate_tokens(text: str) -> int:
     """The fallback estimator (also used for rows with NULL token_count)."""
     return max(1, len(text) // 4)
