@@ -2,10 +2,12 @@
 
     python bench/query_latency.py [--notes 60] [--repeat 30]
 
-Indexes a subset of the eval vault, then times, side by side in one run, the
-query embedding alone and the whole stage-1 search (parse + embed + both legs
-+ RRF + spans) for a few queries. Prints p50/p95 of each and the ratio of
-p50s (goal <= 1.5).
+Indexes a subset of the eval vault (or reuses --index), then times, side by
+side in one run, the query embedding alone and the whole stage-1 search
+(parse + embed + both legs + title leg + RRF + spans) for a few queries.
+Prints p50/p95 of each and the ratio of p50s (goal <= 1.5), and the cost of
+the retrieval-quality changes: the shipped defaults against the original
+fusion (title leg off, chunk-level exclusion), goal <= 1.2.
 """
 
 from __future__ import annotations
@@ -32,28 +34,43 @@ def main() -> None:
     ap.add_argument("--vault", type=Path, default=EVAL / "vault-en")
     ap.add_argument("--notes", type=int, default=60)
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--index", type=Path, default=None, help="reuse this index of --vault (no indexing)")
     a = ap.parse_args()
+    import dataclasses
+
     from groove import service
     from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("GROOVE_HOME", tmp)
-        vault = vault_subset(a.vault, Path(tmp) / "vault", a.notes or None)
         emb = default_embedder()
-        rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
+        if a.index:
+            rt = open_runtime(a.vault, index_path=a.index)
+        else:
+            vault = vault_subset(a.vault, Path(tmp) / "vault", a.notes or None)
+            rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
         rt._embedder = emb
-        service.reindex(rt)
-        embed, search = [], []
+        if not a.index:
+            service.reindex(rt)
+        s = rt.config.search
+        original = dataclasses.replace(
+            rt.config, search=dataclasses.replace(
+                s, exclusion_scope="chunk", fusion=dataclasses.replace(s.fusion, title_weight=0.0)))
+        rt_orig = dataclasses.replace(rt, config=original)
+        embed, search, orig = [], [], []
         for q in QUERIES:
             service.search(rt, SearchParams(q))  # warm
-            # interleave so machine noise hits both sides alike
+            # interleave so machine noise hits every side alike
             for _ in range(a.repeat):
                 embed += timed(lambda: emb.embed_query(q), 1)
                 search += timed(lambda: service.search(rt, SearchParams(q)), 1)
+                orig += timed(lambda: service.search(rt_orig, SearchParams(q)), 1)
     print(f"query embedding : p50 {median(embed) * 1e3:6.1f} ms  p95 {pct(embed, .95) * 1e3:6.1f} ms")
     print(f"stage-1 search  : p50 {median(search) * 1e3:6.1f} ms  p95 {pct(search, .95) * 1e3:6.1f} ms")
+    print(f"original fusion : p50 {median(orig) * 1e3:6.1f} ms  p95 {pct(orig, .95) * 1e3:6.1f} ms")
     print(f"ratio search/embedding (p50): {median(search) / median(embed):.2f}  (goal <= 1.5)")
+    print(f"ratio shipped/original fusion (p50): {median(search) / median(orig):.2f}  (goal <= 1.2)")
 
 
 if __name__ == "__main__":

@@ -85,27 +85,44 @@ class TitleHit:
     coverage: float
 
 
+def _names(idx: "Index") -> list[tuple[int, list[str]]]:
+    """(doc id, casefolded title and aliases) of every note, cached on the
+    index until a note is added, changed or removed."""
+    key = idx.conn.execute("SELECT count(*), max(indexed_at), max(id) FROM documents").fetchone()
+    cached = getattr(idx, "_title_names", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    names = [
+        (doc_id, [n.casefold() for n in [title] + json.loads(aliases or "[]") if n])
+        for doc_id, title, aliases in idx.conn.execute("SELECT id, title, aliases FROM documents")
+    ]
+    idx._title_names = (key, names)
+    return names
+
+
 def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_coverage: float) -> list[TitleHit]:
     """Notes ranked by title/alias coverage (best first), at least ``min_coverage``."""
     words = content_words(query_text)
     if not words:
         return []
-    sql = "SELECT id, path, title, aliases FROM documents"
+    pieces = {p for w in words for p in _pieces(w)}
+    # Latin words match whole words of the name (a prefix is fine for plurals:
+    # "theme" ~ "themes"); CJK runs match anywhere.
+    bounded = {w: re.compile(r"(?<![0-9a-z])" + re.escape(w)) for w in words if char_type(w[0]) == _WORD}
+    allowed = None
     if restrict_doc_sql:
-        sql += f" WHERE id IN ({restrict_doc_sql})"
+        allowed = {r[0] for r in idx.conn.execute(restrict_doc_sql)}
     hits: list[TitleHit] = []
-    for doc_id, path, title, aliases in idx.conn.execute(sql):
-        names = [title] + json.loads(aliases or "[]")
-        best = max(coverage(n, [w for w in words if _word_ok(w, n)]) for n in names)
+    for doc_id, names in _names(idx):
+        if allowed is not None and doc_id not in allowed:
+            continue
+        best = 0.0
+        for n in names:
+            if not any(p in n for p in pieces):
+                continue  # the common case: the query names nothing of this note
+            ok = [w for w in words if w not in bounded or bounded[w].search(n)]
+            best = max(best, coverage(n, ok))
         if best >= min_coverage:
             hits.append(TitleHit(doc_id, best))
     hits.sort(key=lambda h: -h.coverage)
     return hits
-
-
-def _word_ok(word: str, name: str) -> bool:
-    """Latin words match whole words of the name (prefix allowed for plurals:
-    'theme' ~ 'Themes'); CJK runs match anywhere."""
-    if char_type(word[0]) != _WORD:
-        return True
-    return re.search(r"(?<![0-9a-z])" + re.escape(word), name.casefold()) is not None
