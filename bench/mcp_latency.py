@@ -5,7 +5,8 @@ relative to the same search called in-process. Goal: <= 1.2x.
     python bench/mcp_latency.py --vault ../shared/eval/vault-en [--model PATH] [--index PATH] [--reps 5]
 
 Every query is run once first (warm-up: model load, page cache), then the
-median over ``reps`` rounds of all queries is reported, per transport.
+median over ``reps`` rounds of all queries is reported, per transport. The
+three are interleaved query by query, so machine load affects them alike.
 """
 
 from __future__ import annotations
@@ -40,87 +41,67 @@ def median_ms(xs: list[float]) -> float:
     return statistics.median(xs) * 1000
 
 
-def bench_inprocess(vault: Path, index: Path | None, model: str | None, reps: int) -> tuple[float, dict]:
+def open_runtime_warm(vault: Path, index: Path | None, model: str | None):
     import groove.pipeline  # noqa: F401
     from groove import service
-    from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
 
     rt = open_runtime(vault, index_path=index, model=model)
     if rt.index.counts()[0] == 0:
         print("indexing (first run)…", file=sys.stderr)
         service.reindex(rt)
-    for q in QUERIES:
-        service.search(rt, SearchParams(query=q, limit=10), max_limit=50)
-    times = []
-    for _ in range(reps):
-        for q in QUERIES:
-            t0 = time.perf_counter()
-            service.search(rt, SearchParams(query=q, limit=10), max_limit=50)
-            times.append(time.perf_counter() - t0)
-    st = service.index_status(rt)
-    rt.close()
-    return median_ms(times), st
+    return rt
 
 
-async def _time_session(session, reps: int) -> float:
-    for q in QUERIES:
-        r = await session.call_tool("search", {"query": q, "limit": 10})
-        assert not r.is_error, r.content
-    times = []
-    for _ in range(reps):
-        for q in QUERIES:
-            t0 = time.perf_counter()
-            await session.call_tool("search", {"query": q, "limit": 10})
-            times.append(time.perf_counter() - t0)
-    return median_ms(times)
-
-
-def bench_stdio(args: list[str], env: dict, reps: int) -> float:
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
-    async def go() -> float:
-        params = StdioServerParameters(command=GROOVE, args=["mcp", *args], env=env)
-        with open(os.devnull, "w") as err:
-            async with stdio_client(params, errlog=err) as (r, w):
-                async with ClientSession(r, w) as s:
-                    await s.initialize()
-                    return await _time_session(s, reps)
-
-    return anyio.run(go)
-
-
-def bench_http(args: list[str], env: dict, reps: int) -> float:
-    from mcp.client.session import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-
+def start_http(args: list[str], env: dict) -> tuple[subprocess.Popen, str, str]:
     log = tempfile.NamedTemporaryFile("w+", suffix=".log", delete=False)
     proc = subprocess.Popen([GROOVE, "mcp", "--http", "--port", "0", *args], env={**os.environ, **env},
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-    try:
-        url = None
-        for _ in range(1200):
-            m = re.search(r"at (http://\S+/mcp)", Path(log.name).read_text())
-            if m:
-                url = m.group(1)
-                break
-            if proc.poll() is not None:
-                raise SystemExit(f"groove mcp --http exited: {Path(log.name).read_text()}")
-            time.sleep(0.05)
-        assert url, "no URL printed"
+    for _ in range(2400):
+        m = re.search(r"at (http://\S+/mcp)", Path(log.name).read_text())
+        if m:
+            return proc, m.group(1), log.name
+        if proc.poll() is not None:
+            raise SystemExit(f"groove mcp --http exited: {Path(log.name).read_text()}")
+        time.sleep(0.05)
+    raise SystemExit("groove mcp --http printed no URL")
 
-        async def go() -> float:
-            async with streamable_http_client(url) as (r, w):
-                async with ClientSession(r, w) as s:
-                    await s.initialize()
-                    return await _time_session(s, reps)
 
-        return anyio.run(go)
-    finally:
-        proc.terminate()
-        proc.wait(10)
-        os.unlink(log.name)
+def run_interleaved(rt, args: list[str], env: dict, url: str, reps: int) -> dict[str, float]:
+    """Each query in-process, then over stdio, then over HTTP, back to back:
+    a busy machine slows all three alike instead of skewing one of them."""
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    from groove import service
+    from groove.pipeline import SearchParams
+
+    async def go() -> dict[str, float]:
+        params = StdioServerParameters(command=GROOVE, args=["mcp", *args], env=env)
+        with open(os.devnull, "w") as err:
+            async with stdio_client(params, errlog=err) as (r1, w1), ClientSession(r1, w1) as stdio, \
+                    streamable_http_client(url) as (r2, w2), ClientSession(r2, w2) as http:
+                await stdio.initialize()
+                await http.initialize()
+                times: dict[str, list[float]] = {"inprocess": [], "stdio": [], "http": []}
+                for rnd in range(reps + 1):  # round 0 warms up (model load, caches)
+                    for q in QUERIES:
+                        t0 = time.perf_counter()
+                        service.search(rt, SearchParams(query=q, limit=10), max_limit=50)
+                        t1 = time.perf_counter()
+                        a = await stdio.call_tool("search", {"query": q, "limit": 10})
+                        t2 = time.perf_counter()
+                        b = await http.call_tool("search", {"query": q, "limit": 10})
+                        t3 = time.perf_counter()
+                        assert not a.is_error and not b.is_error, (a.content, b.content)
+                        if rnd:
+                            times["inprocess"].append(t1 - t0)
+                            times["stdio"].append(t2 - t1)
+                            times["http"].append(t3 - t2)
+                return {k: median_ms(v) for k, v in times.items()}
+
+    return anyio.run(go)
 
 
 def main() -> None:
@@ -133,14 +114,23 @@ def main() -> None:
     a = ap.parse_args()
 
     env = {k: v for k, v in os.environ.items() if k.startswith("GROOVE_")}
-    inproc, st = bench_inprocess(a.vault, a.index, a.model, a.reps)
+    rt = open_runtime_warm(a.vault, a.index, a.model)
+    from groove import service
+
+    st = service.index_status(rt)
     args = ["--vault", str(a.vault), "--standalone"]
     if a.index:
         args += ["--index", str(a.index)]
     if a.model:
         args += ["--model", a.model]
-    stdio = bench_stdio(args, env, a.reps)
-    http = bench_http(args, env, a.reps)
+    proc, url, log = start_http(args, env)
+    try:
+        m = run_interleaved(rt, args, env, url, a.reps)
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        os.unlink(log)
+    inproc, stdio, http = m["inprocess"], m["stdio"], m["http"]
     out = {
         "vault": str(a.vault), "documents": st["documents"], "chunks": st["chunks"], "model": st["model"],
         "queries": len(QUERIES), "reps": a.reps,
