@@ -38,8 +38,10 @@ def _cfg(base, overrides: dict):
     if overrides.get("__default__"):
         return SearchConfig()  # whatever the built-in defaults are now
     fusion = {k: v for k, v in overrides.items() if hasattr(base.fusion, k)}
-    top = {k: v for k, v in overrides.items() if not hasattr(base.fusion, k)}
-    return dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion), **top)
+    query = {k: v for k, v in overrides.items() if hasattr(base.query, k)}
+    top = {k: v for k, v in overrides.items() if k not in fusion and k not in query}
+    return dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion),
+                               query=dataclasses.replace(base.query, **query), **top)
 
 
 def _inline(spec: str) -> tuple[str, dict]:
