@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -196,6 +196,42 @@ def open_llama(
         raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
 
 
+def decode_pooled(llm, seqs: list[list[int]], width: int, limit: int, max_seqs: int) -> Iterator[np.ndarray]:
+    """Run ``seqs`` through llama.cpp and yield each one's pooled output
+    (``width`` floats: an embedding, or a reranker's scores), in order.
+
+    Whole sequences are packed into one decode while they fit in ``limit``
+    tokens and ``max_seqs`` sequences (``limit`` 0 = one per decode). This is
+    the low-level path: ``Llama.embed()`` misreads rank pooling (ADR 0022).
+    """
+    import llama_cpp as lc
+
+    batch, ctx = llm._batch, llm._ctx
+    i = 0
+    try:
+        while i < len(seqs):
+            group = [seqs[i]]
+            used = len(seqs[i])
+            j = i + 1
+            while j < len(seqs) and len(group) < max_seqs and used + len(seqs[j]) <= limit:
+                group.append(seqs[j])
+                used += len(seqs[j])
+                j += 1
+            batch.reset()
+            for sid, toks in enumerate(group):
+                batch.add_sequence(toks, sid, True)
+            ctx.kv_cache_clear()
+            ctx.decode(batch)
+            for sid in range(len(group)):
+                ptr = lc.llama_get_embeddings_seq(ctx.ctx, sid)
+                if not ptr:
+                    raise ModelError(f"{llm.model_path}: llama.cpp returned no pooled output")
+                yield np.ctypeslib.as_array(ptr, shape=(width,)).copy()
+            i = j
+    finally:
+        batch.reset()
+
+
 class LlamaEmbedder:
     """Embedder protocol over a GGUF embedding model (mean/CLS pooling inside llama.cpp).
 
@@ -255,7 +291,6 @@ class LlamaEmbedder:
             raise ModelError(f"{self.model_path}: model has no BOS/CLS or EOS/SEP token")
         if self._llm.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE:
             raise ModelError(f"{self.model_path}: model has no pooling; not a sentence-embedding model")
-        self._llama_cpp = llama_cpp
         self.passage_overhead = len(self._content(self.passage_prefix)) + 2 if self.passage_prefix else 2
 
     # -- tokens ---------------------------------------------------------------------
@@ -287,34 +322,12 @@ class LlamaEmbedder:
     # -- embedding ------------------------------------------------------------------
 
     def _run(self, seqs: list[list[int]]) -> np.ndarray:
-        lc = self._llama_cpp
         llm = self._llm
-        out = np.empty((len(seqs), self.dim), dtype=np.float32)
-        batch = llm._batch
-        ctx = llm._ctx
         limit = self.max_tokens if self.pack_sequences else 0
         max_seqs = int(llm.context_params.n_seq_max) if self.pack_sequences else 1
-        i = 0
-        while i < len(seqs):
-            group = [seqs[i]]
-            used = len(seqs[i])
-            j = i + 1
-            while j < len(seqs) and len(group) < max_seqs and used + len(seqs[j]) <= limit:
-                group.append(seqs[j])
-                used += len(seqs[j])
-                j += 1
-            batch.reset()
-            for sid, toks in enumerate(group):
-                batch.add_sequence(toks, sid, True)
-            ctx.kv_cache_clear()
-            ctx.decode(batch)
-            for sid in range(len(group)):
-                ptr = lc.llama_get_embeddings_seq(ctx.ctx, sid)
-                if not ptr:
-                    raise ModelError(f"{self.model_path}: llama.cpp returned no pooled embedding")
-                out[i + sid] = np.ctypeslib.as_array(ptr, shape=(self.dim,))
-            i = j
-        batch.reset()
+        out = np.empty((len(seqs), self.dim), dtype=np.float32)
+        for i, row in enumerate(decode_pooled(llm, seqs, self.dim, limit, max_seqs)):
+            out[i] = row
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, np.maximum(norms, 1e-12), out=out)
         return out

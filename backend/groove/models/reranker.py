@@ -19,7 +19,7 @@ import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
-from groove.models.llama_embedder import open_llama, physical_cores
+from groove.models.llama_embedder import decode_pooled, open_llama, physical_cores
 
 RANK_POOLING = 4  # LLAMA_POOLING_TYPE_RANK
 
@@ -41,9 +41,6 @@ class LlamaReranker:
         self.truncated = 0  # passages cut to fit the context, since creation
         self.max_query_tokens = max_query_tokens
         self._lock = threading.Lock()
-        import llama_cpp
-
-        self._lc = llama_cpp
         ctx = max(16, int(max_tokens))
         self._llm = open_llama(self.model_path, n_ctx=ctx, n_threads=n_threads, pooling_type=RANK_POOLING)
         train = int(self._llm._model.n_ctx_train())
@@ -101,34 +98,11 @@ class LlamaReranker:
             return self._run(seqs)
 
     def _run(self, seqs: list[list[int]]) -> list[float]:
-        lc, llm = self._lc, self._llm
-        batch, ctx = llm._batch, llm._ctx
+        # Pack whole pairs into one decode up to the context size: pairs are
+        # short, so this saves per-decode overhead (see ADR 0022).
+        llm = self._llm
         max_seqs = int(llm.context_params.n_seq_max)
-        scores: list[float] = []
-        i = 0
-        while i < len(seqs):
-            # Pack whole pairs into one decode up to the context size: pairs are
-            # short, so this saves per-decode overhead (see ADR 0022).
-            group = [seqs[i]]
-            used = len(seqs[i])
-            j = i + 1
-            while j < len(seqs) and len(group) < max_seqs and used + len(seqs[j]) <= self.max_tokens:
-                group.append(seqs[j])
-                used += len(seqs[j])
-                j += 1
-            batch.reset()
-            for sid, toks in enumerate(group):
-                batch.add_sequence(toks, sid, True)
-            ctx.kv_cache_clear()
-            ctx.decode(batch)
-            for sid in range(len(group)):
-                ptr = lc.llama_get_embeddings_seq(ctx.ctx, sid)
-                if not ptr:
-                    raise ModelError(f"{self.model_path}: llama.cpp returned no rank score")
-                scores.append(float(np.ctypeslib.as_array(ptr, shape=(self.n_cls_out,))[0]))
-            i = j
-        batch.reset()
-        return scores
+        return [float(row[0]) for row in decode_pooled(llm, seqs, self.n_cls_out, self.max_tokens, max_seqs)]
 
     def close(self) -> None:
         llm = getattr(self, "_llm", None)
