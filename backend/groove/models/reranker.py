@@ -41,6 +41,8 @@ class LlamaReranker:
         self.truncated = 0  # passages cut to fit the context, since creation
         self.max_query_tokens = max_query_tokens
         self._lock = threading.Lock()
+        import llama_cpp
+
         ctx = max(16, int(max_tokens))
         self._llm = open_llama(self.model_path, n_ctx=ctx, n_threads=n_threads, pooling_type=RANK_POOLING)
         train = int(self._llm._model.n_ctx_train())
