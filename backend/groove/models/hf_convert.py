@@ -30,6 +30,7 @@ from typing import Any, Callable
 import numpy as np
 
 from groove.models import ModelError
+from groove.models.e5_convert import gguf_writer
 
 Progress = Callable[[str], None]
 
@@ -294,10 +295,7 @@ def convert_hf_cross_encoder(
     cls_out_w = get(f"{head[1]}.weight")
     n_cls_out = cls_out_w.shape[0]
 
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    w = gguf.GGUFWriter(str(tmp), "bert")
-    try:
+    with gguf_writer(out, "bert", say) as w:
         w.add_name(d.name)
         w.add_file_type(int(gguf.LlamaFileType.MOSTLY_F16 if outtype == "f16" else gguf.LlamaFileType.ALL_F32))
         w.add_context_length(pos.shape[0])
@@ -337,15 +335,5 @@ def convert_hf_cross_encoder(
         mat("cls.bias", get(f"{head[0]}.bias"))
         mat("cls.output.weight", cls_out_w)
         mat("cls.output.bias", get(f"{head[1]}.bias"))
-        say(f"writing {out}")
-        w.write_header_to_file()
-        w.write_kv_data_to_file()
-        w.write_tensors_to_file()
-        w.close()
-        os.replace(tmp, out)
-    except BaseException:
-        w.close()
-        tmp.unlink(missing_ok=True)
-        raise
     say(f"converted in {time.monotonic() - t0:.1f} s -> {out}")
     return out
