@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from pathlib import Path
 
 import platformdirs
@@ -56,10 +57,12 @@ def runtime_dir() -> Path:
     if home:
         path = home / "run"
     else:
-        try:
+        # Without XDG_RUNTIME_DIR (headless Linux, CI) platformdirs falls back
+        # to /tmp/runtime-<uid> and warns on every call; the fallback is fine
+        # (we chmod it 0700 below), the warning is noise.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
             path = Path(platformdirs.user_runtime_dir(APP))
-        except Exception:  # pragma: no cover - platformdirs always answers today
-            path = Path(platformdirs.user_cache_dir(APP)) / "run"
     path.mkdir(parents=True, exist_ok=True)
     try:
         os.chmod(path, 0o700)
