@@ -66,7 +66,7 @@ class SearchConfig:
     candidates: int = 50  # top-N taken from each leg before fusion
     reranker: str = ""
     rerank_by_default: bool = False
-    min_confidence_ratio: float = 0.14  # pipeline/confidence.py, ADR-0075
+    min_confidence_ratio: float = 0.12  # pipeline/confidence.py, ADR-0075
     exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MMRConfig = field(default_factory=MMRConfig)
@@ -77,7 +77,7 @@ class SearchConfig:
 @dataclass(frozen=True)
 class IndexConfig:
     model: str = ""  # "" = the embedded default (multilingual-e5-small)
-    chunk_tokens: int = 400
+    chunk_tokens: int = 150  # section split budget (ADR-0074)
     max_file_bytes: int = 10_000_000
 
 

@@ -20,6 +20,7 @@ from typing import Callable
 
 from .config import IndexConfig
 from .index import store
+from .errors import EmbedderMismatch
 from .index.db import Index
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
@@ -93,6 +94,18 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
         idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=store.EMBED_RECIPE)
 
 
+def _check_chunk_budget(idx: Index, budget: int) -> None:
+    """Chunks cut under one budget are not mixed with chunks cut under another."""
+    stored = idx.get_meta("chunk_tokens")
+    if stored is None:
+        idx.set_meta("chunk_tokens", str(budget))
+    elif int(stored) != budget:
+        raise EmbedderMismatch(
+            f"this index was chunked with [index] chunk_tokens = {stored}, the configuration says {budget}; "
+            "run `groove index --rebuild` to re-chunk and re-embed"
+        )
+
+
 def index_vault(
     vault: Path,
     idx: Index,
@@ -109,6 +122,7 @@ def index_vault(
     t0 = time.perf_counter()
     emit = progress or (lambda e: None)
     prepare_embedder(idx, embedder, rebuild=rebuild)
+    _check_chunk_budget(idx, cfg.chunk_tokens)
     summary = IndexSummary()
     files, skipped = scan_vault(vault)
     summary.skipped.extend(skipped)

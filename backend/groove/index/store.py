@@ -211,4 +211,4 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")
-        c.execute("DELETE FROM meta WHERE key = 'embedder'")
+        c.execute("DELETE FROM meta WHERE key IN ('embedder', 'chunk_tokens')")
