@@ -209,3 +209,23 @@ def test_sigkill_mid_run_leaves_a_consistent_index_that_the_next_run_completes(
     assert len(s.indexed) == 120 - partial  # it resumes, it doesn't start over
     assert rt.index.counts()[0] == 120
     assert_consistent(rt)
+
+
+def test_a_thread_that_releases_its_connection_leaves_no_connection_behind(vault, tiny_embedder, tmp_path):
+    import threading
+
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    before = len(rt.index._all)
+
+    def reader():
+        rt.index.conn.execute("SELECT count(*) FROM chunks").fetchone()
+        rt.index.release_thread()
+
+    threads = [threading.Thread(target=reader) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(rt.index._all) == before
+    assert rt.index.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 0

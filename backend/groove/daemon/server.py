@@ -163,6 +163,15 @@ class Connection:
 
     # -- reading -----------------------------------------------------------------
     def run(self) -> None:
+        try:
+            self._run()
+        finally:
+            # This reader thread ends with its connection: close the SQLite
+            # connection it opened, or a long-running daemon leaks one per
+            # editor reconnect.
+            self.daemon.rt.index.release_thread()
+
+    def _run(self) -> None:
         self._writer.start()
         buf = self._buf
         discarding = False  # inside an over-long line: drop bytes up to its newline

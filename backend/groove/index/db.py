@@ -62,6 +62,18 @@ class Index:
             c = self._local.conn = self._open()
         return c
 
+    def release_thread(self) -> None:
+        """Close the calling thread's connection (a thread about to end)."""
+        c = getattr(self._local, "conn", None)
+        if c is None:
+            return
+        self._local.conn = None
+        with self._lock:
+            if c in self._all:
+                self._all.remove(c)
+        with contextlib.suppress(Exception):
+            c.close()
+
     def close(self) -> None:
         with self._lock:
             for c in self._all:
