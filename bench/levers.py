@@ -24,7 +24,7 @@ from _common import EVAL  # noqa: E402
 VARIANTS: dict[str, tuple[str, dict]] = {
     "vector": ("vector", {}),
     "fts": ("fts", {}),
-    "rrf": ("hybrid", {"title_weight": 0.0, "exclusion_scope": "chunk"}),  # the original
+    "rrf": ("hybrid", {"title_weight": 0.0, "note_weight": 0.0, "exclusion_scope": "chunk"}),  # the original
     "default": ("hybrid", {"__default__": True}),  # whatever the built-in defaults are now
 }
 # Anything else is an inline spec: "rrf_k=10+title_weight=1+legs=hybrid".

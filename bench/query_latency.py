@@ -56,7 +56,7 @@ def main() -> None:
         s = rt.config.search
         original = dataclasses.replace(
             rt.config, search=dataclasses.replace(
-                s, exclusion_scope="chunk", fusion=dataclasses.replace(s.fusion, title_weight=0.0)))
+                s, exclusion_scope="chunk", fusion=dataclasses.replace(s.fusion, title_weight=0.0, note_weight=0.0)))
         rt_orig = dataclasses.replace(rt, config=original)
         embed, search, orig = [], [], []
         for q in QUERIES:

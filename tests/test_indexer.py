@@ -45,6 +45,9 @@ def assert_consistent(rt) -> None:
     ids = {r[0] for r in c.execute("SELECT id FROM chunks")}
     assert {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == ids
     assert {r[0] for r in c.execute("SELECT rowid FROM fts_chunks")} == ids
+    # one summary vector per note that has chunks (ADR-0076)
+    with_chunks = {r[0] for r in c.execute("SELECT DISTINCT doc_id FROM chunks")}
+    assert {r[0] for r in c.execute("SELECT rowid FROM vec_notes")} == with_chunks
 
 
 @pytest.fixture

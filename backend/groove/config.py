@@ -37,8 +37,12 @@ class FusionConfig:
     fts_weight: float = 1.0
     # The title leg (pipeline/titles.py): RRF weight, and how much of a title
     # the query must cover to count. 0 turns the leg off.
-    title_weight: float = 1.0
+    # Off by default since the note leg, whose summary holds the title, does
+    # its job better (ADR-0076).
+    title_weight: float = 0.0
     title_min_coverage: float = 0.5
+    # The note leg: notes ranked by their summary vector (vec_notes). 0 = off.
+    note_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
+    "search.fusion.note_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.mmr.lambda": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.same_doc_penalty": (lambda v: v >= 0, "a number >= 0"),
     "search.parent_retriever.whole_doc_threshold_tokens": (lambda v: v >= 0, "an integer >= 0"),

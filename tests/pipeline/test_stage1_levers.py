@@ -33,6 +33,8 @@ def vault(tmp_path):
 
 
 def _search(rt, q, **knobs):
+    # The title leg is what these tests pin; it is off by default (ADR-0076).
+    knobs.setdefault("title_weight", 1.0)
     base = SearchConfig()
     fusion = {k: v for k, v in knobs.items() if hasattr(base.fusion, k)}
     top = {k: v for k, v in knobs.items() if k not in fusion}
@@ -79,5 +81,5 @@ def test_note_level_exclusion_drops_every_chunk_of_a_note_that_mentions_the_word
 def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
-    original = _search(rt, "switcher panel", title_weight=0.0, exclusion_scope="chunk")
+    original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, exclusion_scope="chunk")
     assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)

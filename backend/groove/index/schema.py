@@ -85,3 +85,7 @@ def create_vec_table(conn: apsw.Connection, dim: int) -> None:
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_chunks USING vec0(embedding float[{int(dim)}])"
     )
+    # rowid = documents.id: one vector per note, of its summary (store.note_text).
+    conn.execute(
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_notes USING vec0(embedding float[{int(dim)}])"
+    )

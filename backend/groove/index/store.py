@@ -38,7 +38,7 @@ def fts_context(note: ParsedNote, context: str) -> str:
 
 # Bumped whenever the passage text below changes: an index embedded under
 # another recipe is refused with a --rebuild hint (index/db.py).
-EMBED_RECIPE = 1
+EMBED_RECIPE = 2  # 2: adds the note-summary vectors (vec_notes, ADR-0076)
 
 
 def embed_text(context: str, content: str) -> str:
@@ -48,13 +48,23 @@ def embed_text(context: str, content: str) -> str:
     return f"{context}\n{content}"
 
 
+def note_text(note: ParsedNote) -> str:
+    """What the note-level vector embeds: the note's own summary of itself —
+    title, aliases, description, its section headings, the opening text."""
+    heads = list(dict.fromkeys(ch.heading_path[-1] for ch in note.chunks if ch.heading_path))[:12]
+    intro = note.chunks[0].content[:600] if note.chunks else ""
+    parts = [note.title, *note.aliases, note.description, " / ".join(heads), intro]
+    return "\n".join(p for p in parts if p)
+
+
 def _delete_doc_rows(c, doc_id: int) -> None:
     ids = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
     for cid in ids:
         c.execute("DELETE FROM fts_chunks WHERE rowid = ?", (cid,))
         shortcjk.delete(c, cid)
-    if ids and _has_vec(c):
+    if _has_vec(c):
         c.executemany("DELETE FROM vec_chunks WHERE rowid = ?", [(i,) for i in ids])
+        c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
     c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
@@ -72,6 +82,7 @@ def upsert_note(
     mtime_ns: int,
     content_hash: str,
     vectors: np.ndarray | None,
+    note_vector: np.ndarray | None = None,
 ) -> int:
     """Replace everything stored for ``note.path`` in one transaction."""
     with idx.atomic() as c:
@@ -104,6 +115,11 @@ def upsert_note(
             )
             doc_id = c.last_insert_rowid()
         _insert_chunks(c, doc_id, note, vectors)
+        if note_vector is not None:
+            c.execute(
+                "INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
+                (doc_id, np.ascontiguousarray(note_vector, dtype=np.float32).tobytes()),
+            )
         c.executemany(
             "INSERT INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in note.tags]
         )
@@ -211,4 +227,5 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")
+        c.execute("DROP TABLE IF EXISTS vec_notes")
         c.execute("DELETE FROM meta WHERE key IN ('embedder', 'chunk_tokens')")

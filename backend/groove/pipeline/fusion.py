@@ -113,6 +113,10 @@ def hybrid_candidates(
         title_ids = _title_chunks(idx, parsed, r, restriction, excluded, rrf_fuse(lists, r.rrf_k, weights))
         lists.append(title_ids)
         weights.append(r.title_weight)
+    if r.note_weight > 0 and qvec is not None and r.legs == "hybrid":
+        lists.append(_note_vector_chunks(
+            idx, qvec, n, restriction, excluded, rrf_fuse(lists[:2], r.rrf_k, weights[:2]), r.exclusion_scope))
+        weights.append(r.note_weight)
     fused = rrf_fuse(lists, r.rrf_k, weights)
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
     frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
@@ -134,26 +138,56 @@ def _title_chunks(
     idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
     fused: list[tuple[int, float]],
 ) -> list[int]:
-    """The title leg as chunk ids: each named note's best chunk so far (by
-    the other legs' fusion), else its first non-excluded chunk."""
+    """The title leg (ADR-0072) as chunk ids."""
     doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
     hits = title_leg(idx, parsed.embed_text, doc_sql, r.title_min_coverage)
-    if not hits:
+    return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
+
+
+def _note_vector_chunks(
+    idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int],
+    fused: list[tuple[int, float]], scope: str,
+) -> list[int]:
+    """The note leg (ADR-0076): notes ranked by their summary vector, as chunk ids."""
+    c = idx.conn
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
+        return []
+    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+    if restriction.sql is None:
+        rows = c.execute(
+            "SELECT rowid FROM vec_notes WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, n)
+        )
+    else:
+        rows = c.execute(
+            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_notes WHERE rowid IN "
+            f"(SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})) ORDER BY d LIMIT ?2",
+            (blob, n),
+        )
+    docs = [row[0] for row in rows]
+    if scope == "note" and excluded:
+        gone = set(_doc_ids(idx, list(excluded)).values())
+        docs = [d for d in docs if d not in gone]
+    return _docs_to_chunks(idx, docs, excluded, fused)
+
+
+def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list[tuple[int, float]]) -> list[int]:
+    """A ranked list of notes as a ranked list of chunks for RRF: each note's
+    best chunk so far (by the chunk legs' fusion), else its first chunk that
+    is not excluded."""
+    if not docs:
         return []
     ids = [cid for cid, _ in fused]
     doc_of = _doc_ids(idx, ids)
     best: dict[int, int] = {}
     for cid in ids:
         best.setdefault(doc_of[cid], cid)
+    marks = ",".join(str(i) for i in excluded) or "NULL"
     out: list[int] = []
-    for h in hits:
-        cid = best.get(h.doc_id)
+    for d in docs:
+        cid = best.get(d)
         if cid is None:
             row = idx.conn.execute(
-                "SELECT id FROM chunks WHERE doc_id = ? AND id NOT IN ({}) ORDER BY ordinal LIMIT 1".format(
-                    ",".join(str(i) for i in excluded) or "NULL"
-                ),
-                (h.doc_id,),
+                f"SELECT id FROM chunks WHERE doc_id = ? AND id NOT IN ({marks}) ORDER BY ordinal LIMIT 1", (d,)
             ).fetchone()
             cid = row[0] if row else None
         if cid is not None and cid not in excluded:

@@ -57,6 +57,7 @@ class Resolved:
     fts_weight: float
     title_weight: float
     title_min_coverage: float
+    note_weight: float
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -134,6 +135,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         fts_weight=f.fts_weight,
         title_weight=f.title_weight,
         title_min_coverage=f.title_min_coverage,
+        note_weight=f.note_weight,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,
