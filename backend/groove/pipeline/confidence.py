@@ -14,7 +14,7 @@ model's cosines cluster (e5's sit at 0.7-0.9). The lexical leg is not used:
 with trigram phrases almost every query matches *something*.
 
 The default 0.12 is calibrated for the default model and chunk budget on the
-eval vaults (ADR-0075: precision 0.88, recall 0.58 for "nothing useful in the
+eval vaults (ADR-0075: precision 0.81, recall 0.59 for "nothing useful in the
 top 5");
 0 turns the rule off except for empty results. Queries with no vector leg
 (FTS only) are never flagged unless empty.
