@@ -13,7 +13,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import numpy as np
 
@@ -196,6 +196,20 @@ def open_llama(
         raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
 
 
+def open_llama_within_training_context(
+    path: str, n_ctx: int, *, n_threads: int | None, pooling_type: int | None
+) -> tuple[Any, int]:
+    """``open_llama`` with ``n_ctx`` clamped to the model's training context
+    (positions past it do not exist in the model). Returns (llama, n_ctx)."""
+    llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type)
+    train = int(llm._model.n_ctx_train())
+    if n_ctx > train > 0:
+        llm.close()
+        n_ctx = train
+        llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type)
+    return llm, n_ctx
+
+
 def decode_pooled(llm, seqs: list[list[int]], width: int, limit: int, max_seqs: int) -> Iterator[np.ndarray]:
     """Run ``seqs`` through llama.cpp and yield each one's pooled output
     (``width`` floats: an embedding, or a reranker's scores), in order.
@@ -272,15 +286,8 @@ class LlamaEmbedder:
 
         import llama_cpp
 
-        probe_ctx = max(8, int(max_tokens))
-        self._llm = open_llama(self.model_path, n_ctx=probe_ctx, n_threads=n_threads, pooling_type=pooling_type)
-        train_ctx = int(self._llm._model.n_ctx_train())
-        if probe_ctx > train_ctx > 0:
-            # Positions past the trained context do not exist in the model.
-            self._llm.close()
-            probe_ctx = train_ctx
-            self._llm = open_llama(self.model_path, n_ctx=probe_ctx, n_threads=n_threads, pooling_type=pooling_type)
-        self.max_tokens = probe_ctx
+        self._llm, self.max_tokens = open_llama_within_training_context(
+            self.model_path, max(8, int(max_tokens)), n_threads=n_threads, pooling_type=pooling_type)
         self.n_threads = n_threads or physical_cores()
         self.dim = int(self._llm.n_embd())
         model = self._llm._model

@@ -19,7 +19,7 @@ import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
-from groove.models.llama_embedder import decode_pooled, open_llama, physical_cores
+from groove.models.llama_embedder import decode_pooled, open_llama_within_training_context, physical_cores
 
 RANK_POOLING = 4  # LLAMA_POOLING_TYPE_RANK
 
@@ -43,14 +43,8 @@ class LlamaReranker:
         self._lock = threading.Lock()
         import llama_cpp
 
-        ctx = max(16, int(max_tokens))
-        self._llm = open_llama(self.model_path, n_ctx=ctx, n_threads=n_threads, pooling_type=RANK_POOLING)
-        train = int(self._llm._model.n_ctx_train())
-        if ctx > train > 0:
-            self._llm.close()
-            ctx = train
-            self._llm = open_llama(self.model_path, n_ctx=ctx, n_threads=n_threads, pooling_type=RANK_POOLING)
-        self.max_tokens = ctx
+        self._llm, self.max_tokens = open_llama_within_training_context(
+            self.model_path, max(16, int(max_tokens)), n_threads=n_threads, pooling_type=RANK_POOLING)
         self.n_threads = n_threads or physical_cores()
         model = self._llm._model
         self.n_cls_out = max(1, int(llama_cpp.llama_model_n_cls_out(model.model)))
