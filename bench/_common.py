@@ -10,6 +10,15 @@ from typing import Callable
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
 
+# The warm-search queries the latency benches share: a paraphrase, keywords,
+# and an exclusion (which adds the negative-id scan).
+QUERIES = [
+    "how do I keep my notes in sync between my phone and my computer",
+    "keyboard shortcut for a command",
+    "embed a YouTube video",
+    "canvas -sync",
+]
+
 
 def default_embedder():
     from groove.models.registry import load_embedder

@@ -19,14 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL, default_embedder, median, pct, timed, vault_subset  # noqa: E402
-
-QUERIES = [
-    "how do I keep my notes in sync between my phone and my computer",
-    "keyboard shortcut for a command",
-    "embed a YouTube video",
-    "canvas -sync",
-]
+from _common import EVAL, QUERIES, default_embedder, median, pct, timed, vault_subset  # noqa: E402
 
 
 def main() -> None:

@@ -34,14 +34,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL, median, pct, vault_subset  # noqa: E402
+from _common import EVAL, QUERIES, median, pct, vault_subset  # noqa: E402
 
-QUERIES = [
-    "how do I keep my notes in sync between my phone and my computer",
-    "keyboard shortcut for a command",
-    "embed a YouTube video",
-    "canvas -sync",
-]
 DEBOUNCE_MS = 200
 
 # A ~1 500-word note (several chunks): what an edit of a real note costs.

@@ -28,14 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from _common import EVAL, median, timed, vault_subset  # noqa: E402
-
-QUERIES = [
-    "how do I keep my notes in sync between my phone and my computer",
-    "keyboard shortcut for a command",
-    "embed a YouTube video",
-    "canvas -sync",
-]
+from _common import EVAL, QUERIES, median, timed, vault_subset  # noqa: E402
 
 
 def main() -> None:
