@@ -150,14 +150,15 @@ def index_vault(
     def flush() -> None:
         nonlocal done
         texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in pending for ch in n.chunks]
-        texts += [store.note_text(n) for _, n, *_ in pending if n.chunks]
         vecs = embedder.embed_passages(texts) if texts else None
+        notes = [store.note_text(n) for _, n, *_ in pending if n.chunks]
+        note_vecs = store.note_vectors(embedder, notes) if notes else None
         pos = 0
-        note_pos = sum(len(n.chunks) for _, n, *_ in pending)
+        note_pos = 0
         for nf, note, size, mtime, h in pending:
             k = len(note.chunks)
             v = vecs[pos:pos + k] if vecs is not None and k else None
-            nv = vecs[note_pos] if vecs is not None and k else None
+            nv = note_vecs[note_pos] if note_vecs is not None and k else None
             pos += k
             note_pos += 1 if k else 0
             store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv)

@@ -128,8 +128,15 @@ def test_hyphen_inside_a_word_is_not_an_exclusion():
 def test_exclusion_only_query_is_rejected():
     with pytest.raises(BadQuery, match="only excludes"):
         parse_query("-async -tokio")
-    with pytest.raises(BadQuery):
-        parse_query("--x")
+
+
+def test_a_double_hyphen_flag_is_searched_not_excluded():
+    # `ob sync --continuous` asks for the flag; excluding "continuous" would
+    # drop the very page that documents it (ADR 0077).
+    p = parse_query("ob sync --continuous")
+    assert p.negatives == [] and "continuous" in p.positives
+    assert "--continuous" in p.embed_text
+    assert parse_query("--x").positives == ["--x"]
 
 
 def test_empty_and_contentless_queries_are_rejected_with_a_message():

@@ -14,6 +14,7 @@ from ..types import ParsedNote
 from . import shortcjk
 
 if TYPE_CHECKING:
+    from ..models.base import Embedder
     from .db import Index
 
 
@@ -38,7 +39,9 @@ def fts_context(note: ParsedNote, context: str) -> str:
 
 # Bumped whenever the passage text below changes: an index embedded under
 # another recipe is refused with a --rebuild hint (index/db.py).
-EMBED_RECIPE = 2  # 2: adds the note-summary vectors (vec_notes, ADR-0076)
+# 2: adds the note-summary vectors (vec_notes, ADR-0076)
+# 3: a note vector is the mean of its summary's passage and query views (ADR-0077)
+EMBED_RECIPE = 3
 
 
 def embed_text(context: str, content: str) -> str:
@@ -55,6 +58,22 @@ def note_text(note: ParsedNote) -> str:
     intro = note.chunks[0].content[:600] if note.chunks else ""
     parts = [note.title, *note.aliases, note.description, " / ".join(heads), intro]
     return "\n".join(p for p in parts if p)
+
+
+def note_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """The note leg's vectors for note summaries (``note_text``): the
+    normalised mean of each summary embedded as a passage and as a query.
+
+    A summary (title, aliases, headings, opening) is short and topical like a
+    query, so e5's query view places it nearer to questions about it, while
+    the passage view keeps what the opening says; their mean ranked answer
+    notes better than either view on all six golden sets (ADR-0077). A model
+    without distinct prefixes has one view, embedded once."""
+    p = embedder.embed_passages(texts)
+    if not len(texts) or getattr(embedder, "query_prefix", "") == getattr(embedder, "passage_prefix", ""):
+        return p
+    m = p + embedder.embed_queries(texts)
+    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
 def _delete_doc_rows(c, doc_id: int) -> None:

@@ -21,6 +21,10 @@ class Embedder(Protocol):
         """(dim,) float32, L2-normalised; applies the family's query prefix."""
         ...
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, dim) float32, L2-normalised; the query prefix, batched."""
+        ...
+
     def count_tokens(self, text: str) -> int: ...
 
 

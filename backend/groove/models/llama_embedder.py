@@ -363,6 +363,9 @@ class LlamaEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_texts([text], self.query_prefix)[0]
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_texts(texts, self.query_prefix)
+
     def close(self) -> None:
         llm = getattr(self, "_llm", None)
         if llm is not None:

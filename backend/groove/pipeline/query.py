@@ -17,7 +17,8 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   digit, ``_`` or combining mark). Runs of 3+ characters are phrases; shorter
   runs are joined to a neighbour to reach 3.
 * ``-item`` at the start of a whitespace-delimited item excludes it, compiled
-  by the same rules. A query made only of exclusions raises ``BadQuery``.
+  by the same rules; ``--item`` is plain text (a command-line flag, ADR 0077).
+  A query made only of exclusions raises ``BadQuery``.
 * No phrase at all -> the whole trimmed positive text is one phrase (the old
   form); under 3 characters -> no FTS leg (``match_expr is None``).
 """
@@ -33,7 +34,7 @@ from groove.errors import BadQuery
 log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
-COMPILER_VERSION = "1"
+COMPILER_VERSION = "2"  # 2: `--flag` is text, not an exclusion (ADR 0077)
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
@@ -202,7 +203,8 @@ def _lex(q: str) -> list[_Item]:
             continue
         start = i
         negated = False
-        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace():
+        # `--flag` is text (a command-line option), not the exclusion of `-flag`.
+        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace() and q[i + 1] != "-":
             negated = True
             i += 1
         if q[i] == '"':
