@@ -5,7 +5,9 @@
 Prints chunks/s of `groove index` (scan + parse + embed + SQLite), chunks/s
 of embedding the very same texts with the embedder alone, their ratio (goal
 >= 0.9: parsing and SQLite should be noise next to the model), and the peak
-RSS of the process.
+RSS of the process. Then indexes the same notes again with passage-only
+note vectors (recipe 2, before ADR 0077) and prints the shipped/old
+indexing-time ratio, each side timed twice, alternating.
 """
 
 from __future__ import annotations
@@ -52,6 +54,32 @@ def main() -> None:
     print(f"raw embedding: {n / t_raw:7.2f} chunks/s ({t_raw:.1f} s)")
     print(f"ratio index/raw throughput: {t_raw / t_index:.3f}  (goal >= 0.9)")
     print(f"peak RSS while indexing: {rss:.0f} MB")
+    print(f"note vectors, two views vs passage only (ADR 0077): indexing time ratio {_note_view_cost(a):.3f}")
+
+
+def _note_view_cost(a) -> float:
+    """Indexing time with the shipped two-view note vectors over passage-only ones."""
+    from groove import service
+    from groove.index import store
+    from groove.runtime import open_runtime
+
+    shipped = store.note_vectors
+    passage_only = lambda emb, texts: emb.embed_passages(texts)  # noqa: E731
+    times: dict[str, list[float]] = {"two": [], "one": []}
+    emb = default_embedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = vault_subset(a.vault, Path(tmp) / "vault", a.notes or None)
+        for rep in range(2):
+            for name, fn in (("two", shipped), ("one", passage_only))[:: 1 if rep % 2 == 0 else -1]:
+                store.note_vectors = fn
+                rt = open_runtime(vault, index_path=Path(tmp) / f"{name}{rep}.sqlite")
+                rt._embedder = emb
+                t0 = time.perf_counter()
+                service.reindex(rt)
+                times[name].append(time.perf_counter() - t0)
+                rt.close()
+    store.note_vectors = shipped
+    return min(times["two"]) / min(times["one"])
 
 
 if __name__ == "__main__":

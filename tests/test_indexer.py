@@ -11,10 +11,16 @@ import textwrap
 import time
 from pathlib import Path
 
+import json
+
+import numpy as np
 import pytest
 
 from helpers import make_runtime
 from groove import service
+from groove.index import store
+from groove.index.store import note_text
+from groove.vault.markdown import parse_note
 from groove.errors import EmbedderMismatch, VaultError
 from groove.runtime import open_runtime
 
@@ -232,3 +238,64 @@ def test_a_thread_that_releases_its_connection_leaves_no_connection_behind(vault
         t.join()
     assert len(rt.index._all) == before
     assert rt.index.conn.execute("SELECT count(*) FROM chunks").fetchone()[0] > 0
+
+
+def _two_view_embedder(tiny_model_path):
+    from groove.models.llama_embedder import LlamaEmbedder
+
+    # e5-style prefixes on the tiny model, so the two views differ.
+    return LlamaEmbedder(tiny_model_path, family="e5", max_tokens=256)
+
+
+def _note_vectors(rt) -> dict[str, np.ndarray]:
+    rows = rt.index.conn.execute(
+        "SELECT d.path, v.embedding FROM vec_notes v JOIN documents d ON d.id = v.rowid")
+    return {p: np.frombuffer(b, dtype=np.float32) for p, b in rows}
+
+
+def test_a_note_vector_is_the_mean_of_its_summary_as_passage_and_as_query(vault, tiny_model_path, tmp_path):
+    emb = _two_view_embedder(tiny_model_path)
+    rt = make_runtime(vault, emb, tmp_path)
+    service.reindex(rt)
+    note = parse_note("b.md", (vault / "b.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
+                      count_tokens=emb.count_tokens)
+    text = note_text(note)
+    p, q = emb.embed_passages([text])[0], emb.embed_queries([text])[0]
+    assert not np.allclose(p, q, atol=1e-3)  # the views really differ
+    want = (p + q) / np.linalg.norm(p + q)
+    np.testing.assert_allclose(_note_vectors(rt)["b.md"], want, atol=1e-5)
+
+
+def test_a_recipe_2_index_gets_new_note_vectors_without_reembedding_chunks(vault, tiny_model_path, tmp_path):
+    emb = _two_view_embedder(tiny_model_path)
+    rt = make_runtime(vault, emb, tmp_path)
+    service.reindex(rt)
+    shipped = _note_vectors(rt)
+    chunks_before = list(rt.index.conn.execute("SELECT rowid, embedding FROM vec_chunks ORDER BY rowid"))
+    # Make it an index of the previous recipe: passage-only note vectors.
+    info = rt.index.embedder_info()
+    rt.index.set_meta("embedder", json.dumps({**info, "recipe": 2}))
+    with rt.index.atomic() as c:
+        for doc_id, path in list(c.execute("SELECT id, path FROM documents")):
+            note = parse_note(path, (vault / path).read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
+                              count_tokens=emb.count_tokens)
+            c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
+            c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
+                      (doc_id, emb.embed_passages([note_text(note)])[0].tobytes()))
+    assert not np.allclose(_note_vectors(rt)["a.md"], shipped["a.md"], atol=1e-4)
+
+    s = service.reindex(rt)  # no --rebuild needed
+    assert s.chunks_embedded == 0 and s.indexed == []
+    assert rt.index.embedder_info()["recipe"] == store.EMBED_RECIPE
+    for path, v in _note_vectors(rt).items():
+        np.testing.assert_allclose(v, shipped[path], atol=1e-5)
+    assert list(rt.index.conn.execute("SELECT rowid, embedding FROM vec_chunks ORDER BY rowid")) == chunks_before
+    assert_consistent(rt)
+
+
+def test_an_index_of_an_older_recipe_still_asks_for_a_rebuild(vault, tiny_embedder, tmp_path):
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    rt.index.set_meta("embedder", json.dumps({**rt.index.embedder_info(), "recipe": 1}))
+    with pytest.raises(EmbedderMismatch, match="--rebuild"):
+        service.reindex(rt)

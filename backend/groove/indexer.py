@@ -13,10 +13,13 @@ transaction.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+import numpy as np
 
 from .config import IndexConfig
 from .index import store
@@ -94,6 +97,46 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
         idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=store.EMBED_RECIPE)
 
 
+def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
+                         emit: Progress | None = None) -> int:
+    """Recipe 2 -> 3 changed only how note vectors are made (ADR-0077): re-make
+    those from the notes on disk instead of asking for a full --rebuild.
+
+    Returns the number of notes upgraded. Idempotent: the recipe is raised
+    only after every note is done, so a killed upgrade starts over. A note
+    that cannot be read keeps its old vector until the main pass re-indexes
+    or deletes it."""
+    info = idx.embedder_info()
+    if (info is None or int(info.get("recipe", 1)) != 2 or store.EMBED_RECIPE != 3
+            or info.get("model_id") != embedder.model_id or int(info.get("dim", -1)) != embedder.dim
+            or idx.get_meta("chunk_tokens") != str(cfg.chunk_tokens) or not idx.has_vec_table()):
+        return 0  # nothing to upgrade, or a mismatch prepare_embedder reports
+    docs = list(idx.conn.execute("SELECT id, path FROM documents ORDER BY id"))
+    done = 0
+    for start in range(0, len(docs), EMBED_BATCH_CHUNKS):
+        ids, texts = [], []
+        for doc_id, path in docs[start:start + EMBED_BATCH_CHUNKS]:
+            try:
+                data = (vault / path).read_bytes()
+            except OSError:
+                continue
+            note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+            if note.chunks:
+                ids.append(doc_id)
+                texts.append(store.note_text(note))
+        vecs = store.note_vectors(embedder, texts) if texts else []
+        with idx.atomic() as c:
+            for doc_id, v in zip(ids, vecs):
+                c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
+                c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
+                          (doc_id, np.ascontiguousarray(v, dtype=np.float32).tobytes()))
+        done += len(ids)
+        if emit:
+            emit({"phase": "embed", "done": min(start + EMBED_BATCH_CHUNKS, len(docs)), "total": len(docs)})
+    idx.set_meta("embedder", json.dumps({**info, "recipe": store.EMBED_RECIPE}))
+    return done
+
+
 def _check_chunk_budget(idx: Index, budget: int) -> None:
     """Chunks cut under one budget are not mixed with chunks cut under another."""
     stored = idx.get_meta("chunk_tokens")
@@ -121,6 +164,8 @@ def index_vault(
     ``only`` that no longer exist are applied too."""
     t0 = time.perf_counter()
     emit = progress or (lambda e: None)
+    if not rebuild:
+        upgrade_note_vectors(vault, idx, embedder, cfg, emit)
     prepare_embedder(idx, embedder, rebuild=rebuild)
     _check_chunk_budget(idx, cfg.chunk_tokens)
     summary = IndexSummary()
