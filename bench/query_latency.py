@@ -7,7 +7,9 @@ side in one run, the query embedding alone and the whole stage-1 search
 (parse + embed + both legs + title leg + RRF + spans) for a few queries.
 Prints p50/p95 of each and the ratio of p50s (goal <= 1.5), and the cost of
 the retrieval-quality changes: the shipped defaults against the original
-fusion (title leg off, chunk-level exclusion), goal <= 1.2.
+fusion (title and note legs off, plain vector leg, chunk-level exclusion),
+and against the previous stage (the vector leg without its note term,
+ADR 0078), goal <= 1.2 each.
 """
 
 from __future__ import annotations
@@ -49,9 +51,13 @@ def main() -> None:
         s = rt.config.search
         original = dataclasses.replace(
             rt.config, search=dataclasses.replace(
-                s, exclusion_scope="chunk", fusion=dataclasses.replace(s.fusion, title_weight=0.0, note_weight=0.0)))
+                s, exclusion_scope="chunk", fusion=dataclasses.replace(
+                    s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0)))
         rt_orig = dataclasses.replace(rt, config=original)
-        embed, search, orig = [], [], []
+        previous = dataclasses.replace(
+            rt.config, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, dense_note_weight=0.0)))
+        rt_prev = dataclasses.replace(rt, config=previous)
+        embed, search, orig, prev = [], [], [], []
         for q in QUERIES:
             service.search(rt, SearchParams(q))  # warm
             # interleave so machine noise hits every side alike
@@ -59,11 +65,14 @@ def main() -> None:
                 embed += timed(lambda: emb.embed_query(q), 1)
                 search += timed(lambda: service.search(rt, SearchParams(q)), 1)
                 orig += timed(lambda: service.search(rt_orig, SearchParams(q)), 1)
+                prev += timed(lambda: service.search(rt_prev, SearchParams(q)), 1)
     print(f"query embedding : p50 {median(embed) * 1e3:6.1f} ms  p95 {pct(embed, .95) * 1e3:6.1f} ms")
     print(f"stage-1 search  : p50 {median(search) * 1e3:6.1f} ms  p95 {pct(search, .95) * 1e3:6.1f} ms")
     print(f"original fusion : p50 {median(orig) * 1e3:6.1f} ms  p95 {pct(orig, .95) * 1e3:6.1f} ms")
     print(f"ratio search/embedding (p50): {median(search) / median(embed):.2f}  (goal <= 1.5)")
+    print(f"plain vector leg: p50 {median(prev) * 1e3:6.1f} ms  p95 {pct(prev, .95) * 1e3:6.1f} ms")
     print(f"ratio shipped/original fusion (p50): {median(search) / median(orig):.2f}  (goal <= 1.2)")
+    print(f"ratio shipped/plain vector leg (p50): {median(search) / median(prev):.2f}  (goal <= 1.2)")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,9 @@ class FusionConfig:
     title_min_coverage: float = 0.5
     # The note leg: notes ranked by their summary vector (vec_notes). 0 = off.
     note_weight: float = 1.0
+    # The vector leg ranks a chunk by cos(query, chunk) + dense_note_weight *
+    # cos(query, its note's summary vector) (ADR-0078). 0 = plain chunk cosine.
+    dense_note_weight: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -114,6 +117,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
     "search.fusion.note_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.dense_note_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.mmr.lambda": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.mmr.same_doc_penalty": (lambda v: v >= 0, "a number >= 0"),
     "search.parent_retriever.whole_doc_threshold_tokens": (lambda v: v >= 0, "an integer >= 0"),

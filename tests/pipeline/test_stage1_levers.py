@@ -81,5 +81,6 @@ def test_note_level_exclusion_drops_every_chunk_of_a_note_that_mentions_the_word
 def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
-    original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, exclusion_scope="chunk")
+    original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, dense_note_weight=0.0,
+                       exclusion_scope="chunk")
     assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)

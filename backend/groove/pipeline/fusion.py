@@ -62,6 +62,61 @@ def vector_leg(
     return [(r[0], 1.0 - r[1] * r[1] / 2.0) for r in rows if r[0] not in excluded][:n]
 
 
+def _sims(idx: Index, table: str, blob: bytes, ids_sql: str) -> dict[int, float]:
+    """cos(query, row) for the rows of ``table`` whose rowid is in ``ids_sql``."""
+    rows = idx.conn.execute(
+        f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} WHERE rowid IN ({ids_sql})", (blob,))
+    return {r[0]: 1.0 - r[1] * r[1] / 2.0 for r in rows}
+
+
+def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction) -> list[tuple[int, float]]:
+    """Top-n (document id, cosine) by the note-summary vectors (ADR-0076);
+    empty for an index without them."""
+    c = idx.conn
+    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
+        return []
+    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+    if restriction.sql is None:
+        rows = c.execute(
+            "SELECT rowid, distance FROM vec_notes WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, n))
+    else:
+        rows = c.execute(
+            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_notes WHERE rowid IN "
+            f"(SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})) ORDER BY d LIMIT ?2", (blob, n))
+    return [(r[0], 1.0 - r[1] * r[1] / 2.0) for r in rows]
+
+
+# The note-aware vector leg re-ranks this many times the leg's depth of nearest chunks.
+NOTE_AWARE_POOL = 4
+
+
+def note_aware_ranking(
+    idx: Index, qvec: np.ndarray, chunk_hits: list[tuple[int, float]], near: list[tuple[int, float]], n: int,
+    weight: float,
+) -> list[int]:
+    """``chunk_hits`` (the nearest chunks, with their cosines) re-ranked by
+    cos(q, chunk) + weight * cos(q, note), top n (ADR-0078).
+
+    Similarities are summed, not rank-fused: a fairly close chunk of the note
+    that is clearly about the query beats a close chunk of an unrelated note
+    (a glossary, a code reference), and RRF would throw those margins away.
+    ``near`` holds the nearest notes' cosines; the others are looked up."""
+    if not near:
+        return [cid for cid, _ in chunk_hits[:n]]
+    chunk_sim = dict(chunk_hits)
+    doc_of = _doc_ids(idx, list(chunk_sim))
+    note_sim = dict(near)
+    rest = {d for d in doc_of.values() if d not in note_sim}
+    if rest:
+        blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+        note_sim.update(_sims(idx, "vec_notes", blob, ",".join(map(str, sorted(rest)))))
+
+    def score(cid: int) -> float:
+        return chunk_sim[cid] + weight * note_sim.get(doc_of.get(cid, -1), 0.0)
+
+    return sorted(chunk_sim, key=lambda cid: (-score(cid), cid))[:n]
+
+
 def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction) -> set[int]:
     if not parsed.negatives:
         return set()
@@ -100,9 +155,18 @@ def hybrid_candidates(
     fts_ids: list[int] = []
     vec_hits: list[tuple[int, float]] = []
     fts_hits: list[tuple[int, float]] = []
+    use_note_leg = r.note_weight > 0 and qvec is not None and r.legs == "hybrid"
+    use_dense_notes = r.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
+    # The nearest notes, found once for the note-aware vector leg and the note leg.
+    near = nearest_notes(idx, qvec, n, restriction) if use_note_leg or use_dense_notes else []
     if qvec is not None and r.legs in ("hybrid", "vector"):
-        vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
-        vec_ids = [cid for cid, _ in vec_hits]
+        if use_dense_notes:
+            wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
+            vec_hits = wide[:n]
+            vec_ids = note_aware_ranking(idx, qvec, wide, near, n, r.dense_note_weight)
+        else:
+            vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
+            vec_ids = [cid for cid, _ in vec_hits]
     if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
         hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql)
         fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
@@ -113,9 +177,9 @@ def hybrid_candidates(
         title_ids = _title_chunks(idx, parsed, r, restriction, excluded, rrf_fuse(lists, r.rrf_k, weights))
         lists.append(title_ids)
         weights.append(r.title_weight)
-    if r.note_weight > 0 and qvec is not None and r.legs == "hybrid":
+    if use_note_leg:
         lists.append(_note_vector_chunks(
-            idx, qvec, n, restriction, excluded, rrf_fuse(lists[:2], r.rrf_k, weights[:2]), r.exclusion_scope))
+            idx, [d for d, _ in near], excluded, rrf_fuse(lists[:2], r.rrf_k, weights[:2]), r.exclusion_scope))
         weights.append(r.note_weight)
     fused = rrf_fuse(lists, r.rrf_k, weights)
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
@@ -145,25 +209,9 @@ def _title_chunks(
 
 
 def _note_vector_chunks(
-    idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int],
-    fused: list[tuple[int, float]], scope: str,
+    idx: Index, docs: list[int], excluded: set[int], fused: list[tuple[int, float]], scope: str,
 ) -> list[int]:
-    """The note leg (ADR-0076): notes ranked by their summary vector, as chunk ids."""
-    c = idx.conn
-    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
-        return []
-    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-    if restriction.sql is None:
-        rows = c.execute(
-            "SELECT rowid FROM vec_notes WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, n)
-        )
-    else:
-        rows = c.execute(
-            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_notes WHERE rowid IN "
-            f"(SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})) ORDER BY d LIMIT ?2",
-            (blob, n),
-        )
-    docs = [row[0] for row in rows]
+    """The note leg (ADR-0076): the nearest notes by their summary vector, as chunk ids."""
     if scope == "note" and excluded:
         gone = set(_doc_ids(idx, list(excluded)).values())
         docs = [d for d in docs if d not in gone]

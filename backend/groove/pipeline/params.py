@@ -58,6 +58,7 @@ class Resolved:
     title_weight: float
     title_min_coverage: float
     note_weight: float
+    dense_note_weight: float
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -136,6 +137,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         title_weight=f.title_weight,
         title_min_coverage=f.title_min_coverage,
         note_weight=f.note_weight,
+        dense_note_weight=f.dense_note_weight,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,
