@@ -1,6 +1,15 @@
 """Stage 1: hybrid candidates (vector leg + FTS leg) fused with RRF.
 
-``rrf_fuse`` is pure; fetching goes through ``index/``. Both legs obey the
+The ranked lists, in ``hybrid_candidates``:
+
+* the vector leg: nearest chunks, ranked by their cosine plus their note's
+  (``note_aware_ranking``, ADR-0078; plain cosine with ``dense_note_weight = 0``);
+* the FTS leg: bm25 over the compiled trigram phrases, then short-CJK rows
+  (``index/fts.py``);
+* the title leg (off by default, ADR-0072) and the note leg: notes ranked by
+  their summary vector, each entering through its best chunk (ADR-0076).
+
+``rrf_fuse`` is pure; fetching goes through ``index/``. Every leg obeys the
 same filter restriction and the same exclusion set (spec §1.2), so they agree
 on what is excluded.
 """
