@@ -299,3 +299,24 @@ def test_an_index_of_an_older_recipe_still_asks_for_a_rebuild(vault, tiny_embedd
     rt.index.set_meta("embedder", json.dumps({**rt.index.embedder_info(), "recipe": 1}))
     with pytest.raises(EmbedderMismatch, match="--rebuild"):
         service.reindex(rt)
+
+
+def test_a_status_that_says_idle_never_carries_counts_read_while_a_job_ran(vault, tiny_embedder, tmp_path):
+    # The race behind a flaky daemon test: the job finished between the counts
+    # and the "indexing" flag, so a stale count was reported as idle.
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    real_counts = rt.index.counts
+
+    def counts_while_the_job_ends():
+        out = real_counts()
+        service._reindex_state.pop(id(rt), None)  # the job ends right after the counts were read
+        return out
+
+    service._reindex_state[id(rt)] = {"phase": "embed", "done": 1, "total": 2}
+    rt.index.counts = counts_while_the_job_ends
+    try:
+        assert service.index_status(rt)["indexing"] is True
+    finally:
+        rt.index.counts = real_counts
+        service._reindex_state.pop(id(rt), None)

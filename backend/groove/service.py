@@ -54,6 +54,9 @@ def reindex(
 
 def index_status(rt: Runtime) -> dict[str, Any]:
     idx = rt.index
+    # Read "is a job running" before the counts: a report that says idle must
+    # not carry counts read while the last job was still committing.
+    progress = _reindex_state.get(id(rt))
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
     known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
@@ -69,7 +72,6 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     except Exception:
         stale = -1
     last = idx.get_meta("last_indexed")
-    progress = _reindex_state.get(id(rt))
     return {
         "vault": str(rt.vault),
         "index_path": str(idx.path),

@@ -413,10 +413,12 @@ class Daemon:
         return service.search(self.rt, params).to_json()
 
     def _index_status(self, p: dict) -> dict:
+        # The worker's state first, then the counts (see service.index_status).
+        busy, pending = self.worker.busy, self.worker.pending_paths()
         st = service.index_status(self.rt)
-        st["indexing"] = bool(st.get("indexing")) or self.worker.busy
+        st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
-        st["pending_changes"] = self.worker.pending_paths()
+        st["pending_changes"] = pending
         st["last_error"] = self.worker.last_error
         return st
 
