@@ -48,51 +48,50 @@ def rrf_fuse(
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
+def _cos(d: float) -> float:
+    """Vectors are unit length, so cos = 1 - d²/2 for their L2 distance d."""
+    return 1.0 - d * d / 2.0
+
+
+def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | None) -> list[tuple[int, float]]:
+    """Top-k (rowid, cosine) of a vec0 ``table``: its KNN, or, under a filter,
+    an exact scan of the allowed rowids (a vault is small enough)."""
+    if allowed_sql is None:
+        rows = idx.conn.execute(
+            f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k))
+    else:
+        rows = idx.conn.execute(
+            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM {table} "
+            f"WHERE rowid IN ({allowed_sql}) ORDER BY d LIMIT ?2", (blob, k))
+    return [(r[0], _cos(r[1])) for r in rows]
+
+
+def _blob(qvec: np.ndarray) -> bytes:
+    return np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+
+
 def vector_leg(
     idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int]
 ) -> list[tuple[int, float]]:
-    """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped.
-    Vectors are unit length, so cos = 1 - d²/2."""
-    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-    c = idx.conn
-    if restriction.sql is None:
-        k = n + len(excluded)
-        rows = c.execute(
-            "SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-            (blob, k),
-        )
-    else:
-        # Filtered: exact scan over the allowed rows (a vault is small enough).
-        rows = c.execute(
-            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_chunks "
-            f"WHERE rowid IN ({restriction.sql}) ORDER BY d LIMIT ?2",
-            (blob, n + len(excluded)),
-        )
-    return [(r[0], 1.0 - r[1] * r[1] / 2.0) for r in rows if r[0] not in excluded][:n]
+    """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped."""
+    hits = _nearest(idx, "vec_chunks", _blob(qvec), n + len(excluded), restriction.sql)
+    return [h for h in hits if h[0] not in excluded][:n]
 
 
 def _sims(idx: Index, table: str, blob: bytes, ids_sql: str) -> dict[int, float]:
     """cos(query, row) for the rows of ``table`` whose rowid is in ``ids_sql``."""
     rows = idx.conn.execute(
         f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} WHERE rowid IN ({ids_sql})", (blob,))
-    return {r[0]: 1.0 - r[1] * r[1] / 2.0 for r in rows}
+    return {r[0]: _cos(r[1]) for r in rows}
 
 
 def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction) -> list[tuple[int, float]]:
     """Top-n (document id, cosine) by the note-summary vectors (ADR-0076);
     empty for an index without them."""
-    c = idx.conn
-    if not c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
+    if not idx.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
         return []
-    blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-    if restriction.sql is None:
-        rows = c.execute(
-            "SELECT rowid, distance FROM vec_notes WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, n))
-    else:
-        rows = c.execute(
-            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM vec_notes WHERE rowid IN "
-            f"(SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})) ORDER BY d LIMIT ?2", (blob, n))
-    return [(r[0], 1.0 - r[1] * r[1] / 2.0) for r in rows]
+    allowed = None if restriction.sql is None else f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})"
+    return _nearest(idx, "vec_notes", _blob(qvec), n, allowed)
 
 
 # The note-aware vector leg re-ranks this many times the leg's depth of nearest chunks.
@@ -117,8 +116,7 @@ def note_aware_ranking(
     note_sim = dict(near)
     rest = {d for d in doc_of.values() if d not in note_sim}
     if rest:
-        blob = np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
-        note_sim.update(_sims(idx, "vec_notes", blob, ",".join(map(str, sorted(rest)))))
+        note_sim.update(_sims(idx, "vec_notes", _blob(qvec), ",".join(map(str, sorted(rest)))))
 
     def score(cid: int) -> float:
         return chunk_sim[cid] + weight * note_sim.get(doc_of.get(cid, -1), 0.0)
