@@ -84,3 +84,28 @@ def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder,
     original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, dense_note_weight=0.0,
                        exclusion_scope="chunk")
     assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)
+
+
+def test_a_note_the_chunk_legs_missed_enters_through_its_first_chunk_that_is_not_excluded(
+    vault, tiny_embedder, tmp_path
+):
+    """The note leg hands RRF a chunk per note: the fused best if any, else
+    the note's first chunk — skipping excluded ones (one batched query)."""
+    from groove.pipeline.fusion import _docs_to_chunks
+
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    rows = rt.index.conn.execute(
+        "SELECT d.path, c.doc_id, c.id FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.doc_id, c.ordinal"
+    ).fetchall()
+    chunks: dict[str, list[int]] = {}
+    doc_of_path: dict[str, int] = {}
+    for path, doc_id, cid in rows:
+        chunks.setdefault(path, []).append(cid)
+        doc_of_path[path] = doc_id
+    names = ("Sync.md", "Plugins/Quick switcher.md", "Plugins/Feature 3.md", "Plugins/Feature 5.md")
+    assert len(chunks["Sync.md"]) >= 2 and len(chunks["Plugins/Feature 5.md"]) >= 2
+    fused = [(chunks["Plugins/Feature 3.md"][-1], 0.5)]  # the fusion reached Feature 3's last chunk
+    got = _docs_to_chunks(rt.index, [doc_of_path[p] for p in names], {chunks["Sync.md"][0]}, fused)
+    assert got == [chunks["Sync.md"][1], chunks["Plugins/Quick switcher.md"][0],
+                   chunks["Plugins/Feature 3.md"][-1], chunks["Plugins/Feature 5.md"][0]]

@@ -236,18 +236,19 @@ def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list
     best: dict[int, int] = {}
     for cid in ids:
         best.setdefault(doc_of[cid], cid)
-    marks = ",".join(str(i) for i in excluded) or "NULL"
-    out: list[int] = []
-    for d in docs:
-        cid = best.get(d)
-        if cid is None:
-            row = idx.conn.execute(
-                f"SELECT id FROM chunks WHERE doc_id = ? AND id NOT IN ({marks}) ORDER BY ordinal LIMIT 1", (d,)
-            ).fetchone()
-            cid = row[0] if row else None
-        if cid is not None and cid not in excluded:
-            out.append(cid)
-    return out
+    missing = [d for d in docs if d not in best]
+    if missing:
+        # One query for every note the fusion has not reached: its first
+        # chunk that is not excluded (a query per note cost ~2 ms a search).
+        marks = ",".join(str(i) for i in excluded) or "NULL"
+        dmarks = ",".join(str(int(d)) for d in missing)
+        # SQLite takes a bare column (id) from the row that holds the MIN().
+        for doc_id, cid, _ in idx.conn.execute(
+            f"SELECT doc_id, id, MIN(ordinal) FROM chunks WHERE doc_id IN ({dmarks}) AND id NOT IN ({marks}) "
+            "GROUP BY doc_id"
+        ):
+            best[doc_id] = cid
+    return [best[d] for d in docs if d in best and best[d] not in excluded]
 
 
 def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
