@@ -7,9 +7,10 @@ side in one run, the query embedding alone and the whole stage-1 search
 (parse + embed + both legs + title leg + RRF + spans) for a few queries.
 Prints p50/p95 of each and the ratio of p50s (goal <= 1.5), and the cost of
 the retrieval-quality changes: the shipped defaults against the original
-fusion (title and note legs off, plain vector leg, chunk-level exclusion),
-and against the previous stage (the vector leg without its note term,
-ADR 0078), goal <= 1.2 each.
+fusion (title and note legs off, plain vector leg, plain full-text votes,
+chunk-level exclusion), and against the previous stages (the vector leg
+without its note term, ADR 0078; full-text votes without the coverage
+scale, ADR 0079), goal <= 1.2 each.
 """
 
 from __future__ import annotations
@@ -52,12 +53,15 @@ def main() -> None:
         original = dataclasses.replace(
             rt.config, search=dataclasses.replace(
                 s, exclusion_scope="chunk", fusion=dataclasses.replace(
-                    s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0)))
+                    s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0, fts_coverage=False)))
         rt_orig = dataclasses.replace(rt, config=original)
         previous = dataclasses.replace(
             rt.config, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, dense_note_weight=0.0)))
         rt_prev = dataclasses.replace(rt, config=previous)
-        embed, search, orig, prev = [], [], [], []
+        uncovered = dataclasses.replace(
+            rt.config, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, fts_coverage=False)))
+        rt_unc = dataclasses.replace(rt, config=uncovered)
+        embed, search, orig, prev, unc = [], [], [], [], []
         for q in QUERIES:
             service.search(rt, SearchParams(q))  # warm
             # interleave so machine noise hits every side alike
@@ -66,6 +70,7 @@ def main() -> None:
                 search += timed(lambda: service.search(rt, SearchParams(q)), 1)
                 orig += timed(lambda: service.search(rt_orig, SearchParams(q)), 1)
                 prev += timed(lambda: service.search(rt_prev, SearchParams(q)), 1)
+                unc += timed(lambda: service.search(rt_unc, SearchParams(q)), 1)
     print(f"query embedding : p50 {median(embed) * 1e3:6.1f} ms  p95 {pct(embed, .95) * 1e3:6.1f} ms")
     print(f"stage-1 search  : p50 {median(search) * 1e3:6.1f} ms  p95 {pct(search, .95) * 1e3:6.1f} ms")
     print(f"original fusion : p50 {median(orig) * 1e3:6.1f} ms  p95 {pct(orig, .95) * 1e3:6.1f} ms")
@@ -73,6 +78,8 @@ def main() -> None:
     print(f"plain vector leg: p50 {median(prev) * 1e3:6.1f} ms  p95 {pct(prev, .95) * 1e3:6.1f} ms")
     print(f"ratio shipped/original fusion (p50): {median(search) / median(orig):.2f}  (goal <= 1.2)")
     print(f"ratio shipped/plain vector leg (p50): {median(search) / median(prev):.2f}  (goal <= 1.2)")
+    print(f"no coverage     : p50 {median(unc) * 1e3:6.1f} ms  p95 {pct(unc, .95) * 1e3:6.1f} ms")
+    print(f"ratio shipped/plain full-text votes (p50): {median(search) / median(unc):.2f}  (goal <= 1.2)")
 
 
 if __name__ == "__main__":

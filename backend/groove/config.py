@@ -46,6 +46,9 @@ class FusionConfig:
     # The vector leg ranks a chunk by cos(query, chunk) + dense_note_weight *
     # cos(query, its note's summary vector) (ADR-0078). 0 = plain chunk cosine.
     dense_note_weight: float = 1.0
+    # The FTS leg's RRF vote for a chunk is scaled by the share of the query
+    # (IDF-weighted) the chunk contains (ADR-0079). false = the plain vote.
+    fts_coverage: bool = True
 
 
 @dataclass(frozen=True)

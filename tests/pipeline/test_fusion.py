@@ -43,3 +43,9 @@ def test_an_explicit_reranker_applies_unconditionally_and_no_rerank_wins():
     on = SearchConfig(reranker="cfg.gguf", rerank_by_default=True)
     assert resolve_params(SearchParams("q"), on).rerank is True
     assert resolve_params(SearchParams("q", rerank=False), on).rerank is False
+
+
+def test_rrf_per_item_votes_scale_one_legs_contribution():
+    fused = dict(rrf_fuse([[1, 2], [2, 1]], k=10, votes=[None, {2: 0.25}]))
+    assert fused[1] == 1 / 11  # absent from the vote map: no vote at all from leg 2
+    assert fused[2] == 1 / 12 + 0.25 / 11

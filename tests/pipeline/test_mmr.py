@@ -127,7 +127,7 @@ def test_load_embeddings_reads_the_stored_vectors_in_the_asked_order(small_rt):
 
 
 def test_mmr_in_the_pipeline_keeps_stage_two_scores_and_spreads_notes(small_rt):
-    q = SearchParams("coffee beans grind brewing tea", limit=4)
+    q = SearchParams("coffee", limit=4)  # stage 1 returns several chunks of Coffee.md
     off = run_search(small_rt, q)
     on = run_search(small_rt, SearchParams(q.query, limit=4, mmr=True, mmr_lambda=0.3, mmr_same_doc_penalty=1.0))
     assert on.results[0].chunk_id == off.results[0].chunk_id

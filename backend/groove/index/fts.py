@@ -6,6 +6,8 @@ can be read, tested and benchmarked on their own.
 * ``fts_search``: bm25-ranked trigram match of ``ParsedQuery.match_expr``,
   with phrases too common to rank pruned from the ranked expression
   (ADR 0012), followed by the short-CJK bigram leg's extra rows (ADR 0011).
+* ``query_coverage``: how much of the query each of the leg's rows holds,
+  which scales the leg's RRF votes (ADR 0079).
 * ``excluded_ids``: the chunk ids the negative expression alone matches, one
   rowid scan, no bm25, no ORDER BY, only when there are negatives (ADR 0014).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 
 import apsw
 
@@ -214,6 +217,47 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     if len(lists) == 1:
         return lists[0]
     return append_unseen(lists)[:limit]
+
+
+def phrase_df(conn: apsw.Connection, phrase: str, table: str = FTS_TABLE) -> int:
+    """Rows that contain ``phrase`` (an exact count over its match)."""
+    return conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(phrase),)).fetchone()[0]
+
+
+def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int]) -> dict[int, float]:
+    """The share of the query each row of ``ids`` contains, in [0, 1] (ADR 0079).
+
+    A term (positive phrase or short-CJK term) weighs its IDF as bm25 does;
+    a row's coverage is the weight of the terms it contains over the weight
+    of the terms *any* of the rows contains. Terms no row contains are left
+    out: the compiler's particle-tail phrases (``を選ぶには``) match nothing
+    and would shrink every row alike. Containment is a case-folded substring
+    test on the stored columns — what the trigram tokenizer matches.
+    """
+    shorts = list(parsed.short_terms) if shortcjk.exists(conn) else []
+    terms = list(dict.fromkeys([*parsed.positives, *shorts]))
+    if not ids or not terms:
+        return {}
+    marks = ",".join(str(int(i)) for i in ids)
+    texts = {
+        rid: "\x00".join(col or "" for col in cols).casefold()
+        for rid, *cols in conn.execute(
+            f"SELECT rowid, heading, context, content FROM {FTS_TABLE} WHERE rowid IN ({marks})")
+    }
+    held = {rid: {t for t in terms if t.casefold() in text} for rid, text in texts.items()}
+    present = set().union(*held.values())
+    if not present:
+        return {rid: 0.0 for rid in texts}
+    n = fts_row_count(conn)
+    short = set(shorts) - set(parsed.positives)
+
+    def idf(t: str) -> float:
+        df = phrase_df(conn, t, shortcjk.TABLE if t in short else FTS_TABLE)
+        return max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)  # FTS5's bm25 floor
+
+    weight = {t: idf(t) for t in present}
+    total = sum(weight.values())
+    return {rid: sum(weight[t] for t in h) / total for rid, h in held.items()}
 
 
 def excluded_ids(conn: apsw.Connection, parsed: ParsedQuery, restrict_sql: str | None = None,

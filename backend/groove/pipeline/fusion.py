@@ -5,7 +5,8 @@ The ranked lists, in ``hybrid_candidates``:
 * the vector leg: nearest chunks, ranked by their cosine plus their note's
   (``note_aware_ranking``, ADR-0078; plain cosine with ``dense_note_weight = 0``);
 * the FTS leg: bm25 over the compiled trigram phrases, then short-CJK rows
-  (``index/fts.py``);
+  (``index/fts.py``); each row's vote scaled by how much of the query it
+  holds (``fts.query_coverage``, ADR-0079);
 * the title leg (off by default, ADR-0072) and the note leg: notes ranked by
   their summary vector, each entering through its best chunk (ADR-0076).
 
@@ -35,15 +36,19 @@ if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
 
 
 def rrf_fuse(
-    ranked: list[list[int]], k: float, weights: list[float] | None = None
+    ranked: list[list[int]], k: float, weights: list[float] | None = None,
+    votes: list[dict[int, float] | None] | None = None,
 ) -> list[tuple[int, float]]:
-    """Reciprocal Rank Fusion: ``score = Σ w_leg / (k + rank)``, rank 1-based.
-    Ties keep the order of first appearance (leg order, then rank)."""
+    """Reciprocal Rank Fusion: ``score = Σ w_leg · v / (k + rank)``, rank
+    1-based; ``v`` is the leg's per-item vote scale from ``votes`` (1 when
+    absent). Ties keep the order of first appearance (leg order, then rank)."""
     weights = weights or [1.0] * len(ranked)
+    votes = votes or [None] * len(ranked)
     scores: dict[int, float] = {}
-    for leg, w in zip(ranked, weights):
+    for leg, w, scale in zip(ranked, weights, votes):
         for rank, cid in enumerate(leg, start=1):
-            scores[cid] = scores.get(cid, 0.0) + w / (k + rank)
+            v = 1.0 if scale is None else scale.get(cid, 0.0)
+            scores[cid] = scores.get(cid, 0.0) + w * v / (k + rank)
     order = {cid: i for i, cid in enumerate(dict.fromkeys(c for leg in ranked for c in leg))}
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
@@ -179,16 +184,21 @@ def hybrid_candidates(
         fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
         fts_ids = [cid for cid, _ in fts_hits]
     lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
-    title_ids: list[int] = []
+    # A full-text hit votes in proportion to how much of the query it holds
+    # (ADR-0079): rank 1 for one common word is weak evidence.
+    votes: list[dict[int, float] | None] = [None, None]
+    if r.fts_coverage and fts_ids and r.legs == "hybrid":
+        votes[1] = fts.query_coverage(idx.conn, parsed, fts_ids)
+    chunk_fused = rrf_fuse(lists, r.rrf_k, weights, votes)
     if r.title_weight > 0 and r.legs == "hybrid":
-        title_ids = _title_chunks(idx, parsed, r, restriction, excluded, rrf_fuse(lists, r.rrf_k, weights))
-        lists.append(title_ids)
+        lists.append(_title_chunks(idx, parsed, r, restriction, excluded, chunk_fused))
         weights.append(r.title_weight)
+        votes.append(None)
     if use_note_leg:
-        lists.append(_note_vector_chunks(
-            idx, [d for d, _ in near], excluded, rrf_fuse(lists[:2], r.rrf_k, weights[:2]), r.exclusion_scope))
+        lists.append(_note_vector_chunks(idx, [d for d, _ in near], excluded, chunk_fused, r.exclusion_scope))
         weights.append(r.note_weight)
-    fused = rrf_fuse(lists, r.rrf_k, weights)
+        votes.append(None)
+    fused = rrf_fuse(lists, r.rrf_k, weights, votes)
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
     frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
     cands = load_candidates(idx, [cid for cid, _ in fused])

@@ -59,6 +59,7 @@ class Resolved:
     title_min_coverage: float
     note_weight: float
     dense_note_weight: float
+    fts_coverage: bool
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -138,6 +139,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         title_min_coverage=f.title_min_coverage,
         note_weight=f.note_weight,
         dense_note_weight=f.dense_note_weight,
+        fts_coverage=f.fts_coverage,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,
