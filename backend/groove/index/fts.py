@@ -100,24 +100,25 @@ def _ensure_vocab(conn: apsw.Connection) -> None:
     )
 
 
-def phrase_df_bounds(conn: apsw.Connection, phrases: list[str]) -> list[int]:
+def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None) -> list[int]:
     """An upper bound on each phrase's document frequency: its rarest trigram's.
 
     Tokenized by the table's own trigram tokenizer so case folding agrees.
+    ``memo`` (trigram -> df) lets one search look each trigram up once,
+    for the leg's pruning and again for ``query_coverage``.
     """
     _ensure_vocab(conn)
+    memo = {} if memo is None else memo
     tok = conn.fts5_tokenizer("trigram")
     grams = [set(tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
                      include_offsets=False, include_colocated=False)) for p in phrases]
-    every = sorted(set().union(*grams))
-    df: dict[str, int] = {}
-    for term in every:  # one indexed lookup each (fts5vocab handles term = ?)
+    for term in sorted(set().union(*grams) - memo.keys()):  # one indexed lookup each
         r = conn.execute(f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?", (term,)).fetchone()
-        df[term] = r[0] if r else 0
-    return [min((df[g] for g in gs), default=0) for gs in grams]
+        memo[term] = r[0] if r else 0
+    return [min((memo[g] for g in gs), default=0) for gs in grams]
 
 
-def ranked_phrases(conn: apsw.Connection, phrases: list[str]) -> list[str]:
+def ranked_phrases(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None) -> list[str]:
     """The phrases worth ranking with bm25 (ADR 0012).
 
     FTS5's bm25 clamps the IDF of a phrase found in at least half the rows to
@@ -128,7 +129,7 @@ def ranked_phrases(conn: apsw.Connection, phrases: list[str]) -> list[str]:
     if len(phrases) <= 1:
         return phrases
     n = fts_row_count(conn)
-    bounds = phrase_df_bounds(conn, phrases)
+    bounds = phrase_df_bounds(conn, phrases, memo)
     kept = [p for p, b in zip(phrases, bounds) if b <= n / 2]
     if not kept:
         kept = [phrases[min(range(len(phrases)), key=bounds.__getitem__)]]
@@ -144,9 +145,9 @@ def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
 
 def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                  limit: int, restrict_sql: str | None, restrict_params: tuple,
-                 prune: bool) -> list[tuple[int, float]]:
+                 prune: bool, memo: dict[str, int] | None) -> list[tuple[int, float]]:
     assert parsed.match_expr is not None
-    kept = ranked_phrases(conn, parsed.positives) if prune else parsed.positives
+    kept = ranked_phrases(conn, parsed.positives, memo) if prune else parsed.positives
     expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
     rows = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
     out = [(int(rid), -float(r)) for rid, r in rows]
@@ -195,7 +196,7 @@ def append_unseen(lists: list[list[tuple[int, float]]]) -> list[tuple[int, float
 
 def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
-               *, prune: bool = True) -> list[tuple[int, float]]:
+               *, prune: bool = True, memo: dict[str, int] | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
@@ -208,7 +209,7 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     lists = []
     if parsed.match_expr is not None:
         lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
-                                  restrict_params, prune))
+                                  restrict_params, prune, memo))
     if parsed.short_terms:
         lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
     lists = [lst for lst in lists if lst]
@@ -224,7 +225,8 @@ def phrase_df(conn: apsw.Connection, phrase: str, table: str = FTS_TABLE) -> int
     return conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(phrase),)).fetchone()[0]
 
 
-def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int]) -> dict[int, float]:
+def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
+                   memo: dict[str, int] | None = None) -> dict[int, float]:
     """The share of the query each row of ``ids`` contains, in [0, 1] (ADR 0079).
 
     A term (positive phrase or short-CJK term) weighs its IDF as bm25 does;
@@ -233,6 +235,10 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int]) -
     out: the compiler's particle-tail phrases (``を選ぶには``) match nothing
     and would shrink every row alike. Containment is a case-folded substring
     test on the stored columns — what the trigram tokenizer matches.
+
+    df is counted exactly, except for phrases whose trigram bound says they
+    are in over half the rows (too common to rank, ADR 0012): those weigh
+    bm25's floor, and counting them would walk their whole doclists.
     """
     shorts = list(parsed.short_terms) if shortcjk.exists(conn) else []
     terms = list(dict.fromkeys([*parsed.positives, *shorts]))
@@ -245,17 +251,18 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int]) -
             f"SELECT rowid, heading, context, content FROM {FTS_TABLE} WHERE rowid IN ({marks})")
     }
     held = {rid: {t for t in terms if t.casefold() in text} for rid, text in texts.items()}
-    present = set().union(*held.values())
+    present = [t for t in terms if any(t in h for h in held.values())]
     if not present:
         return {rid: 0.0 for rid in texts}
     n = fts_row_count(conn)
-    short = set(shorts) - set(parsed.positives)
-
-    def idf(t: str) -> float:
-        df = phrase_df(conn, t, shortcjk.TABLE if t in short else FTS_TABLE)
-        return max(math.log((n - df + 0.5) / (df + 0.5)), 1e-6)  # FTS5's bm25 floor
-
-    weight = {t: idf(t) for t in present}
+    trigram = [t for t in present if t in parsed.positives]
+    df = dict(zip(trigram, phrase_df_bounds(conn, trigram, memo)))
+    for t in present:
+        if t not in df:
+            df[t] = phrase_df(conn, t, shortcjk.TABLE)
+        elif df[t] <= n / 2:
+            df[t] = phrase_df(conn, t)
+    weight = {t: max(math.log((n - df[t] + 0.5) / (df[t] + 0.5)), 1e-6) for t in present}  # FTS5's floor
     total = sum(weight.values())
     return {rid: sum(weight[t] for t in h) / total for rid, h in held.items()}
 

@@ -167,6 +167,7 @@ def hybrid_candidates(
     fts_ids: list[int] = []
     vec_hits: list[tuple[int, float]] = []
     fts_hits: list[tuple[int, float]] = []
+    trigram_df: dict[str, int] = {}  # looked up once for the FTS leg and its coverage
     use_note_leg = r.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The nearest notes, found once for the note-aware vector leg and the note leg.
@@ -180,7 +181,7 @@ def hybrid_candidates(
             vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
             vec_ids = [cid for cid, _ in vec_hits]
     if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
-        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql)
+        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql, memo=trigram_df)
         fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
         fts_ids = [cid for cid, _ in fts_hits]
     lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
@@ -188,7 +189,7 @@ def hybrid_candidates(
     # (ADR-0079): rank 1 for one common word is weak evidence.
     votes: list[dict[int, float] | None] = [None, None]
     if r.fts_coverage and fts_ids and r.legs == "hybrid":
-        votes[1] = fts.query_coverage(idx.conn, parsed, fts_ids)
+        votes[1] = fts.query_coverage(idx.conn, parsed, fts_ids, trigram_df)
     chunk_fused = rrf_fuse(lists, r.rrf_k, weights, votes)
     if r.title_weight > 0 and r.legs == "hybrid":
         lists.append(_title_chunks(idx, parsed, r, restriction, excluded, chunk_fused))
