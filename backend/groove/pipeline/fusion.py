@@ -100,7 +100,7 @@ def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction
 
 
 # The note-aware vector leg re-ranks this many times the leg's depth of nearest chunks.
-NOTE_AWARE_POOL = 8
+NOTE_AWARE_POOL = 4
 
 
 def note_aware_ranking(
