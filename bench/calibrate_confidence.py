@@ -3,7 +3,7 @@
     python bench/calibrate_confidence.py [--index-dir DIR]
 
 Runs the answerable golden queries (shared/eval/golden-dev.jsonl,
-bench/golden/golden-extra.jsonl, golden-holdout.jsonl) and the unanswerable ones
+bench/golden/golden-extra.jsonl, golden-holdout.jsonl, golden-fresh.jsonl) and the unanswerable ones
 (bench/golden/no-answer.jsonl) against the eval vaults, computes each query's
 similarity margin (pipeline/confidence.py) and prints, per threshold, how
 many queries the rule flags and its precision/recall for "nothing useful"
@@ -45,6 +45,7 @@ def main() -> None:
     rows: list[tuple[bool, float, str]] = []  # (nothing useful?, margin, query)
     sets = [(EVAL / "golden-dev.jsonl", True), (HERE / "golden" / "golden-extra.jsonl", True),
             (HERE / "golden" / "golden-holdout.jsonl", True),
+            (HERE / "golden" / "golden-fresh.jsonl", True),
             (HERE / "golden" / "no-answer.jsonl", False)]
     for path, answerable in sets:
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -21,7 +21,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import EVAL, default_embedder  # noqa: E402
 
 GOLDEN = [EVAL / "golden-dev.jsonl", Path(__file__).parent / "golden" / "golden-extra.jsonl",
-          Path(__file__).parent / "golden" / "golden-holdout.jsonl"]
+          Path(__file__).parent / "golden" / "golden-holdout.jsonl",
+          Path(__file__).parent / "golden" / "golden-fresh.jsonl"]
 
 
 def _unit(m: np.ndarray) -> np.ndarray:
