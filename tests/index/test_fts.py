@@ -102,6 +102,12 @@ def test_bigram_only_rows_follow_the_trigram_hits_in_one_list():
     assert fts.fts_search(c, parse_query("再ランキングの評価", short_cjk=False), W, 10)[0][0] == 1
 
 
+def test_a_page_using_the_halves_of_a_four_kanji_query_word_is_found():
+    """ADR 0080: the page says 保存先 and 場所, never 保存場所."""
+    c = make([(1, "Android", "", "保管庫の保存先は設定の場所から選べます"), (2, "iOS", "", "無関係な話")])
+    assert ids(fts.fts_search(c, parse_query("保存場所"), W, 10)) == {1}
+
+
 def test_short_cjk_index_upsert_replaces_and_delete_removes():
     c = make([(1, "", "", "脚注")])
     shortcjk.upsert(c, 1, "", "", "返金")

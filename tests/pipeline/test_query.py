@@ -168,6 +168,15 @@ def test_two_character_kanji_run_joined_by_the_phrase_rules_is_also_a_short_term
     assert parse_query("再ランキングの評価について").short_terms == ["評価"]
 
 
+def test_a_four_kanji_compound_also_yields_its_two_halves_as_short_terms():
+    """ADR 0080: 保存場所 is 保存 + 場所; a page may say 保存先 or その場所."""
+    p = parse_query("Androidで保管庫の保存場所を選ぶには")
+    assert "保存場所" in p.positives and p.short_terms == ["保存", "場所"]
+    assert parse_query("東京都庁舎").short_terms == []  # 5 kanji: no safe split
+    assert parse_query("保管庫").short_terms == []  # 3 kanji: 保管+庫 or 保+管庫?
+    assert parse_query("表示言語 -保存場所").short_terms == ["表示", "言語"]  # exclusions stay whole
+
+
 def test_hiragana_runs_inside_words_are_not_short_terms():
     assert parse_query("今日はどうする").short_terms == ["今日"]
 

@@ -34,7 +34,7 @@ from groove.errors import BadQuery
 log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
-COMPILER_VERSION = "2"  # 2: `--flag` is text, not an exclusion (ADR 0077)
+COMPILER_VERSION = "3"  # 2: `--flag` is text, not an exclusion (ADR 0077); 3: four-kanji halves (ADR 0080)
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
@@ -177,12 +177,21 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
 
     A whole 2-character CJK word (``タグ``, ``音声``, even ``ねこ``), and inside
     longer words every 2-character kanji or katakana run (``評価`` in
-    ``の評価``). Hiragana runs inside a word are mostly particles and
-    inflections (``には``), which would match nearly every Japanese chunk.
+    ``の評価``), and both halves of a 4-kanji run: such compounds are mostly
+    two 2-kanji words (``保存場所`` = ``保存`` + ``場所``) that a page may use
+    apart (``保存先``, ``の場所``) (ADR 0080). Hiragana runs inside a word are
+    mostly particles and inflections (``には``), which would match nearly
+    every Japanese chunk.
     """
     if len(word) == SHORT_LEN and all(is_cjk(c) for c in word):
         return [word]
-    return [r for r in runs if len(r) == SHORT_LEN and char_type(r[0]) in (_KANJI, _KATA)]
+    out: list[str] = []
+    for r in runs:
+        if len(r) == SHORT_LEN and char_type(r[0]) in (_KANJI, _KATA):
+            out.append(r)
+        elif len(r) == 2 * SHORT_LEN and char_type(r[0]) == _KANJI:
+            out += [r[:SHORT_LEN], r[SHORT_LEN:]]
+    return out
 
 
 @dataclass
