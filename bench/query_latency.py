@@ -1,6 +1,7 @@
 """Warm stage-1 search latency vs the bare query embedding.
 
     python bench/query_latency.py [--notes 60] [--repeat 30]
+    python bench/query_latency.py --vault ../shared/eval/vault-ja --index IDX --golden GOLDEN --lang ja
 
 Indexes a subset of the eval vault (or reuses --index), then times, side by
 side in one run, the query embedding alone and the whole stage-1 search
@@ -31,7 +32,16 @@ def main() -> None:
     ap.add_argument("--notes", type=int, default=60)
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--index", type=Path, default=None, help="reuse this index of --vault (no indexing)")
+    ap.add_argument("--golden", type=Path, default=None,
+                    help="time this golden file's queries (those of --lang) instead of the built-in four")
+    ap.add_argument("--lang", default="en")
     a = ap.parse_args()
+    queries = QUERIES
+    if a.golden:
+        import json
+
+        lines = [json.loads(x) for x in a.golden.read_text(encoding="utf-8").splitlines() if x.strip()]
+        queries = [d["query"] for d in lines if d.get("lang", a.lang) == a.lang]
     import dataclasses
 
     from groove import service
@@ -62,7 +72,7 @@ def main() -> None:
             rt.config, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, fts_coverage=False)))
         rt_unc = dataclasses.replace(rt, config=uncovered)
         embed, search, orig, prev, unc = [], [], [], [], []
-        for q in QUERIES:
+        for q in queries:
             service.search(rt, SearchParams(q))  # warm
             # interleave so machine noise hits every side alike
             for _ in range(a.repeat):
