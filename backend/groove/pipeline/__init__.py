@@ -10,6 +10,9 @@ entirely, so the output is bit-identical to the pipeline without it.
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,9 +42,10 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     restriction = build_restriction(rt.index, r)
 
     # 1. hybrid candidates + RRF
-    qvec = None
+    qvec: Future[np.ndarray] | None = None
     if r.legs != "fts" and parsed.embed_text.strip():
-        qvec = rt.embedder.embed_query(parsed.embed_text)
+        # Embedded on a worker while the lexical leg runs here (ADR 0081).
+        qvec = _embed_pool().submit(rt.embedder.embed_query, parsed.embed_text)
     stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction)
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 
@@ -72,6 +76,30 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
 
     low = _low_confidence(top, stage1.vec_sims, r)
     return SearchResponse(hits, low, restriction.applied, warnings)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _forget_pool_in_child() -> None:
+    # A forked child inherits the pool object but not its threads: work
+    # submitted to it would never run. Start afresh.
+    global _pool, _pool_lock
+    _pool, _pool_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_pool_in_child)
+
+
+def _embed_pool() -> ThreadPoolExecutor:
+    """Threads for query embeddings. llama.cpp releases the GIL while it
+    computes, so the full-text leg's SQLite work overlaps the embedding."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="groove-embed")
+        return _pool
 
 
 def _hit(c: Candidate, rank: int) -> SearchHit:

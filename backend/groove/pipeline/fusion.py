@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import json
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,10 +158,12 @@ class Stage1:
 def hybrid_candidates(
     idx: Index,
     parsed: ParsedQuery,
-    qvec: np.ndarray | None,
+    qvec: np.ndarray | Future[np.ndarray] | None,
     r: Resolved,
     restriction: Restriction,
 ) -> Stage1:
+    """``qvec`` may still be being computed: the lexical work runs first and
+    the vector is waited for only when the vector legs need it (ADR 0081)."""
     excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
     n = r.candidates
     vec_ids: list[int] = []
@@ -168,6 +171,17 @@ def hybrid_candidates(
     vec_hits: list[tuple[int, float]] = []
     fts_hits: list[tuple[int, float]] = []
     trigram_df: dict[str, int] = {}  # looked up once for the FTS leg and its coverage
+    if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
+        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql, memo=trigram_df)
+        fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
+        fts_ids = [cid for cid, _ in fts_hits]
+    # A full-text hit votes in proportion to how much of the query it holds
+    # (ADR-0079): rank 1 for one common word is weak evidence.
+    fts_votes = None
+    if r.fts_coverage and fts_ids and r.legs == "hybrid":
+        fts_votes = fts.query_coverage(idx.conn, parsed, fts_ids, trigram_df)
+    if isinstance(qvec, Future):
+        qvec = qvec.result()
     use_note_leg = r.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The nearest notes, found once for the note-aware vector leg and the note leg.
@@ -180,16 +194,8 @@ def hybrid_candidates(
         else:
             vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
             vec_ids = [cid for cid, _ in vec_hits]
-    if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
-        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql, memo=trigram_df)
-        fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
-        fts_ids = [cid for cid, _ in fts_hits]
     lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
-    # A full-text hit votes in proportion to how much of the query it holds
-    # (ADR-0079): rank 1 for one common word is weak evidence.
-    votes: list[dict[int, float] | None] = [None, None]
-    if r.fts_coverage and fts_ids and r.legs == "hybrid":
-        votes[1] = fts.query_coverage(idx.conn, parsed, fts_ids, trigram_df)
+    votes: list[dict[int, float] | None] = [None, fts_votes]
     chunk_fused = rrf_fuse(lists, r.rrf_k, weights, votes)
     if r.title_weight > 0 and r.legs == "hybrid":
         lists.append(_title_chunks(idx, parsed, r, restriction, excluded, chunk_fused))
