@@ -165,35 +165,15 @@ def hybrid_candidates(
     """``qvec`` may still be being computed: the lexical work runs first and
     the vector is waited for only when the vector legs need it (ADR 0081)."""
     excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
-    n = r.candidates
-    vec_ids: list[int] = []
-    fts_ids: list[int] = []
-    vec_hits: list[tuple[int, float]] = []
-    fts_hits: list[tuple[int, float]] = []
-    trigram_df: dict[str, int] = {}  # looked up once for the FTS leg and its coverage
-    if r.legs in ("hybrid", "fts") and (parsed.match_expr or parsed.short_terms):
-        hits = fts.fts_search(idx.conn, parsed, r.weights, n + len(excluded), restriction.sql, memo=trigram_df)
-        fts_hits = [(cid, sc) for cid, sc in hits if cid not in excluded][:n]
-        fts_ids = [cid for cid, _ in fts_hits]
-    # A full-text hit votes in proportion to how much of the query it holds
-    # (ADR-0079): rank 1 for one common word is weak evidence.
-    fts_votes = None
-    if r.fts_coverage and fts_ids and r.legs == "hybrid":
-        fts_votes = fts.query_coverage(idx.conn, parsed, fts_ids, trigram_df)
+    fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded)
     if isinstance(qvec, Future):
         qvec = qvec.result()
     use_note_leg = r.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The nearest notes, found once for the note-aware vector leg and the note leg.
-    near = nearest_notes(idx, qvec, n, restriction) if use_note_leg or use_dense_notes else []
-    if qvec is not None and r.legs in ("hybrid", "vector"):
-        if use_dense_notes:
-            wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
-            vec_hits = wide[:n]
-            vec_ids = note_aware_ranking(idx, qvec, wide, near, n, r.dense_note_weight)
-        else:
-            vec_hits = vector_leg(idx, qvec, n, restriction, excluded)
-            vec_ids = [cid for cid, _ in vec_hits]
+    near = nearest_notes(idx, qvec, r.candidates, restriction) if use_note_leg or use_dense_notes else []
+    vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [])
+
     lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
     votes: list[dict[int, float] | None] = [None, fts_votes]
     chunk_fused = rrf_fuse(lists, r.rrf_k, weights, votes)
@@ -206,10 +186,48 @@ def hybrid_candidates(
         weights.append(r.note_weight)
         votes.append(None)
     fused = rrf_fuse(lists, r.rrf_k, weights, votes)
+    return Stage1(_candidates(idx, fused, vec_ids, fts_ids), vec_ids, fts_ids, vec_sims)
+
+
+def _full_text(
+    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
+) -> tuple[list[int], dict[int, float] | None]:
+    """The FTS leg's chunk ids, best first, and each one's vote scale: how
+    much of the query it holds (ADR-0079) — rank 1 for one common word is
+    weak evidence. No scale (None) when coverage is off or the leg runs alone."""
+    if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
+        return [], None
+    trigram_df: dict[str, int] = {}  # looked up once for the leg's pruning and the coverage
+    hits = fts.fts_search(idx.conn, parsed, r.weights, r.candidates + len(excluded), restriction.sql,
+                          memo=trigram_df)
+    ids = [cid for cid, _ in hits if cid not in excluded][: r.candidates]
+    if not (r.fts_coverage and ids and r.legs == "hybrid"):
+        return ids, None
+    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df)
+
+
+def _vectors(
+    idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: set[int],
+    near: list[tuple[int, float]],
+) -> tuple[list[int], list[float]]:
+    """The vector leg's chunk ids, best first (note-aware when ``near`` holds
+    the nearest notes, ADR-0078), and the plain cosines of the nearest
+    chunks, which ``low_confidence`` reads (ADR-0075)."""
+    if qvec is None or r.legs not in ("hybrid", "vector"):
+        return [], []
+    n = r.candidates
+    if near:
+        wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
+        return note_aware_ranking(idx, qvec, wide, near, n, r.dense_note_weight), [sim for _, sim in wide[:n]]
+    hits = vector_leg(idx, qvec, n, restriction, excluded)
+    return [cid for cid, _ in hits], [sim for _, sim in hits]
+
+
+def _candidates(idx: Index, fused: list[tuple[int, float]], vec_ids: list[int], fts_ids: list[int]) -> list[Candidate]:
+    """The fused chunks loaded, with their score and per-leg ranks."""
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
     frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
-    cands = load_candidates(idx, [cid for cid, _ in fused])
-    by_id = {c.chunk_id: c for c in cands}
+    by_id = {c.chunk_id: c for c in load_candidates(idx, [cid for cid, _ in fused])}
     out: list[Candidate] = []
     for cid, score in fused:
         c = by_id.get(cid)
@@ -219,7 +237,7 @@ def hybrid_candidates(
         c.vec_rank = vrank.get(cid)
         c.fts_rank = frank.get(cid)
         out.append(c)
-    return Stage1(out, vec_ids, fts_ids, [sim for _, sim in vec_hits])
+    return out
 
 
 def _title_chunks(
