@@ -60,3 +60,31 @@ def test_weight_zero_keeps_the_plain_vector_leg(small_rt):  # noqa: F811
     plain = [cid for cid, _ in vector_leg(rt.index, rt.embedder.embed_query(q), 50, _restriction(), set())]
     got = [h.chunk_id for h in service.search(rt_off, SearchParams(q, limit=50, legs="vector")).results]
     assert got == plain[:len(got)]
+
+
+def _exact(rt, q, ids) -> list[int]:
+    chunks = _all_vectors(rt, "vec_chunks")
+    sims = {cid: float(chunks[cid] @ q) for cid in ids}
+    return sorted(sims, key=lambda cid: (-sims[cid], cid))
+
+
+def test_a_filtered_vector_leg_is_the_exact_nearest_of_the_allowed_chunks(small_rt):  # noqa: F811
+    """ADR 0082: the KNN pre-filtered with rowid IN, checked against numpy."""
+    rt = small_rt
+    q = rt.embedder.embed_query("garden plans for the spring")
+    sql = "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path LIKE 'journal/%'"
+    allowed = [r[0] for r in rt.index.conn.execute(sql)]
+    assert 1 < len(allowed) < len(_all_vectors(rt, "vec_chunks"))
+    got = [cid for cid, _ in vector_leg(rt.index, q, 5, Restriction(sql=sql, applied={"path": ["journal/**"]}), set())]
+    assert got == _exact(rt, q, allowed)[:5]
+
+
+def test_more_exclusions_than_the_depth_are_filtered_inside_the_knn(small_rt):  # noqa: F811
+    """Excluding most of the vault still returns the n nearest of the rest."""
+    rt = small_rt
+    q = rt.embedder.embed_query("coffee")
+    every = list(_all_vectors(rt, "vec_chunks"))
+    excluded = set(every[: len(every) - 6])
+    assert len(excluded) > 3
+    got = [cid for cid, _ in vector_leg(rt.index, q, 3, _restriction(), excluded)]
+    assert got == _exact(rt, q, [c for c in every if c not in excluded])[:3]

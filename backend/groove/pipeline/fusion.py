@@ -60,15 +60,14 @@ def _cos(d: float) -> float:
 
 
 def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | None) -> list[tuple[int, float]]:
-    """Top-k (rowid, cosine) of a vec0 ``table``: its KNN, or, under a filter,
-    an exact scan of the allowed rowids (a vault is small enough)."""
-    if allowed_sql is None:
-        rows = idx.conn.execute(
-            f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ? ORDER BY distance", (blob, k))
-    else:
-        rows = idx.conn.execute(
-            f"SELECT rowid, vec_distance_l2(embedding, ?1) AS d FROM {table} "
-            f"WHERE rowid IN ({allowed_sql}) ORDER BY d LIMIT ?2", (blob, k))
+    """Top-k (rowid, cosine) of a vec0 ``table`` by its exact KNN; under a
+    filter the KNN is pre-filtered with ``rowid IN`` (ADR 0082): a flat
+    cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
+    them (19 ms for a filter allowing 2,246 of 2,250 chunks, against 3 ms)."""
+    where = "embedding MATCH ? AND k = ?"
+    if allowed_sql is not None:
+        where += f" AND rowid IN ({allowed_sql})"
+    rows = idx.conn.execute(f"SELECT rowid, distance FROM {table} WHERE {where} ORDER BY distance", (blob, k))
     return [(r[0], _cos(r[1])) for r in rows]
 
 
@@ -79,9 +78,19 @@ def _blob(qvec: np.ndarray) -> bytes:
 def vector_leg(
     idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int]
 ) -> list[tuple[int, float]]:
-    """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped."""
-    hits = _nearest(idx, "vec_chunks", _blob(qvec), n + len(excluded), restriction.sql)
-    return [h for h in hits if h[0] not in excluded][:n]
+    """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped.
+
+    A few excluded ids are dropped after a KNN that many deeper; when there
+    are more of them than n (a common word excluded note-wide), they are
+    filtered out of the KNN instead, which keeps its depth at n."""
+    if len(excluded) <= n:
+        hits = _nearest(idx, "vec_chunks", _blob(qvec), n + len(excluded), restriction.sql)
+        return [h for h in hits if h[0] not in excluded][:n]
+    marks = ",".join(str(int(i)) for i in excluded)
+    allowed = f"SELECT id FROM chunks WHERE id NOT IN ({marks})"
+    if restriction.sql is not None:
+        allowed += f" AND id IN ({restriction.sql})"
+    return _nearest(idx, "vec_chunks", _blob(qvec), n, allowed)
 
 
 def _sims(idx: Index, table: str, blob: bytes, ids_sql: str) -> dict[int, float]:
