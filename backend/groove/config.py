@@ -49,6 +49,9 @@ class FusionConfig:
     # The FTS leg's RRF vote for a chunk is scaled by the share of the query
     # (IDF-weighted) the chunk contains (ADR-0079). false = the plain vote.
     fts_coverage: bool = True
+    # A query that is exactly a note's title or alias ranks that note first
+    # (ADR-0083). false = it competes like any other hit.
+    named_note_first: bool = True
 
 
 @dataclass(frozen=True)

@@ -110,3 +110,23 @@ def test_a_note_the_chunk_legs_missed_enters_through_its_first_chunk_that_is_not
     got = _docs_to_chunks(rt.index, [doc_of_path[p] for p in names], {chunks["Sync.md"][0]}, fused)
     assert got == [chunks["Sync.md"][1], chunks["Plugins/Quick switcher.md"][0],
                    chunks["Plugins/Feature 3.md"][-1], chunks["Plugins/Feature 5.md"][0]]
+
+
+def test_a_query_that_is_a_notes_name_ranks_it_first_even_against_denser_hits(tmp_path, tiny_embedder):
+    """ADR 0083, with the default legs: Phones.md says "sync" far more often,
+    but the query *is* the name of Sync.md."""
+    v = tmp_path / "vault"
+    _write(v, "Sync.md", "Keep your devices in step.\n")
+    _write(v, "Phones.md", "# Sync on phones\n\nSync, sync and sync again: sync runs in the background.\n")
+    for i in range(6):
+        _write(v, f"Other {i}.md", f"# Other {i}\n\nNothing to see on page {i}.\n")
+    rt = make_runtime(v, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    fts_first = service.search(rt, SearchParams("sync", limit=3, legs="fts")).results[0].path
+    assert fts_first == "Phones.md"
+    assert _search(rt, "Sync", title_weight=0.0).results[0].path == "Sync.md"
+    assert _search(rt, "sync -background", title_weight=0.0).results[0].path == "Sync.md"
+    excluded = _search(rt, "sync -devices", title_weight=0.0).results  # the named note holds the excluded word
+    assert all(h.path != "Sync.md" for h in excluded)
+    off = _search(rt, "sync", title_weight=0.0, named_note_first=False, vec_weight=0.0, note_weight=0.0)
+    assert off.results[0].path == "Phones.md"  # without the rule the lexical evidence wins

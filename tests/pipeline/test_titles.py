@@ -26,3 +26,32 @@ def test_a_title_the_query_does_not_name_has_no_coverage():
 def test_japanese_compounds_cover_titles_through_their_two_character_pieces():
     assert coverage("言語設定", ["表示言語"]) == 0.5
     assert coverage("外観", ["外観"]) == 1.0
+
+
+def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_embedder):
+    """ADR 0083: exact names, folded as NFKC + case; part of a name is not a name."""
+    from helpers import make_runtime
+    from groove import service
+    from groove.pipeline.titles import named_notes
+
+    v = tmp_path / "vault"
+    (v / "Plugins").mkdir(parents=True)
+    (v / "Plugins" / "Quick switcher.md").write_text("# Quick switcher\n\nOpen notes by name.\n", encoding="utf-8")
+    (v / "Obsidian CLI.md").write_text("---\naliases: [command line]\n---\nRun it from a shell.\n", encoding="utf-8")
+    (v / "翻訳.md").write_text("# 翻訳\n\n翻訳に協力する。\n", encoding="utf-8")
+    rt = make_runtime(v, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
+    assert named_notes(rt.index, "quick switcher", None) == [doc["Plugins/Quick switcher.md"]]
+    assert named_notes(rt.index, "  Quick   Switcher ", None) == [doc["Plugins/Quick switcher.md"]]
+    assert named_notes(rt.index, '"Obsidian CLI"', None) == [doc["Obsidian CLI.md"]]
+    assert named_notes(rt.index, "ＣＯＭＭＡＮＤ LINE", None) == [doc["Obsidian CLI.md"]]  # an alias, full-width
+    assert named_notes(rt.index, "翻訳", None) == [doc["翻訳.md"]]
+    assert named_notes(rt.index, "quick", None) == []
+    assert named_notes(rt.index, "quick switcher tips", None) == []
+    only_cli = f"SELECT {doc['Obsidian CLI.md']}"
+    assert named_notes(rt.index, "quick switcher", only_cli) == []  # filters apply
+    (v / "Canvas.md").write_text("Boards.\n", encoding="utf-8")
+    service.reindex(rt)  # the cached names follow the index
+    canvas = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Canvas.md'").fetchone()[0]
+    assert named_notes(rt.index, "canvas", None) == [canvas]

@@ -30,7 +30,7 @@ from ..types import Candidate
 from .filters import Restriction
 from .params import Resolved
 from .query import ParsedQuery
-from .titles import title_leg
+from .titles import named_notes, title_leg
 
 if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
     from ..index.db import Index
@@ -194,6 +194,14 @@ def hybrid_candidates(
         lists.append(_note_vector_chunks(idx, [d for d, _ in near], excluded, chunk_fused, r.exclusion_scope))
         weights.append(r.note_weight)
         votes.append(None)
+    if r.named_note_first and r.legs == "hybrid":
+        named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused, r.exclusion_scope)
+        if named:
+            # Twice every other leg's weight: the named note's first place
+            # cannot be outvoted (ADR 0083).
+            lists.append(named)
+            weights.append(2 * sum(weights))
+            votes.append(None)
     fused = rrf_fuse(lists, r.rrf_k, weights, votes)
     return Stage1(_candidates(idx, fused, vec_ids, fts_ids), vec_ids, fts_ids, vec_sims)
 
@@ -257,6 +265,19 @@ def _title_chunks(
     doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
     hits = title_leg(idx, parsed.embed_text, doc_sql, r.title_min_coverage)
     return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
+
+
+def _named_chunks(
+    idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: set[int],
+    fused: list[tuple[int, float]], scope: str,
+) -> list[int]:
+    """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
+    doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
+    docs = named_notes(idx, parsed.embed_text, doc_sql)
+    if scope == "note" and excluded and docs:
+        gone = set(_doc_ids(idx, list(excluded)).values())
+        docs = [d for d in docs if d not in gone]
+    return _docs_to_chunks(idx, docs, excluded, fused)
 
 
 def _note_vector_chunks(

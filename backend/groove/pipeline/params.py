@@ -60,6 +60,7 @@ class Resolved:
     note_weight: float
     dense_note_weight: float
     fts_coverage: bool
+    named_note_first: bool
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -140,6 +141,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         note_weight=f.note_weight,
         dense_note_weight=f.dense_note_weight,
         fts_coverage=f.fts_coverage,
+        named_note_first=f.named_note_first,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -126,3 +127,37 @@ def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_c
             hits.append(TitleHit(doc_id, best))
     hits.sort(key=lambda h: -h.coverage)
     return hits
+
+
+def _name_key(text: str) -> str:
+    """A name as compared for navigation: NFKC, case-folded, quotes dropped,
+    runs of separators as one space."""
+    text = unicodedata.normalize("NFKC", text).replace('"', " ").casefold()
+    return " ".join(text.split())
+
+
+def _named_index(idx: "Index") -> dict[str, list[int]]:
+    """Name key -> doc ids, built from ``_names`` and cached with it, so a
+    query costs one dict lookup however large the vault."""
+    names = _names(idx)
+    cached = getattr(idx, "_name_keys", None)
+    if cached is not None and cached[0] is names:
+        return cached[1]
+    keys: dict[str, list[int]] = {}
+    for doc_id, ns in names:
+        for k in dict.fromkeys(_name_key(n) for n in ns):
+            keys.setdefault(k, []).append(doc_id)
+    idx._name_keys = (names, keys)
+    return keys
+
+
+def named_notes(idx: "Index", query_text: str, restrict_doc_sql: str | None) -> list[int]:
+    """Notes the whole (exclusion-free) query names exactly: its title or one
+    of its aliases (ADR 0083). A query that is a note's name is a request to
+    go to that note."""
+    key = _name_key(query_text)
+    docs = _named_index(idx).get(key, []) if key else []
+    if docs and restrict_doc_sql:
+        allowed = {r[0] for r in idx.conn.execute(restrict_doc_sql)}
+        docs = [d for d in docs if d in allowed]
+    return list(docs)
