@@ -26,7 +26,7 @@ VARIANTS: dict[str, tuple[str, dict]] = {
     "vector-chunks": ("vector", {"dense_note_weight": 0.0}),  # plain chunk cosine
     "fts": ("fts", {}),
     "rrf": ("hybrid", {"title_weight": 0.0, "note_weight": 0.0, "dense_note_weight": 0.0,
-                       "fts_coverage": False, "exclusion_scope": "chunk"}),  # the original
+                       "fts_coverage": False, "named_note_first": False, "exclusion_scope": "chunk"}),  # the original
     "default": ("hybrid", {"__default__": True}),  # whatever the built-in defaults are now
 }
 # Anything else is an inline spec: "rrf_k=10+title_weight=1+legs=hybrid".

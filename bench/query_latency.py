@@ -64,7 +64,8 @@ def main() -> None:
         original = dataclasses.replace(
             rt.config, search=dataclasses.replace(
                 s, exclusion_scope="chunk", fusion=dataclasses.replace(
-                    s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0, fts_coverage=False)))
+                    s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0, fts_coverage=False,
+                    named_note_first=False)))
         rt_orig = dataclasses.replace(rt, config=original)
         previous = dataclasses.replace(
             rt.config, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, dense_note_weight=0.0)))

@@ -76,7 +76,8 @@ def test_a_query_costs_at_most_1_3x_the_original_fusion(sample_rt):
     s = sample_rt.config.search
     original = dataclasses.replace(sample_rt, config=dataclasses.replace(sample_rt.config, search=dataclasses.replace(
         s, exclusion_scope="chunk", fusion=dataclasses.replace(
-            s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0, fts_coverage=False))))
+            s.fusion, title_weight=0.0, note_weight=0.0, dense_note_weight=0.0, fts_coverage=False,
+            named_note_first=False))))
     queries = ["keep my notes in sync between phone and laptop", "猫の世話", "bread -sourdough", "タグ"]
     shipped_t, original_t = [], []
     for _ in range(6):

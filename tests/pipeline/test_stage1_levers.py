@@ -83,7 +83,7 @@ def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder,
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
     original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, dense_note_weight=0.0,
-                       exclusion_scope="chunk")
+                       fts_coverage=False, named_note_first=False, exclusion_scope="chunk")
     assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)
 
 

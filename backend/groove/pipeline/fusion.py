@@ -191,11 +191,12 @@ def hybrid_candidates(
         weights.append(r.title_weight)
         votes.append(None)
     if use_note_leg:
-        lists.append(_note_vector_chunks(idx, [d for d, _ in near], excluded, chunk_fused, r.exclusion_scope))
+        # The note leg (ADR-0076): the nearest notes by their summary vector.
+        lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
         weights.append(r.note_weight)
         votes.append(None)
     if r.named_note_first and r.legs == "hybrid":
-        named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused, r.exclusion_scope)
+        named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused)
         if named:
             # Twice every other leg's weight: the named note's first place
             # cannot be outvoted (ADR 0083).
@@ -268,32 +269,18 @@ def _title_chunks(
 
 
 def _named_chunks(
-    idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: set[int],
-    fused: list[tuple[int, float]], scope: str,
+    idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: set[int], fused: list[tuple[int, float]],
 ) -> list[int]:
     """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
     doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
-    docs = named_notes(idx, parsed.embed_text, doc_sql)
-    if scope == "note" and excluded and docs:
-        gone = set(_doc_ids(idx, list(excluded)).values())
-        docs = [d for d in docs if d not in gone]
-    return _docs_to_chunks(idx, docs, excluded, fused)
-
-
-def _note_vector_chunks(
-    idx: Index, docs: list[int], excluded: set[int], fused: list[tuple[int, float]], scope: str,
-) -> list[int]:
-    """The note leg (ADR-0076): the nearest notes by their summary vector, as chunk ids."""
-    if scope == "note" and excluded:
-        gone = set(_doc_ids(idx, list(excluded)).values())
-        docs = [d for d in docs if d not in gone]
-    return _docs_to_chunks(idx, docs, excluded, fused)
+    return _docs_to_chunks(idx, named_notes(idx, parsed.embed_text, doc_sql), excluded, fused)
 
 
 def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list[tuple[int, float]]) -> list[int]:
     """A ranked list of notes as a ranked list of chunks for RRF: each note's
     best chunk so far (by the chunk legs' fusion), else its first chunk that
-    is not excluded."""
+    is not excluded. A note with no chunk left drops out — under note-level
+    exclusion (ADR-0071) every chunk of an excluded note is in ``excluded``."""
     if not docs:
         return []
     ids = [cid for cid, _ in fused]
