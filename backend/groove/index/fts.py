@@ -250,7 +250,8 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
         for rid, *cols in conn.execute(
             f"SELECT rowid, heading, context, content FROM {FTS_TABLE} WHERE rowid IN ({marks})")
     }
-    held = {rid: {t for t in terms if t.casefold() in text} for rid, text in texts.items()}
+    folded = [(t, t.casefold()) for t in terms]
+    held = {rid: {t for t, f in folded if f in text} for rid, text in texts.items()}
     present = [t for t in terms if any(t in h for h in held.values())]
     if not present:
         return {rid: 0.0 for rid in texts}
