@@ -34,7 +34,7 @@ def main() -> None:
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import hybrid_candidates
     from groove.pipeline.params import resolve_params
-    from groove.pipeline.query import parse_query
+    from groove.query import parse_query
     from groove.runtime import open_runtime
 
     rts = {

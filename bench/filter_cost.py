@@ -41,7 +41,7 @@ def main() -> None:
     from groove.index.db import Index
     from groove.pipeline import fusion
     from groove.pipeline.filters import Restriction
-    from groove.pipeline.query import parse_query
+    from groove.query import parse_query
 
     path = a.index or Path(glob.glob(os.path.expanduser("~/.local/share/groove/indexes/vault-en-*.sqlite"))[0])
     idx = Index(path, create=False)

@@ -19,7 +19,7 @@ from typing import Callable
 import apsw
 
 from groove.index import fts, shortcjk
-from groove.pipeline.query import parse_query
+from groove.query import parse_query
 
 W = (2.0, 1.0, 1.0)
 KS = (1, 2, 4, 8, 16, 32)

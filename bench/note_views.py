@@ -46,7 +46,7 @@ def views(emb, notes) -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    from groove.pipeline.query import parse_query
+    from groove.query import parse_query
     from groove.vault.markdown import parse_note
     from groove.vault.scan import scan_vault
 

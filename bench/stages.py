@@ -46,7 +46,7 @@ def main() -> None:
     from groove.pipeline.fusion import hybrid_candidates
     from groove.pipeline.mmr import apply_mmr
     from groove.pipeline.parent import expand_parents
-    from groove.pipeline.query import parse_query, span_terms
+    from groove.query import parse_query, span_terms
     from groove.pipeline.rerank import rerank_candidates
     from groove.pipeline.spans import match_spans
     from groove.index.store import embed_text

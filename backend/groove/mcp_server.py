@@ -33,8 +33,8 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import __version__
-from .pipeline import SearchParams  # before service: the pipeline package must load first
-from . import notes, service  # noqa: E402
+from . import notes, service
+from .pipeline import SearchParams
 from .errors import GrooveError, InvalidArgument
 from .runtime import Runtime, open_runtime
 

@@ -8,7 +8,7 @@ import pytest
 from helpers import make_runtime
 from groove import service
 from groove.index import fts
-from groove.pipeline.query import parse_query
+from groove.query import parse_query
 
 
 def _write(vault, rel, text):

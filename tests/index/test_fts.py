@@ -6,7 +6,7 @@ import apsw
 import pytest
 
 from groove.index import fts, shortcjk
-from groove.pipeline.query import parse_query
+from groove.query import parse_query
 
 W = (2.0, 1.0, 1.0)
 

@@ -15,7 +15,7 @@ import apsw
 import pytest
 
 from groove.index import fts
-from groove.pipeline.query import parse_query
+from groove.query import parse_query
 
 pytestmark = pytest.mark.perf
 W = (2.0, 1.0, 1.0)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import groove.pipeline  # noqa: F401  (the pipeline package must load before service)
 from groove import notes, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
 from groove.runtime import Runtime, open_runtime

@@ -39,7 +39,6 @@ def s(server_args, server_env, errlog):
 @pytest.fixture(scope="module")
 def local_rt(vault: Path, tiny_model: Path, indexed: Path):
     """The same index and model in this process, to compare the server's answers with."""
-    import groove.pipeline  # noqa: F401
     from groove.models.registry import load_embedder
     from groove.runtime import open_runtime
 

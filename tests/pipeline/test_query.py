@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from groove.errors import BadQuery
-from groove.pipeline.query import COMPILER_VERSION, ParsedQuery, parse_query, span_terms
+from groove.query import COMPILER_VERSION, ParsedQuery, parse_query, span_terms
 
 GOLDEN = Path("/work/shared/eval/golden-dev.jsonl")
 
@@ -256,7 +256,7 @@ def test_parsed_query_is_frozen_and_versioned():
 def test_fallback_phrases_never_join_text_split_by_an_exclusion():
     """Found by hypothesis: '")"-NEAR(a b, 2)' once compiled to the phrase
     ') b, 2)', which is not in the query."""
-    from groove.pipeline.query import parse_query
+    from groove.query import parse_query
 
     p = parse_query('")"-NEAR(a b, 2)')
     assert all(ph in '")"-NEAR(a b, 2)' for ph in p.positives)

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from groove.errors import BadQuery
 from groove.index import shortcjk
-from groove.pipeline.query import parse_query, sanitize
+from groove.query import parse_query, sanitize
 
 # Fragments a user (or a fuzzer) types that mean something to FTS5 or to us.
 SPECIAL = st.sampled_from([

@@ -16,7 +16,7 @@ from groove.errors import GrooveError
 from groove.index.store import embed_text
 from groove.models.reranker import LlamaReranker
 from groove.pipeline import SearchParams, run_search
-from groove.pipeline.query import parse_query
+from groove.query import parse_query
 from groove.pipeline.rerank import rerank_candidates
 from groove.types import Candidate
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Sequence
 from .. import __version__
 from ..errors import BadQuery, GrooveError
 from ..pipeline import SearchParams, resolve_params, run_search
-from ..pipeline import query as query_compiler
+from .. import query as query_compiler
 from ..runtime import Runtime, open_runtime
 from .golden import GoldenQuery, GoldenSet
 from .history import ConfigFingerprint

@@ -21,7 +21,7 @@ import math
 import apsw
 
 from groove.index import shortcjk
-from groove.pipeline.query import ParsedQuery, fts_phrase, or_expr
+from groove.query import ParsedQuery, fts_phrase, or_expr
 
 log = logging.getLogger(__name__)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import apsw
 
+from ..query import is_cjk
 
 TABLE = "fts_cjk_bigrams"
 
@@ -33,10 +34,6 @@ def create(conn: apsw.Connection) -> None:
 
 def bigrams(text: str) -> str:
     """Overlapping 2-character tokens of each maximal run of CJK letters."""
-    # Imported here: the index must not import the pipeline package at load
-    # time (pipeline imports the index; the cycle breaks module loading).
-    from ..pipeline.query import is_cjk
-
     toks: list[str] = []
     prev = ""
     for ch in text:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..query import parse_query, span_terms
+from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
 from .confidence import is_low_confidence
 from .filters import build_restriction
@@ -24,12 +25,9 @@ from .fusion import hybrid_candidates
 from .mmr import apply_mmr
 from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
-from .query import parse_query, span_terms
 from .rerank import rerank_candidates, reranker_for_query
 from .spans import match_spans
 
-if TYPE_CHECKING:  # runtime imports the index, which imports the query compiler
-    from ..runtime import Runtime
 
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 

@@ -6,7 +6,6 @@ a filter never empties a top-k that a post-filter would have thinned out.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import datetime as _dt
 import json
@@ -15,11 +14,10 @@ from typing import Any
 
 import pathspec
 
+from ..index.db import Index
 from ..errors import ConfigError
 from .params import Resolved
 
-if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
-    from ..index.db import Index
 
 
 @dataclass(frozen=True)

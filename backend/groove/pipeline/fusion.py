@@ -17,7 +17,6 @@ on what is excluded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import json
 from concurrent.futures import Future
@@ -26,14 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..index import fts
+from ..index.db import Index
+from ..query import ParsedQuery
 from ..types import Candidate
 from .filters import Restriction
 from .params import Resolved
-from .query import ParsedQuery
 from .titles import named_notes, title_leg
 
-if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
-    from ..index.db import Index
 
 
 def rrf_fuse(

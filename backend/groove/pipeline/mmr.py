@@ -10,14 +10,12 @@ Python loop.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..index.db import Index
 from ..types import Candidate
 
-if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
-    from ..index.db import Index
 
 
 def mmr_select(

@@ -14,17 +14,13 @@ the expanded text (spec §1.2).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from ..index.db import Index
 from ..types import ExpandedRange, SearchHit
 from ..vault.markdown import estimate_tokens
-
-if TYPE_CHECKING:  # the index imports the query compiler; avoid the cycle
-    from ..index.db import Index
 
 
 @dataclass(frozen=True)

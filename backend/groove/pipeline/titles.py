@@ -21,7 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .query import _HIRA, _KANJI, _KATA, _SEP, _WORD, char_type
+from ..query import KANJI, KATA, SEP, WORD, char_type
 
 if TYPE_CHECKING:
     from ..index.db import Index
@@ -40,25 +40,25 @@ def content_words(query_text: str) -> list[str]:
     """Casefolded content words of the (exclusion-free) query text."""
     text = _QUOTE.sub(" ", _NEG.sub(" ", query_text)).casefold()
     words: list[str] = []
-    run, kind = "", _SEP
+    run, kind = "", SEP
     for ch in text + " ":
         t = char_type(ch)
-        if t == kind and t != _SEP:
+        if t == kind and t != SEP:
             run += ch
             continue
         if run and (
-            (kind == _WORD and len(run) >= 2 and run not in _STOP)
-            or (kind in (_KANJI, _KATA) and len(run) >= 2)
+            (kind == WORD and len(run) >= 2 and run not in _STOP)
+            or (kind in (KANJI, KATA) and len(run) >= 2)
         ):
             words.append(run)
-        run, kind = (ch, t) if t != _SEP else ("", _SEP)
+        run, kind = (ch, t) if t != SEP else ("", SEP)
     return list(dict.fromkeys(words))
 
 
 def _pieces(word: str) -> list[str]:
     """A CJK run also matches by its 2-character pieces (表示言語 names 言語設定
     through 言語); Japanese compounds have no spaces to split them at."""
-    if char_type(word[0]) in (_KANJI, _KATA) and len(word) > 2:
+    if char_type(word[0]) in (KANJI, KATA) and len(word) > 2:
         return [word] + [word[i:i + 2] for i in range(len(word) - 1)]
     return [word]
 
@@ -66,7 +66,7 @@ def _pieces(word: str) -> list[str]:
 def coverage(name: str, words: list[str]) -> float:
     """Share of the name's letters covered by the query's content words."""
     name = name.casefold()
-    letters = [i for i, ch in enumerate(name) if char_type(ch) != _SEP]
+    letters = [i for i, ch in enumerate(name) if char_type(ch) != SEP]
     if not letters or not words:
         return 0.0
     covered = bytearray(len(name))
@@ -109,7 +109,7 @@ def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_c
     pieces = {p for w in words for p in _pieces(w)}
     # Latin words match whole words of the name (a prefix is fine for plurals:
     # "theme" ~ "themes"); CJK runs match anywhere.
-    bounded = {w: re.compile(r"(?<![0-9a-z])" + re.escape(w)) for w in words if char_type(w[0]) == _WORD}
+    bounded = {w: re.compile(r"(?<![0-9a-z])" + re.escape(w)) for w in words if char_type(w[0]) == WORD}
     allowed = None
     if restrict_doc_sql:
         allowed = {r[0] for r in idx.conn.execute(restrict_doc_sql)}

@@ -1,4 +1,7 @@
-"""Compile a user's query into FTS5 MATCH expressions (SPEC §1.2).
+"""The query compiler: a user's query as FTS5 MATCH expressions (docs/design.md §1.2).
+
+Both the index (``index/fts.py``, ``index/shortcjk.py``) and the pipeline
+import it; it imports neither.
 
 The query string never reaches FTS5 as is. ``parse_query`` turns it into
 quoted phrases joined with `` OR `` (``match_expr``), a separate expression of
@@ -39,8 +42,8 @@ COMPILER_VERSION = "3"  # 2: `--flag` is text, not an exclusion (ADR 0077); 3: f
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
 
-# Character types.
-_SEP, _KANJI, _HIRA, _KATA, _WORD = 0, 1, 2, 3, 4
+# Character types: run boundaries fall where the type changes (ADR 0010, 0013).
+SEP, KANJI, HIRA, KATA, WORD = 0, 1, 2, 3, 4
 
 
 @dataclass(frozen=True)
@@ -59,18 +62,18 @@ def char_type(ch: str) -> int:
     o = ord(ch)
     if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0x20000 <= o <= 0x3FFFF \
             or 0xF900 <= o <= 0xFAFF or o in (0x3005, 0x3006, 0x3007):
-        return _KANJI
+        return KANJI
     if 0x3041 <= o <= 0x309F:
-        return _HIRA
+        return HIRA
     # U+30FB (katakana middle dot) is punctuation: a separator, not a letter.
     if (0x30A0 <= o <= 0x30FF and o != 0x30FB) or 0x31F0 <= o <= 0x31FF \
             or 0xFF66 <= o <= 0xFF9F:
-        return _KATA
+        return KATA
     if ch.isalnum() or ch == "_":
-        return _WORD
+        return WORD
     if unicodedata.category(ch)[0] == "M":
-        return _WORD  # a combining mark at word start; mid-word it joins its base
-    return _SEP
+        return WORD  # a combining mark at word start; mid-word it joins its base
+    return SEP
 
 
 def is_cjk(ch: str) -> bool:
@@ -79,7 +82,7 @@ def is_cjk(ch: str) -> bool:
     Letters and digits only (Unicode L*/N*), because the bigram table's
     unicode61 tokenizer treats every other category as a separator.
     """
-    return char_type(ch) in (_KANJI, _HIRA, _KATA) and unicodedata.category(ch)[0] in "LN"
+    return char_type(ch) in (KANJI, HIRA, KATA) and unicodedata.category(ch)[0] in "LN"
 
 
 def sanitize(text: str) -> str:
@@ -161,7 +164,7 @@ def _words(text: str) -> list[str]:
     words: list[str] = []
     cur = ""
     for ch in text:
-        if char_type(ch) == _SEP:
+        if char_type(ch) == SEP:
             if cur:
                 words.append(cur)
             cur = ""
@@ -187,9 +190,9 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
         return [word]
     out: list[str] = []
     for r in runs:
-        if len(r) == SHORT_LEN and char_type(r[0]) in (_KANJI, _KATA):
+        if len(r) == SHORT_LEN and char_type(r[0]) in (KANJI, KATA):
             out.append(r)
-        elif len(r) == 2 * SHORT_LEN and char_type(r[0]) == _KANJI:
+        elif len(r) == 2 * SHORT_LEN and char_type(r[0]) == KANJI:
             out += [r[:SHORT_LEN], r[SHORT_LEN:]]
     return out
 
@@ -365,7 +368,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         # Quote marks are syntax, not text: '"AI"' stays dropped.
         fallback = _render(q, items, unquote=True)
         positives = [seg for seg in _positive_segments(q, items) if len(seg) >= MIN_PHRASE]
-        if not positives and not shorts and all(char_type(c) == _SEP for c in fallback):
+        if not positives and not shorts and all(char_type(c) == SEP for c in fallback):
             raise BadQuery(f"nothing to search for in {fallback!r}: no letters or digits")
 
     for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts)):
