@@ -65,8 +65,8 @@ def main() -> None:
     os.environ["GROOVE_HOME"] = str(home)
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
     from groove import service
-    from groove.client import DaemonClient
-    from groove.daemon import lifecycle
+    from groove.daemon.client import DaemonClient
+    from groove.daemon import discovery
     from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
     from groove.vault.markdown import parse_note
@@ -79,7 +79,7 @@ def main() -> None:
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=log, stderr=log, stdin=subprocess.DEVNULL)
     try:
-        info = lifecycle.wait_ready(vault, timeout=300, proc=proc)
+        info = discovery.wait_ready(vault, timeout=300, proc=proc)
         ready = time.perf_counter() - t0
         with DaemonClient.connect(info, client="bench") as c:
             while c.index_status()["indexing"]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from groove import protocol
+from groove.daemon import protocol
 from groove.cli import cli
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -267,7 +267,7 @@ def open_backend(opts: ServerOptions) -> Backend:
 def _daemon_backend(vault: Path) -> Backend | None:
     """A backend over the vault's running `groove serve`, or None (none runs)."""
     try:
-        from .client import find_daemon
+        from .daemon.client import find_daemon
     except ImportError:  # a build without the daemon client: standalone only
         return None
     conn = find_daemon(vault, client=f"groove-mcp/{__version__}")
@@ -287,7 +287,7 @@ class DaemonBackend:
         self.conn = conn
 
     def _call(self, method: str, params: dict[str, Any], timeout: float | None = 120.0) -> Any:
-        from .client import ConnectError, RpcError
+        from .daemon.client import ConnectError, RpcError
 
         try:
             return self.conn.call(method, {k: v for k, v in params.items() if v is not None}, timeout=timeout)
@@ -326,7 +326,7 @@ class DaemonBackend:
                     progress(ev)
                 if pending.done():
                     break
-        from .client import ConnectError, RpcError
+        from .daemon.client import ConnectError, RpcError
 
         try:
             return pending.result(0)

@@ -21,8 +21,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tinymodels import write_tiny_bert_embedder  # noqa: E402
 
-from groove.client import DaemonClient  # noqa: E402
-from groove.daemon import lifecycle  # noqa: E402
+from groove.daemon.client import DaemonClient  # noqa: E402
+from groove.daemon import discovery  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -64,14 +64,14 @@ class DaemonProc:
 
     def wait_ready(self, timeout: float = 60.0) -> dict:
         try:
-            return lifecycle.wait_ready(self.vault, timeout=timeout, proc=self.proc)
+            return discovery.wait_ready(self.vault, timeout=timeout, proc=self.proc)
         except Exception:
             print(self.log.read_text(errors="replace")[-4000:])
             raise
 
     @property
     def info(self) -> dict:
-        return lifecycle.connect_info(self.vault)
+        return discovery.connect_info(self.vault)
 
     def client(self, name: str = "pytest") -> DaemonClient:
         return DaemonClient.connect(self.info, client=name)

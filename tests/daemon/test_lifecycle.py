@@ -16,7 +16,7 @@ import apsw
 import pytest
 import sqlite_vec
 
-from groove.daemon import lifecycle
+from groove.daemon import discovery
 from groove.paths import default_index_path
 
 from .conftest import daemon_env, new_daemon, poll
@@ -50,7 +50,7 @@ def test_second_daemon_for_the_same_vault_is_refused_and_points_to_the_first(spa
          "--foreground"], env=first.env, capture_output=True, text=True, timeout=60)
     assert second.returncode != 0
     assert "already running" in second.stderr and f"pid {pid}" in second.stderr
-    assert lifecycle.files_for(first.vault).socket.name in second.stderr
+    assert discovery.files_for(first.vault).socket.name in second.stderr
     with first.client() as c:  # the first is untouched
         assert c.index_status()["documents"] == 5
 
@@ -121,17 +121,17 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert len(json.loads(via.stdout)["results"]) == 2
         bad = run("search", "coffee", "--daemon", "--mmr-lambda", "3")
         assert bad.returncode == 1 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
-        log = lifecycle.files_for(vault).log
+        log = discovery.files_for(vault).log
         assert log.exists() and "listening on unix" in log.read_text()
 
         stopped = run("serve", "--stop")
         assert stopped.returncode == 0 and f"pid {info['pid']}" in stopped.stdout
     finally:
-        if lifecycle.is_locked(vault):
+        if discovery.is_locked(vault):
             os.kill(info["pid"], 9)
-    assert not lifecycle.is_locked(vault)
-    assert not lifecycle.files_for(vault).socket.exists()
-    assert not lifecycle.files_for(vault).state.exists()
+    assert not discovery.is_locked(vault)
+    assert not discovery.files_for(vault).socket.exists()
+    assert not discovery.files_for(vault).state.exists()
     assert run("serve", "--status").returncode == 1
     t0 = time.monotonic()
     assert "no groove serve running" in run("serve", "--stop").stdout
@@ -168,7 +168,7 @@ def test_start_with_a_missing_model_fails_fast_with_the_reason(groove_home, tmp_
     vault = make_vault(tmp_path, 2)
     missing = tmp_path / "nope.gguf"
     with pytest.raises(GrooveError) as e:
-        lifecycle.start_detached(vault, model=str(missing), timeout=60)
+        discovery.start_detached(vault, model=str(missing), timeout=60)
     assert "exited with code 2" in str(e.value) and str(missing) in str(e.value)
-    assert not lifecycle.is_locked(vault)
-    assert lifecycle.connect_info(vault)["running"] is False
+    assert not discovery.is_locked(vault)
+    assert discovery.connect_info(vault)["running"] is False

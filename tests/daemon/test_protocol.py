@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from groove import protocol
-from groove.client import ConnectError, DaemonClient, RpcError, open_socket
-from groove.daemon import lifecycle
+from groove.daemon import protocol
+from groove.daemon.client import ConnectError, DaemonClient, RpcError, open_socket
+from groove.daemon import discovery
 
 from .conftest import new_daemon
 
@@ -116,7 +116,7 @@ def test_correct_hello_over_raw_socket_gets_exactly_one_line(daemon):
 
 
 def test_socket_state_and_token_files_are_private(daemon, groove_home):
-    f = lifecycle.files_for(daemon.vault)
+    f = discovery.files_for(daemon.vault)
     st = os.stat(f.socket)
     assert stat.S_ISSOCK(st.st_mode)
     assert stat.S_IMODE(st.st_mode) == 0o600

@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from groove import protocol
+from groove.daemon import protocol
 
 from .conftest import new_daemon
 

@@ -4,7 +4,7 @@ import pytest
 
 from groove.eval.golden import GoldenQuery
 from groove.eval.run import EvalRun, score_results
-from groove.tune import NO_EFFECT, cell_grid, summarize
+from groove.eval.tune import NO_EFFECT, cell_grid, summarize
 
 W0, W1 = (2.0, 1.0, 1.0), (1.0, 1.0, 1.0)
 LABELS = {W0: "2/1/1", W1: "1/1/1"}
@@ -50,7 +50,7 @@ def test_grid_always_contains_the_configured_baseline():
 
 def test_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
-    from groove.tune import plot_heatmap
+    from groove.eval.tune import plot_heatmap
 
     runs = {(k, w): run_with_first_ranks([1, 2] * 3) for k in (10.0, 60.0) for w in (W0, W1)}
     res = summarize(runs, LABELS, (60.0, W0), "ndcg@10")

@@ -250,7 +250,7 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
 
     Example: groove tune golden.jsonl --vault ~/Notes --plot tune.png
     """
-    from ..tune import plot_heatmap, run_tune
+    from ..eval.tune import plot_heatmap, run_tune
 
     err = Console(stderr=True, soft_wrap=True)
     if plot is not None:

@@ -74,7 +74,7 @@ def search_cmd(query: str, vault, index_path, model, limit, rerank, reranker, mm
         date_from=date_from, date_to=date_to,
     )
     if use_daemon:
-        from ..client import ConnectError, RpcError, search_via_daemon
+        from ..daemon.client import ConnectError, RpcError, search_via_daemon
 
         try:
             resp = search_via_daemon(vault or Path.cwd(), params)

@@ -35,7 +35,7 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
     One daemon per vault; it watches the vault and reindexes changed notes.
     Example: groove serve --vault ~/Notes
     """
-    from ..daemon import lifecycle
+    from ..daemon import discovery, lifecycle
 
     v = _vault(vault)
     if status:
@@ -47,25 +47,25 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
     if foreground or detached_child:
         sys.exit(lifecycle.run_daemon(v, index_path=index_path, model=model, foreground=foreground,
                                       verbose=verbose))
-    st = lifecycle.running_state(v)
+    st = discovery.running_state(v)
     if st is not None:
         raise lifecycle.AlreadyRunning(
             f"groove serve is already running for {v} (pid {st.get('pid', '?')}, "
             f"{st.get('transport', 'unix')} {st.get('address', '')}); stop it with `groove serve --stop`")
     t0 = time.perf_counter()
-    info = lifecycle.start_detached(v, index_path=index_path, model=model)
-    f = lifecycle.files_for(v)
+    info = discovery.start_detached(v, index_path=index_path, model=model)
+    f = discovery.files_for(v)
     click.echo(f"groove serve running for {v} (pid {info['pid']}, {info['transport']} {info['address']}) "
                f"in {time.perf_counter() - t0:.1f}s; log: {f.log}")
 
 
 def _status(v: Path, as_json: bool) -> int:
-    from ..client import ConnectError, DaemonClient
-    from ..daemon import auth, lifecycle
+    from ..daemon import auth, discovery
+    from ..daemon.client import ConnectError, DaemonClient
 
-    info = lifecycle.connect_info(v)
-    f = lifecycle.files_for(v)
-    st = lifecycle.read_state(v) or {}
+    info = discovery.connect_info(v)
+    f = discovery.files_for(v)
+    st = discovery.read_state(v) or {}
     out: dict = {
         "vault": str(v), "running": info["running"], "pid": info["pid"], "transport": info["transport"],
         "address": info["address"], "log": str(f.log), "token_store": st.get("token_store") or auth.store_info().store,
@@ -106,11 +106,11 @@ def connect_info_cmd(vault, index_path, model, start: bool, timeout: float) -> N
 
     {"vault", "transport", "address", "token", "pid", "running", "protocol_version"}
     """
-    from ..daemon import lifecycle
+    from ..daemon import discovery
 
     v = _vault(vault)
     if start:
-        info = lifecycle.start_detached(v, index_path=index_path, model=model, timeout=timeout)
+        info = discovery.start_detached(v, index_path=index_path, model=model, timeout=timeout)
     else:
-        info = lifecycle.connect_info(v)
+        info = discovery.connect_info(v)
     click.echo(json.dumps(info))

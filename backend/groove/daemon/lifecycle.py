@@ -1,16 +1,7 @@
-"""One daemon per vault: lock, socket, state file, logs, start/stop/status.
+"""Running and stopping a vault's daemon: the listening socket, logging,
+the run loop (lock, token, warm model, watcher, state file) and stop.
 
-Files in the private runtime dir (0700), per vault key:
-
-* ``<key>.lock``  — held with an exclusive fcntl lock for the daemon's
-  lifetime (the kernel drops it when the process dies, even on kill -9), so
-  "is a daemon running" never trusts a stale pid.
-* ``<key>.sock``  — the unix socket, mode 0600 (Linux/macOS).
-* ``<key>.json``  — state: transport, address, pid, token store; 0600.
-  On Windows the address is ``127.0.0.1:<random port>``.
-* ``<key>.token`` — only with the file token store (see auth.py).
-
-Logs go to ``log_dir()/<key>.log`` (``--foreground``: the terminal).
+Finding a running daemon and starting one detached is discovery.py.
 """
 
 from __future__ import annotations
@@ -21,25 +12,22 @@ import logging
 import os
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-from .. import __version__, protocol
+from .. import __version__
 from ..errors import GrooveError
-from ..paths import log_dir, runtime_dir, vault_key
 from ..vault.scan import check_vault
 from . import auth
+from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, read_state, running_state
+from .protocol import PROTOCOL_VERSION
 
 log = logging.getLogger("groove.daemon")
 
-IS_WINDOWS = sys.platform == "win32"
 UNIX_PATH_MAX = 104  # macOS sun_path is 104 bytes, Linux 108: use the smaller
-LOG_ROTATE_BYTES = 5 << 20
 
 
 class AlreadyRunning(GrooveError):
@@ -48,123 +36,6 @@ class AlreadyRunning(GrooveError):
 
 class DaemonNotRunning(GrooveError):
     """No daemon for this vault."""
-
-
-@dataclass(frozen=True)
-class DaemonFiles:
-    key: str
-    lock: Path
-    socket: Path
-    state: Path
-    log: Path
-
-
-def files_for(vault: Path) -> DaemonFiles:
-    key = vault_key(vault)
-    run = runtime_dir()
-    return DaemonFiles(key, run / f"{key}.lock", run / f"{key}.sock", run / f"{key}.json", log_dir() / f"{key}.log")
-
-
-# ----------------------------------------------------------------------------- lock
-
-
-class VaultLock:
-    """An exclusive, non-blocking lock on the vault's lock file."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fh: IO[str] | None = None
-
-    def try_acquire(self) -> bool:
-        fh = open(self.path, "a+", encoding="utf-8")
-        try:
-            if IS_WINDOWS:  # pragma: no cover - exercised only on Windows
-                import msvcrt
-
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            fh.close()
-            return False
-        self._fh = fh
-        with contextlib.suppress(OSError):
-            os.chmod(self.path, 0o600)
-        return True
-
-    def write_pid(self) -> None:
-        assert self._fh is not None
-        self._fh.seek(0)
-        self._fh.truncate()
-        self._fh.write(f"{os.getpid()}\n")
-        self._fh.flush()
-
-    def release(self) -> None:
-        if self._fh is not None:
-            with contextlib.suppress(OSError):
-                self._fh.close()
-            self._fh = None
-
-
-def is_locked(vault: Path) -> bool:
-    """True while some process (a daemon) holds the vault's lock."""
-    lk = VaultLock(files_for(vault).lock)
-    if lk.try_acquire():
-        lk.release()
-        return False
-    return True
-
-
-# ----------------------------------------------------------------------------- state
-
-
-def _write_private_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.write(fd, json.dumps(data, indent=2).encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
-def read_state(vault: Path) -> dict[str, Any] | None:
-    try:
-        return json.loads(files_for(vault).state.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def running_state(vault: Path) -> dict[str, Any] | None:
-    """The state of the daemon that holds the lock now, or None."""
-    if not is_locked(vault):
-        return None
-    st = read_state(vault)
-    if st is None:
-        return {"pid": None, "starting": True}
-    return st
-
-
-def connect_info(vault: Path) -> dict[str, Any]:
-    """What `groove connect-info` prints (protocol.md, "Finding the daemon")."""
-    vault = check_vault(vault)
-    st = running_state(vault)
-    running = bool(st and st.get("address"))
-    store = st.get("token_store") if st else None
-    token, _ = auth.load_token(vault, store)
-    f = files_for(vault)
-    return {
-        "vault": str(vault),
-        "transport": (st or {}).get("transport") or ("tcp" if IS_WINDOWS else "unix"),
-        "address": (st or {}).get("address") or ("" if IS_WINDOWS else str(f.socket)),
-        "token": token or "",
-        "pid": (st or {}).get("pid"),
-        "running": running,
-        "protocol_version": protocol.PROTOCOL_VERSION,
-    }
 
 
 # ----------------------------------------------------------------------------- listening
@@ -222,13 +93,19 @@ def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = Fa
     root.propagate = False
 
 
-def _rotate(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        if path.stat().st_size > LOG_ROTATE_BYTES:
-            os.replace(path, path.with_name(path.name + ".1"))
-
-
 # ----------------------------------------------------------------------------- the daemon
+
+
+def _write_private_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, json.dumps(data, indent=2).encode("utf-8"))
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
 
 
 def run_daemon(
@@ -293,7 +170,7 @@ def run_daemon(
         listener, transport, address = bind_listener(files)
         _write_private_json(files.state, {
             "vault": str(vault), "pid": os.getpid(), "transport": transport, "address": address,
-            "token_store": info.store, "protocol_version": protocol.PROTOCOL_VERSION,
+            "token_store": info.store, "protocol_version": PROTOCOL_VERSION,
             "server_version": __version__, "started_at": time.time(), "log": str(files.log),
             "index_path": str(rt.index.path),
         })
@@ -332,67 +209,6 @@ def run_daemon(
 # ----------------------------------------------------------------------------- control
 
 
-def _child_cmd(vault: Path, index_path: Path | None, model: str | None) -> list[str]:
-    cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(vault)]
-    if index_path:
-        cmd += ["--index", str(index_path)]
-    if model:
-        cmd += ["--model", str(model)]
-    return cmd
-
-
-def start_detached(
-    vault: Path,
-    *,
-    index_path: Path | None = None,
-    model: str | None = None,
-    timeout: float = 120.0,
-) -> dict[str, Any]:
-    """Start a daemon in the background (if none runs) and wait until it
-    answers an authenticated hello. Returns connect_info()."""
-    vault = check_vault(vault)
-    files = files_for(vault)
-    if is_locked(vault):
-        return wait_ready(vault, timeout=timeout)
-    _rotate(files.log)
-    logf = open(files.log, "ab")
-    kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": logf, "close_fds": True}
-    if IS_WINDOWS:  # pragma: no cover
-        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-    else:
-        kwargs["start_new_session"] = True  # survives the terminal / the editor that started it
-    proc = subprocess.Popen(_child_cmd(vault, index_path, model), **kwargs)
-    logf.close()
-    return wait_ready(vault, timeout=timeout, proc=proc)
-
-
-def wait_ready(vault: Path, *, timeout: float, proc: subprocess.Popen | None = None) -> dict[str, Any]:
-    from ..client import ConnectError, DaemonClient
-
-    files = files_for(vault)
-    deadline = time.monotonic() + timeout
-    last_err = "not started"
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            if is_locked(vault):
-                proc = None  # lost a start race: another daemon serves the vault; use it
-            else:
-                raise GrooveError(
-                    f"groove serve exited with code {proc.returncode} before accepting connections; "
-                    f"see {files.log}:\n{_tail(files.log)}"
-                )
-        info = connect_info(vault)
-        if info["running"] and info["token"]:
-            try:
-                with DaemonClient.connect(info, timeout=5.0):
-                    return info
-            except (ConnectError, OSError) as e:
-                last_err = str(e)
-        time.sleep(0.05)
-    raise GrooveError(f"groove serve did not accept connections within {timeout:.0f}s ({last_err}); "
-                      f"see {files.log}")
-
-
 def stop_daemon(vault: Path, *, timeout: float = 20.0) -> int | None:
     """SIGTERM the vault's daemon and wait for it to release its lock.
     Returns its pid, or None if none was running."""
@@ -429,8 +245,3 @@ def _cleanup_stale(vault: Path) -> None:
             p.unlink()
 
 
-def _tail(path: Path, lines: int = 15) -> str:
-    try:
-        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-    except OSError:
-        return ""

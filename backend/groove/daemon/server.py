@@ -26,9 +26,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import __version__, protocol, service
+from .. import __version__, service
+from . import protocol
 from ..pipeline import SearchParams
-from ..protocol import RpcError
+from .protocol import RpcError
 from ..runtime import Runtime
 from . import auth
 from .watcher import IndexWorker

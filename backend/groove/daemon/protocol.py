@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .errors import (
+from ..errors import (
     BadQuery,
     ConfigError,
     EmbedderMismatch,
@@ -110,7 +110,7 @@ def error_for(exc: BaseException) -> RpcError:
 
 # ----------------------------------------------------------------------------- schemas
 
-SCHEMA_PATH = Path(__file__).with_name("schemas") / "protocol.json"
+SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "protocol.json"
 
 
 @lru_cache(maxsize=1)

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from .eval.run import EvalRun, EvalSession, SearchOptions
-from .eval.stats import Significance, compare
-from .pipeline.params import with_overrides
+from .run import EvalRun, EvalSession, SearchOptions
+from .stats import Significance, compare
+from ..pipeline.params import with_overrides
 
 RRF_KS: tuple[float, ...] = (10.0, 30.0, 60.0, 100.0, 200.0)
 # (label, heading, context, content): the default, flat, and each side pushed.

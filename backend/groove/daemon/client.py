@@ -1,6 +1,6 @@
 """Python client for `groove serve` (docs/protocol.md).
 
-    from groove.client import find_daemon
+    from groove.daemon.client import find_daemon
     with find_daemon(vault) as c:          # None when no daemon runs
         resp = c.search("sync conflicts", limit=5)
 
@@ -19,18 +19,16 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from . import discovery
+from .discovery import ConnectError, open_socket
 from .protocol import CANCELLED, MAX_REQUEST_BYTES, RpcError
 
 if TYPE_CHECKING:
-    from .pipeline.params import SearchParams
-    from .types import SearchResponse
+    from ..pipeline.params import SearchParams
+    from ..types import SearchResponse
 
 __all__ = ["DaemonClient", "ConnectError", "RpcError", "PendingCall", "find_daemon", "connect", "get_connect_info",
            "search_via_daemon", "params_to_json", "response_from_json"]
-
-
-class ConnectError(OSError):
-    """No daemon at the address, or it closed the connection (wrong token)."""
 
 
 class PendingCall:
@@ -226,31 +224,12 @@ class DaemonClient:
             self._notes.put(None)
 
 
-def open_socket(info: dict[str, Any], *, timeout: float = 10.0) -> socket.socket:
-    """A connected (unauthenticated) socket to the connect-info address."""
-    addr = info.get("address") or ""
-    try:
-        if info.get("transport") == "tcp":
-            host, _, port = addr.rpartition(":")
-            sock = socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout)
-        else:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(timeout)
-            sock.connect(addr)
-    except (OSError, ValueError) as e:
-        raise ConnectError(f"cannot connect to groove daemon at {addr!r}: {e}") from e
-    sock.settimeout(None)  # the reader blocks; call timeouts are per request
-    return sock
-
-
 def get_connect_info(vault: Path | str, *, start: bool = False, model: str | None = None,
                      index_path: Path | None = None, timeout: float = 120.0) -> dict[str, Any]:
     """The connect-info JSON for ``vault`` (starting a daemon when ``start``)."""
-    from .daemon import lifecycle
-
     if start:
-        return lifecycle.start_detached(Path(vault), model=model, index_path=index_path, timeout=timeout)
-    return lifecycle.connect_info(Path(vault))
+        return discovery.start_detached(Path(vault), model=model, index_path=index_path, timeout=timeout)
+    return discovery.connect_info(Path(vault))
 
 
 def connect(vault: Path | str, *, start: bool = False, client: str = "groove-python",
@@ -302,7 +281,7 @@ def params_to_json(params: "SearchParams") -> dict[str, Any]:
 def response_from_json(d: dict[str, Any]) -> "SearchResponse":
     """A search result dict from the daemon -> the same SearchResponse the
     in-process pipeline returns (so surfaces print both the same way)."""
-    from .types import ExpandedRange, MatchSpan, SearchHit, SearchResponse
+    from ..types import ExpandedRange, MatchSpan, SearchHit, SearchResponse
 
     hits = [
         SearchHit(
