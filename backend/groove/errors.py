@@ -1,13 +1,30 @@
-"""Exceptions with messages a user can act on. Surfaces map them to exit codes
-(CLI), tool errors (MCP) and JSON-RPC error codes (socket)."""
+"""Exceptions with messages a user can act on. Each surface maps them once,
+by type: the CLI to exit codes and usage errors (cli/__init__.py), MCP to
+tool errors (mcp/tools.py), the socket to JSON-RPC error codes
+(daemon/protocol.py). Anything else is a bug and is reported as internal.
+"""
+
+from __future__ import annotations
 
 
 class GrooveError(Exception):
     """Base class: the message is shown to the user as is."""
 
 
-class BadQuery(GrooveError, ValueError):
+class InvalidArgument(GrooveError, ValueError):
+    """The caller passed a wrong value (a request parameter, a CLI flag);
+    ``param`` names it, and the message says what is expected."""
+
+    def __init__(self, message: str, *, param: str | None = None) -> None:
+        super().__init__(message)
+        self.param = param
+
+
+class BadQuery(InvalidArgument):
     """The query cannot be run (e.g. exclusions only)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, param="query")
 
 
 class ConfigError(GrooveError):
@@ -31,8 +48,8 @@ class PathOutsideVault(GrooveError):
 
 
 class NoteNotFound(GrooveError):
-    """A path inside the vault that is not an indexed note."""
+    """A path inside the vault that is not a note a client may read."""
 
 
-class InvalidArgument(GrooveError, ValueError):
-    """A tool/method argument has a wrong type or value; the message names it."""
+class ModelError(GrooveError):
+    """A model file is missing, corrupt, or of the wrong kind; the message names the path."""

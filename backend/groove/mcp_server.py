@@ -391,13 +391,9 @@ def _tool_error(e: Exception) -> ToolError:
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     """Run a blocking backend call in a worker thread; groove's errors become
     MCP tool errors (isError results) with the message as is."""
-    from .models import ModelError
-
     try:
         return await anyio.to_thread.run_sync(fn, *args)
-    except (GrooveError, ModelError) as e:
-        raise _tool_error(e) from e
-    except ValueError as e:  # e.g. a bad glob or date that a lower layer rejects
+    except GrooveError as e:
         raise _tool_error(e) from e
 
 

@@ -64,7 +64,7 @@ def _escape_reason(p: str) -> str | None:
     return None
 
 
-def safe_path(vault: Path, user_path: str) -> tuple[Path, str]:
+def safe_path(vault: Path, user_path: str, *, param: str = "path") -> tuple[Path, str]:
     """Resolve a client-supplied, vault-relative path; refuse anything that
     could name a file outside ``vault``.
 
@@ -74,12 +74,13 @@ def safe_path(vault: Path, user_path: str) -> tuple[Path, str]:
     path, so a symlink pointing outside is refused.
     """
     if not isinstance(user_path, str):
-        raise InvalidArgument(f"'path' must be a string, got {type(user_path).__name__}")
+        raise InvalidArgument(f"'{param}' must be a string, got {type(user_path).__name__}", param=param)
     raw = user_path.strip()
     if raw.startswith(NOTE_URI_PREFIX):
         raw = unquote(raw[len(NOTE_URI_PREFIX):])
     if not raw:
-        raise InvalidArgument("'path' is empty; pass a vault-relative note path such as 'Folder/Note.md'")
+        raise InvalidArgument(f"'{param}' is empty; pass a vault-relative note path such as 'Folder/Note.md'",
+                              param=param)
     # Check the path as given and as it would read after one or two rounds of
     # URL-decoding: a layer that decodes later must not turn it into an escape.
     spelling = raw
@@ -425,7 +426,7 @@ def _read_note(rt: Runtime, user_path: str) -> _Note:
     size = full.stat().st_size
     cap = rt.config.index.max_file_bytes
     if size > cap:
-        raise InvalidArgument(f"'{rel}' is {size:,} bytes, above max_file_bytes ({cap:,}); not served")
+        raise InvalidArgument(f"'{rel}' is {size:,} bytes, above max_file_bytes ({cap:,}); not served", param="path")
     data = full.read_bytes()
     text = data.decode("utf-8", errors="replace")
     lines = text.split("\n")
@@ -439,9 +440,9 @@ def _check_line(name: str, v: Any) -> int | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int):
-        raise InvalidArgument(f"'{name}' must be an integer line number, got {v!r}")
+        raise InvalidArgument(f"'{name}' must be an integer line number, got {v!r}", param=name)
     if v < 1:
-        raise InvalidArgument(f"'{name}' must be at least 1 (lines are 1-based), got {v}")
+        raise InvalidArgument(f"'{name}' must be at least 1 (lines are 1-based), got {v}", param=name)
     return v
 
 
@@ -495,9 +496,9 @@ def get_document(
     line_start = _check_line("line_start", line_start)
     line_end = _check_line("line_end", line_end)
     if heading is not None and not isinstance(heading, str):
-        raise InvalidArgument(f"'heading' must be a string, got {type(heading).__name__}")
+        raise InvalidArgument(f"'heading' must be a string, got {type(heading).__name__}", param="heading")
     if heading and (line_start or line_end):
-        raise InvalidArgument("pass either 'heading' or 'line_start'/'line_end', not both")
+        raise InvalidArgument("pass either 'heading' or 'line_start'/'line_end', not both", param="heading")
     note = _read_note(rt, path)
     total = len(note.lines)
     if heading:
@@ -506,7 +507,8 @@ def get_document(
             known = [s.heading for s in sections(note.lines)][:30]
             raise InvalidArgument(
                 f"no heading {heading!r} in '{note.path}'; its headings are: "
-                + (", ".join(repr(h) for h in known) if known else "(none)")
+                + (", ".join(repr(h) for h in known) if known else "(none)"),
+                param="heading",
             )
         a, b = sec.line_start, sec.line_end
     else:
@@ -515,9 +517,10 @@ def get_document(
         if total == 0:
             a, b = 1, 0
         elif a > total:
-            raise InvalidArgument(f"'line_start' {a} is past the end of '{note.path}' ({total} lines)")
+            raise InvalidArgument(f"'line_start' {a} is past the end of '{note.path}' ({total} lines)",
+                                  param="line_start")
         if b < a and total:
-            raise InvalidArgument(f"'line_end' ({line_end}) is before 'line_start' ({a})")
+            raise InvalidArgument(f"'line_end' ({line_end}) is before 'line_start' ({a})", param="line_end")
     picked = note.lines[a - 1:b]
     out: list[str] = []
     used = 0
@@ -564,13 +567,14 @@ def read_note_text(rt: Runtime, path: str) -> str:
 
 def _parse_link_arg(link: str) -> Link:
     if not isinstance(link, str) or not link.strip():
-        raise InvalidArgument("'link' must be a non-empty string such as '[[Note#Heading|alias]]'")
+        raise InvalidArgument("'link' must be a non-empty string such as '[[Note#Heading|alias]]'", param="link")
     s = link.strip()
     if not s.lstrip("!").startswith("[["):
         s = f"[[{s}]]"
     found = parse_links(s)
     if not found:
-        raise InvalidArgument(f"{link!r} is not a wikilink; expected e.g. '[[Note]]', '[[Note#Heading]]', '[[Note^block]]'")
+        raise InvalidArgument(f"{link!r} is not a wikilink; expected e.g. '[[Note]]', '[[Note#Heading]]', "
+                              "'[[Note^block]]'", param="link")
     return found[0]
 
 
@@ -584,7 +588,7 @@ def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[s
     parsed = _parse_link_arg(link)
     src: str | None = None
     if from_path:
-        _, src = safe_path(rt.vault, from_path)
+        _, src = safe_path(rt.vault, from_path, param="from_path")
     names = _names(rt.index)
     if src is not None and src not in names.docs and not src.lower().endswith(".md"):
         src = src + ".md" if src + ".md" in names.docs else src
@@ -701,9 +705,9 @@ def related_notes(rt: Runtime, path: str, limit: int = 10, *, chunk_id: int | No
     outgoing: [{target, path | null, heading, line}]}``.
     """
     if isinstance(limit, bool) or not isinstance(limit, int):
-        raise InvalidArgument(f"'limit' must be an integer, got {limit!r}")
+        raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
     if limit < 1:
-        raise InvalidArgument(f"'limit' must be at least 1, got {limit}")
+        raise InvalidArgument(f"'limit' must be at least 1, got {limit}", param="limit")
     limit = min(limit, MAX_RELATED)
     if chunk_id is not None:
         row = rt.index.conn.execute(

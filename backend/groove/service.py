@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable
 
 from . import __version__
+from .errors import GrooveError
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
@@ -60,17 +61,20 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
     known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
-    stale = 0
+    stale: int | None = 0
+    warnings: list[str] = []
     try:
         files, _ = scan_vault(rt.vault)
+    except (OSError, GrooveError) as e:  # e.g. the vault folder went away
+        stale = None
+        warnings.append(f"could not scan the vault to count changed files: {e}")
+    else:
         present = set()
         for f in files:
             present.add(f.path)
             if known.get(f.path) != (f.size, f.mtime_ns):
                 stale += 1
         stale += sum(1 for p in known if p not in present)
-    except Exception:
-        stale = -1
     last = idx.get_meta("last_indexed")
     return {
         "vault": str(rt.vault),
@@ -86,4 +90,5 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "progress": progress,
         "model_load_seconds": rt.model_load_seconds,
         "groove_version": __version__,
+        "warnings": warnings,
     }

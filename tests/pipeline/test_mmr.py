@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from groove.config import parse_config
-from groove.errors import ConfigError
+from groove.errors import ConfigError, InvalidArgument
 from groove.pipeline import SearchParams, resolve_params, run_search
 from groove.pipeline.mmr import load_embeddings, mmr_select
 from groove.config import SearchConfig
@@ -171,9 +171,10 @@ def test_no_footgun_warning_when_mmr_is_off_or_lambda_is_below_one(params):
     ({"mmr_lambda": -0.1}, "mmr_lambda"),
     ({"mmr_same_doc_penalty": -1.0}, "mmr_same_doc_penalty"),
 ])
-def test_out_of_range_mmr_knobs_are_config_errors_naming_the_key(kw, key):
-    with pytest.raises(ConfigError, match=key):
+def test_out_of_range_mmr_knobs_are_invalid_arguments_naming_the_key(kw, key):
+    with pytest.raises(InvalidArgument, match=key) as e:
         resolve_params(SearchParams("x", mmr=True, **kw), SearchConfig())
+    assert e.value.param == key
 
 
 @pytest.mark.parametrize("toml,key", [

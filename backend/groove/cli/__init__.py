@@ -7,13 +7,18 @@ import sys
 import click
 
 from .. import __version__
-from ..errors import GrooveError
+from ..errors import GrooveError, InvalidArgument
 
 
 class _Group(click.Group):
+    """groove's errors, mapped once: a wrong argument is a usage error, any
+    other GrooveError a one-line message; both exit 2."""
+
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except InvalidArgument as e:
+            raise click.UsageError(str(e)) from e
         except GrooveError as e:
             click.echo(f"error: {e}", err=True)
             sys.exit(2)

@@ -75,3 +75,5 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool) -> No
         return
     for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
         click.echo(f"{k:>16}: {st[k]}")
+    for w in st["warnings"]:
+        click.echo(f"warning: {w}", err=True)

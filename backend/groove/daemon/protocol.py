@@ -7,7 +7,6 @@ method table, notification names, error codes, and the JSON Schemas
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +14,6 @@ from typing import Any
 
 from ..errors import (
     BadQuery,
-    ConfigError,
     EmbedderMismatch,
     GrooveError,
     IndexMissing,
@@ -85,27 +83,28 @@ class RpcError(Exception):
         return f"RpcError({self.code}, {self.message!r})"
 
 
-_PARAM_IN_MESSAGE = re.compile(r"'([a-z_]+)'")
-
-
 def error_for(exc: BaseException) -> RpcError:
-    """Map an exception from the core to the protocol's error object."""
+    """Map an exception from the core to the protocol's error object, by type."""
     if isinstance(exc, RpcError):
         return exc
     msg = str(exc) or type(exc).__name__
     if isinstance(exc, BadQuery):
         return RpcError(BAD_QUERY, msg)
+    if isinstance(exc, InvalidArgument):
+        return RpcError(INVALID_PARAMS, msg, {"parameter": exc.param} if exc.param else None)
     if isinstance(exc, (PathOutsideVault, NoteNotFound)):
         return RpcError(PATH_NOT_FOUND, msg)
     if isinstance(exc, (IndexMissing, EmbedderMismatch)):
         return RpcError(INDEX_MISSING, msg)
-    if isinstance(exc, InvalidArgument) or (isinstance(exc, ConfigError) and not msg.startswith("groove.toml")):
-        # resolve_params raises ConfigError("'limit' must be ...") for a bad argument.
-        m = _PARAM_IN_MESSAGE.search(msg)
-        return RpcError(INVALID_PARAMS, msg, {"parameter": m.group(1)} if m else None)
     if isinstance(exc, GrooveError):
         return RpcError(INTERNAL, msg)
     return RpcError(INTERNAL, f"internal error: {type(exc).__name__}: {msg}")
+
+
+def is_bug(exc: BaseException) -> bool:
+    """True for a failure no message was written for: worth a traceback in
+    the log. A caller's mistake or a reported condition is not."""
+    return not isinstance(exc, (GrooveError, RpcError))
 
 
 # ----------------------------------------------------------------------------- schemas
@@ -142,12 +141,19 @@ def check_params(method: str, params: Any) -> None:
     if not errors:
         return
     e = errors[0]
-    where = ".".join(str(p) for p in e.absolute_path)
-    if not where and e.validator == "required":
-        m = _PARAM_IN_MESSAGE.search(e.message)
-        where = m.group(1) if m else ""
-    if not where and e.validator == "additionalProperties":
-        m = _PARAM_IN_MESSAGE.search(e.message)
-        where = m.group(1) if m else ""
+    where = _parameter_of(e)
     label = f"'{where}'" if where else "params"
     raise RpcError(INVALID_PARAMS, f"invalid {label}: {e.message}", {"parameter": where or None})
+
+
+def _parameter_of(e: Any) -> str:
+    """The parameter a jsonschema error is about, from the error's own fields."""
+    if e.absolute_path:
+        return ".".join(str(p) for p in e.absolute_path)
+    if isinstance(e.instance, dict):
+        if e.validator == "required":
+            return next((str(r) for r in e.validator_value if r not in e.instance), "")
+        if e.validator == "additionalProperties":
+            known = e.schema.get("properties", {})
+            return next((str(k) for k in e.instance if k not in known), "")
+    return ""

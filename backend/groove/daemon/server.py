@@ -234,7 +234,8 @@ class Connection:
         except Exception as e:  # noqa: BLE001 - one bad line must not kill the connection
             if not self.authenticated:
                 return False
-            log.exception("%s: failed to handle a line", self.peer)
+            if protocol.is_bug(e):
+                log.exception("%s: failed to handle a line", self.peer)
             self.reply_error(None, protocol.error_for(e))
             return True
 
@@ -242,7 +243,7 @@ class Connection:
         """False = close the connection without a word (pre-auth failures)."""
         try:
             msg = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        except (ValueError, RecursionError) as e:  # ValueError: bad JSON or UTF-8, an int past 4,300 digits
             if not self.authenticated:
                 return False
             self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
@@ -331,8 +332,10 @@ class Connection:
                 result = self.daemon.handlers[method](params)
             except Exception as e:  # noqa: BLE001 - every failure becomes an error object
                 err = protocol.error_for(e)
-                if err.code == protocol.INTERNAL:
+                if protocol.is_bug(e):
                     log.exception("%s: %s failed", self.peer, method)
+                else:
+                    log.info("%s: %s: %s", self.peer, method, err.message)
         if state.cancelled:
             err, result = RpcError(protocol.CANCELLED, "cancelled"), None
         with self._lock:

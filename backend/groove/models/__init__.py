@@ -16,11 +16,7 @@ import os
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
-from groove.errors import GrooveError
-
-
-class ModelError(GrooveError):
-    """A model file is missing, corrupt, or of the wrong kind; the message names the path."""
+from groove.errors import ModelError  # noqa: E402  (kept importable from here for the model modules)
 
 
 __all__ = ["ModelError"]

@@ -50,7 +50,8 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     # 2. reranker (optional)
     if r.rerank:
         # Asked for on this query → a load failure is an error; from groove.toml → a warning.
-        reranker, w = reranker_for_query(rt, r.reranker, asked=r.reranker_explicit or params.rerank is True)
+        reranker, w = reranker_for_query(rt, r.reranker, asked=r.reranker_explicit or params.rerank is True,
+                                          named=r.reranker_explicit)
         warnings.extend(w)
         if reranker is not None:
             pool, w = rerank_candidates(pool, parsed.embed_text, reranker)

@@ -15,7 +15,7 @@ from typing import Any
 import pathspec
 
 from ..index.db import Index
-from ..errors import ConfigError
+from ..errors import InvalidArgument
 from .params import Resolved
 
 
@@ -30,7 +30,7 @@ def _date(s: str, name: str) -> str:
     try:
         return _dt.date.fromisoformat(s[:10]).isoformat()
     except ValueError:
-        raise ConfigError(f"'{name}' must be a date like 2026-01-31, got {s!r}") from None
+        raise InvalidArgument(f"'{name}' must be a date like 2026-01-31, got {s!r}", param=name) from None
 
 
 def _tag_match(doc_tags: set[str], wanted: str) -> bool:
@@ -54,7 +54,10 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
         applied["date_to"] = dto
     if not applied:
         return Restriction(None, {})
-    spec = pathspec.GitIgnoreSpec.from_lines(r.path_globs) if r.path_globs else None
+    try:
+        spec = pathspec.GitIgnoreSpec.from_lines(r.path_globs) if r.path_globs else None
+    except ValueError as e:  # pathspec's GitWildMatchPatternError
+        raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     allowed: list[int] = []
     for doc_id, path, tags_json, date, mtime_ns in idx.conn.execute(
         "SELECT id, path, tags, date, mtime_ns FROM documents"

@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..config import SearchConfig
-from ..errors import ConfigError
+from ..errors import InvalidArgument
 
 MAX_LIMIT = 50  # what MCP and the socket allow; the CLI and eval may ask for more
 
@@ -84,7 +84,7 @@ class Resolved:
 
 def _check_unit(name: str, v: float) -> float:
     if not 0.0 <= v <= 1.0:
-        raise ConfigError(f"'{name}' must be between 0 and 1, got {v!r}")
+        raise InvalidArgument(f"'{name}' must be between 0 and 1, got {v!r}", param=name)
     return v
 
 
@@ -92,7 +92,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
     warnings: list[str] = []
     limit = cfg.limit if p.limit is None else int(p.limit)
     if limit < 1:
-        raise ConfigError(f"'limit' must be at least 1, got {limit}")
+        raise InvalidArgument(f"'limit' must be at least 1, got {limit}", param="limit")
     if max_limit is not None and limit > max_limit:
         warnings.append(f"limit {limit} is above the maximum {max_limit}; using {max_limit}")
         limit = max_limit
@@ -108,7 +108,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
     lam = _check_unit("mmr_lambda", cfg.mmr.lambda_ if p.mmr_lambda is None else float(p.mmr_lambda))
     pen = cfg.mmr.same_doc_penalty if p.mmr_same_doc_penalty is None else float(p.mmr_same_doc_penalty)
     if pen < 0:
-        raise ConfigError(f"'mmr_same_doc_penalty' must be >= 0, got {pen!r}")
+        raise InvalidArgument(f"'mmr_same_doc_penalty' must be >= 0, got {pen!r}", param="mmr_same_doc_penalty")
     if mmr and lam == 1.0:
         warnings.append("MMR is on with lambda = 1.0: that is MMR off but slower; turn MMR off or lower lambda")
     mcr = _check_unit(
@@ -116,7 +116,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         cfg.min_confidence_ratio if p.min_confidence_ratio is None else float(p.min_confidence_ratio),
     )
     if p.legs not in ("hybrid", "vector", "fts"):
-        raise ConfigError(f"'legs' must be hybrid, vector or fts, got {p.legs!r}")
+        raise InvalidArgument(f"'legs' must be hybrid, vector or fts, got {p.legs!r}", param="legs")
     f = cfg.fusion
     return Resolved(
         query=p.query,

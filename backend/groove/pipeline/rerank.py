@@ -6,7 +6,7 @@ bigger is better). Passages longer than the model's context are cut by the
 model; the response says how many.
 
 Which reranker runs, and what happens when it cannot be loaded, is decided by
-``reranker_for_query`` (SPEC §1.3): a reranker the user asked for on this
+``reranker_for_query`` (docs/design.md §1.3): a reranker the user asked for on this
 query (``--reranker``/``--rerank``) that fails is an error; one that only
 came from ``groove.toml`` (``rerank_by_default``) that fails leaves the
 results in stage-1 order, with a warning naming the file.
@@ -18,9 +18,8 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..errors import GrooveError
+from ..errors import GrooveError, InvalidArgument, ModelError
 from ..index.store import embed_text
-from ..models import ModelError
 from ..models.base import Reranker
 from ..types import Candidate
 
@@ -28,20 +27,27 @@ if TYPE_CHECKING:
     from ..runtime import Runtime
 
 
-def reranker_for_query(rt: Runtime, name: str, *, asked: bool) -> tuple[Reranker | None, list[str]]:
+def reranker_for_query(
+    rt: Runtime, name: str, *, asked: bool, named: bool = False
+) -> tuple[Reranker | None, list[str]]:
     """The loaded reranker, or ``(None, [warning])`` when it came from the
     config and cannot be loaded. ``asked``: the user requested reranking for
-    this query (``--reranker`` or ``--rerank``); then any failure raises."""
+    this query (``--reranker`` or ``--rerank``); then any failure raises —
+    as the caller's mistake (``InvalidArgument``) when the caller ``named``
+    the model, as the vault's configuration problem otherwise."""
     if not name:
         if asked:
-            raise GrooveError(
+            raise InvalidArgument(
                 "reranking was asked for but no reranker is configured "
-                "(pass --reranker MODEL or set `reranker` in groove.toml)"
+                "(pass --reranker MODEL or set `reranker` in groove.toml)",
+                param="rerank",
             )
         return None, []
     try:
         return rt.reranker(name), []
     except (ModelError, GrooveError) as e:
+        if named:
+            raise InvalidArgument(f"reranker {name!r} could not be loaded: {e}", param="reranker") from e
         if asked:
             raise GrooveError(f"reranker {name!r} could not be loaded: {e}") from e
         return None, [
