@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
-EVAL_DIR = Path(__file__).resolve().parents[2] / "shared" / "eval"
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
 
 

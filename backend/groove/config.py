@@ -53,6 +53,11 @@ class FusionConfig:
     # (ADR-0083). false = it competes like any other hit.
     named_note_first: bool = True
 
+    @property
+    def bm25_weights(self) -> tuple[float, float, float]:
+        """The full-text leg's column weights: heading, context, content."""
+        return (self.heading_weight, self.context_weight, self.content_weight)
+
 
 @dataclass(frozen=True)
 class MMRConfig:

@@ -266,10 +266,8 @@ def open_backend(opts: ServerOptions) -> Backend:
 
 def _daemon_backend(vault: Path) -> Backend | None:
     """A backend over the vault's running `groove serve`, or None (none runs)."""
-    try:
-        from .daemon.client import find_daemon
-    except ImportError:  # a build without the daemon client: standalone only
-        return None
+    from .daemon.client import find_daemon
+
     conn = find_daemon(vault, client=f"groove-mcp/{__version__}")
     return DaemonBackend(conn) if conn is not None else None
 
@@ -602,7 +600,6 @@ def build_server(opts: ServerOptions) -> MCPServer:
         except GrooveError as e:
             raise ResourceNotFoundError(str(e)) from e
 
-    mcp._groove_state = state  # type: ignore[attr-defined]  # for tests and the bench
     return mcp
 
 

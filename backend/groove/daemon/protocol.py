@@ -44,7 +44,6 @@ class Method:
     name: str
     summary: str
     cancellable: bool = False  # `cancel` applies to it
-    needs_notes: bool = False  # implemented in groove.notes (may be absent in a build)
 
 
 METHODS: dict[str, Method] = {
@@ -53,9 +52,9 @@ METHODS: dict[str, Method] = {
         Method("hello", "authenticate; first line of every connection"),
         Method("search", "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
         Method("cancel", "cancel a pending request of this connection by id"),
-        Method("get_document", "a note's text (whole, a line range or a heading section)", needs_notes=True),
-        Method("related_notes", "similar notes, backlinks, outgoing links", needs_notes=True),
-        Method("resolve_link", "where a wikilink points", needs_notes=True),
+        Method("get_document", "a note's text (whole, a line range or a heading section)"),
+        Method("related_notes", "similar notes, backlinks, outgoing links"),
+        Method("resolve_link", "where a wikilink points"),
         Method("index_status", "counts, model, staleness, progress of a running reindex"),
         Method("reindex", "bring the index up to date (force = re-embed everything)"),
         Method("subscribe", "set the notifications this connection receives"),

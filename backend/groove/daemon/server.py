@@ -11,10 +11,9 @@ notifications or another client.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
 import logging
+import os
 import queue
 import select
 import socket
@@ -26,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import __version__, service
+from .. import __version__, notes, service
 from . import protocol
 from ..pipeline import SearchParams
 from .protocol import RpcError
@@ -379,9 +378,9 @@ class Daemon:
         self.started_at = time.time()
         self.handlers: dict[str, Callable[[dict], Any]] = {
             "search": self._search,
-            "get_document": self._notes_call("get_document"),
-            "related_notes": self._notes_call("related_notes"),
-            "resolve_link": self._notes_call("resolve_link"),
+            "get_document": lambda p: notes.get_document(self.rt, **_given(p)),
+            "related_notes": lambda p: notes.related_notes(self.rt, **_given(p)),
+            "resolve_link": lambda p: notes.resolve_link(self.rt, **_given(p)),
             "index_status": self._index_status,
             "reindex": self._reindex,
         }
@@ -398,12 +397,11 @@ class Daemon:
             "server_version": __version__,
             "vault": str(self.rt.vault),
             "capabilities": self.capabilities(),
-            "pid": _getpid(),
+            "pid": os.getpid(),
         }
 
     def capabilities(self) -> list[str]:
-        notes = notes_available()
-        return [m.name for m in protocol.METHODS.values() if m.name != "hello" and (notes or not m.needs_notes)]
+        return [m.name for m in protocol.METHODS.values() if m.name != "hello"]
 
     def _search(self, p: dict) -> dict:
         params = SearchParams(
@@ -428,15 +426,6 @@ class Daemon:
 
     def _reindex(self, p: dict) -> dict:
         return self.worker.submit_full(force=bool(p.get("force"))).result().to_json()
-
-    def _notes_call(self, name: str) -> Callable[[dict], Any]:
-        def call(p: dict) -> Any:
-            if not notes_available():
-                raise RpcError(protocol.METHOD_NOT_FOUND,
-                               f"{name} is not available yet in this groove build (groove.notes is missing)")
-            fn = getattr(importlib.import_module("groove.notes"), name)
-            return fn(self.rt, **{k: v for k, v in p.items() if v is not None})
-        return call
 
     def _subscribe(self, conn: Connection, p: dict) -> dict:
         conn.subscriptions = frozenset(p["events"])
@@ -496,22 +485,8 @@ class Daemon:
         self.pool.shutdown(wait=False, cancel_futures=True)
 
 
-_notes_present: bool | None = None
-
-
-def notes_available() -> bool:
-    """groove.notes is written in parallel with the daemon; until it lands
-    (checked again until it does) its methods answer "not available yet"."""
-    global _notes_present
-    if not _notes_present:
-        _notes_present = importlib.util.find_spec("groove.notes") is not None
-    return _notes_present
-
-
-def _getpid() -> int:
-    import os
-
-    return os.getpid()
+def _given(p: dict) -> dict:
+    return {k: v for k, v in p.items() if v is not None}
 
 
 def _same_user(sock: socket.socket) -> bool:
@@ -520,8 +495,6 @@ def _same_user(sock: socket.socket) -> bool:
     if sys.platform != "linux" or sock.family != socket.AF_UNIX:
         return True
     try:
-        import os
-
         creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
         _pid, uid, _gid = struct.unpack("3i", creds)
         return uid == os.getuid()

@@ -175,25 +175,25 @@ def hybrid_candidates(
     fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded)
     if isinstance(qvec, Future):
         qvec = qvec.result()
-    use_note_leg = r.note_weight > 0 and qvec is not None and r.legs == "hybrid"
-    use_dense_notes = r.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
+    use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
+    use_dense_notes = r.fusion.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The nearest notes, found once for the note-aware vector leg and the note leg.
     near = nearest_notes(idx, qvec, r.candidates, restriction) if use_note_leg or use_dense_notes else []
     vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [])
 
-    lists, weights = [vec_ids, fts_ids], [r.vec_weight, r.fts_weight]
+    lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
     votes: list[dict[int, float] | None] = [None, fts_votes]
-    chunk_fused = rrf_fuse(lists, r.rrf_k, weights, votes)
-    if r.title_weight > 0 and r.legs == "hybrid":
+    chunk_fused = rrf_fuse(lists, r.fusion.rrf_k, weights, votes)
+    if r.fusion.title_weight > 0 and r.legs == "hybrid":
         lists.append(_title_chunks(idx, parsed, r, restriction, excluded, chunk_fused))
-        weights.append(r.title_weight)
+        weights.append(r.fusion.title_weight)
         votes.append(None)
     if use_note_leg:
         # The note leg (ADR-0076): the nearest notes by their summary vector.
         lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
-        weights.append(r.note_weight)
+        weights.append(r.fusion.note_weight)
         votes.append(None)
-    if r.named_note_first and r.legs == "hybrid":
+    if r.fusion.named_note_first and r.legs == "hybrid":
         named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused)
         if named:
             # Twice every other leg's weight: the named note's first place
@@ -201,7 +201,7 @@ def hybrid_candidates(
             lists.append(named)
             weights.append(2 * sum(weights))
             votes.append(None)
-    fused = rrf_fuse(lists, r.rrf_k, weights, votes)
+    fused = rrf_fuse(lists, r.fusion.rrf_k, weights, votes)
     return Stage1(_candidates(idx, fused, vec_ids, fts_ids), vec_ids, fts_ids, vec_sims)
 
 
@@ -214,10 +214,10 @@ def _full_text(
     if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
         return [], None
     trigram_df: dict[str, int] = {}  # looked up once for the leg's pruning and the coverage
-    hits = fts.fts_search(idx.conn, parsed, r.weights, r.candidates + len(excluded), restriction.sql,
+    hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates + len(excluded), restriction.sql,
                           memo=trigram_df)
     ids = [cid for cid, _ in hits if cid not in excluded][: r.candidates]
-    if not (r.fts_coverage and ids and r.legs == "hybrid"):
+    if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
     return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df)
 
@@ -234,7 +234,7 @@ def _vectors(
     n = r.candidates
     if near:
         wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
-        return note_aware_ranking(idx, qvec, wide, near, n, r.dense_note_weight), [sim for _, sim in wide[:n]]
+        return note_aware_ranking(idx, qvec, wide, near, n, r.fusion.dense_note_weight), [sim for _, sim in wide[:n]]
     hits = vector_leg(idx, qvec, n, restriction, excluded)
     return [cid for cid, _ in hits], [sim for _, sim in hits]
 
@@ -262,7 +262,7 @@ def _title_chunks(
 ) -> list[int]:
     """The title leg (ADR-0072) as chunk ids."""
     doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
-    hits = title_leg(idx, parsed.embed_text, doc_sql, r.title_min_coverage)
+    hits = title_leg(idx, parsed.embed_text, doc_sql, r.fusion.title_min_coverage)
     return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
 
 

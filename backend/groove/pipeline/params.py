@@ -10,11 +10,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..config import SearchConfig
+from ..config import FusionConfig, SearchConfig
 from ..errors import InvalidArgument
-
-MAX_LIMIT = 50  # what MCP and the socket allow; the CLI and eval may ask for more
-
 
 @dataclass(frozen=True)
 class SearchParams:
@@ -51,16 +48,7 @@ class Resolved:
     max_expanded_tokens: int
     min_confidence_ratio: float
     candidates: int
-    rrf_k: float
-    weights: tuple[float, float, float]  # bm25 heading / context / content
-    vec_weight: float
-    fts_weight: float
-    title_weight: float
-    title_min_coverage: float
-    note_weight: float
-    dense_note_weight: float
-    fts_coverage: bool
-    named_note_first: bool
+    fusion: FusionConfig  # stage 1's knobs, as groove.toml set them
     short_cjk: bool
     exclusion_scope: str
     legs: str
@@ -73,7 +61,7 @@ class Resolved:
 
     @property
     def pool_size(self) -> int:
-        """Candidates handed to stages 2-3 (spec §1.3): the parent retriever
+        """Candidates handed to stages 2-3 (docs/design.md §1.3): the parent retriever
         never changes it."""
         if self.mmr:
             return max(self.limit * 5, 50)
@@ -117,7 +105,6 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
     )
     if p.legs not in ("hybrid", "vector", "fts"):
         raise InvalidArgument(f"'legs' must be hybrid, vector or fts, got {p.legs!r}", param="legs")
-    f = cfg.fusion
     return Resolved(
         query=p.query,
         limit=limit,
@@ -132,16 +119,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         max_expanded_tokens=cfg.parent_retriever.max_expanded_tokens,
         min_confidence_ratio=mcr,
         candidates=max(cfg.candidates, limit * 5),
-        rrf_k=f.rrf_k,
-        weights=(f.heading_weight, f.context_weight, f.content_weight),
-        vec_weight=f.vec_weight,
-        fts_weight=f.fts_weight,
-        title_weight=f.title_weight,
-        title_min_coverage=f.title_min_coverage,
-        note_weight=f.note_weight,
-        dense_note_weight=f.dense_note_weight,
-        fts_coverage=f.fts_coverage,
-        named_note_first=f.named_note_first,
+        fusion=cfg.fusion,
         short_cjk=cfg.query.short_cjk,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,
