@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 from . import __version__
 from .errors import GrooveError
+from .index.store import all_docs
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
@@ -60,7 +61,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     progress = _reindex_state.get(id(rt))
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
-    known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
+    known = {p: (d.size, d.mtime_ns) for p, d in all_docs(idx).items()}
     stale: int | None = 0
     warnings: list[str] = []
     try:

@@ -10,6 +10,8 @@ import pytest
 from groove import notes, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
 from groove.runtime import Runtime, open_runtime
+from groove.vault.gate import safe_path
+from groove.vault.sections import find_section, sections
 
 ESCAPES = [
     "../secret.md",
@@ -50,7 +52,7 @@ def rt(vault: Path, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) 
 @pytest.mark.parametrize("trick", ESCAPES)
 def test_safe_path_refuses_escape(vault: Path, trick: str) -> None:
     with pytest.raises(PathOutsideVault):
-        notes.safe_path(vault, trick)
+        safe_path(vault, trick)
 
 
 @pytest.mark.parametrize("ok,rel", [
@@ -63,16 +65,16 @@ def test_safe_path_refuses_escape(vault: Path, trick: str) -> None:
     ("日本/会議.md", "日本/会議.md"),
 ])
 def test_safe_path_accepts_vault_paths(vault: Path, ok: str, rel: str) -> None:
-    full, got = notes.safe_path(vault, ok)
+    full, got = safe_path(vault, ok)
     assert got == rel
     assert full == vault.resolve() / rel
 
 
 def test_safe_path_rejects_empty_and_non_string(vault: Path) -> None:
     with pytest.raises(InvalidArgument):
-        notes.safe_path(vault, "  ")
+        safe_path(vault, "  ")
     with pytest.raises(InvalidArgument):
-        notes.safe_path(vault, 42)  # type: ignore[arg-type]
+        safe_path(vault, 42)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("trick", ESCAPES)
@@ -261,15 +263,15 @@ def test_sections_come_from_the_text_not_from_chunk_boundaries() -> None:
     text = ("# T\n\n## Long\n\n" + "\n\n".join(f"para {i} " + "word " * 60 for i in range(12))
             + "\n\n## Next\n\nx\n\n```\n# not a heading\n```\n\nSetext\n------\n\ny\n")
     lines = text.split("\n")[:-1]
-    secs = notes.sections(lines)
+    secs = sections(lines)
     assert [(s.heading, s.level) for s in secs] == [("T", 1), ("Long", 2), ("Next", 2), ("Setext", 2)]
-    long, nxt = notes.find_section(secs, "Long"), notes.find_section(secs, "Next")
+    long, nxt = find_section(secs, "Long"), find_section(secs, "Next")
     assert long.line_start == 3 and long.line_end == nxt.line_start - 2
-    assert notes.find_section(secs, "T").line_end == len(lines)  # the H1 holds everything
-    assert notes.find_section(secs, "T#Setext").line_start == len(lines) - 3
+    assert find_section(secs, "T").line_end == len(lines)  # the H1 holds everything
+    assert find_section(secs, "T#Setext").line_start == len(lines) - 3
 
 
 def test_sections_skip_frontmatter() -> None:
     lines = ["---", "title: x", "---", "# A", "", "text", "## B", "more"]
-    secs = notes.sections(lines)
+    secs = sections(lines)
     assert [(s.heading, s.line_start, s.line_end) for s in secs] == [("A", 4, 8), ("B", 7, 8)]

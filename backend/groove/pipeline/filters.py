@@ -14,6 +14,7 @@ from typing import Any
 
 import pathspec
 
+from ..index.chunks import chunks_of_notes_sql, filter_rows
 from ..index.db import Index
 from ..errors import InvalidArgument
 from .params import Resolved
@@ -59,9 +60,7 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
     except ValueError as e:  # pathspec's GitWildMatchPatternError
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     allowed: list[int] = []
-    for doc_id, path, tags_json, date, mtime_ns in idx.conn.execute(
-        "SELECT id, path, tags, date, mtime_ns FROM documents"
-    ):
+    for doc_id, path, tags_json, date, mtime_ns in filter_rows(idx):
         if spec and not spec.match_file(path):
             continue
         if r.tags_any or r.tags_all:
@@ -75,5 +74,4 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
             if (dfrom and d < dfrom) or (dto and d > dto):
                 continue
         allowed.append(int(doc_id))
-    ids = ",".join(str(i) for i in allowed) or "NULL"
-    return Restriction(f"SELECT id FROM chunks WHERE doc_id IN ({ids})", applied)
+    return Restriction(chunks_of_notes_sql(allowed), applied)

@@ -10,21 +10,21 @@ The ranked lists, in ``hybrid_candidates``:
 * the title leg (off by default, ADR-0072) and the note leg: notes ranked by
   their summary vector, each entering through its best chunk (ADR-0076).
 
-``rrf_fuse`` is pure; fetching goes through ``index/``. Every leg obeys the
-same filter restriction and the same exclusion set (spec §1.2), so they agree
+``rrf_fuse`` is pure; fetching goes through ``index/`` (``index/chunks.py``
+for rows, ``index/fts.py`` for the full-text leg). Every leg obeys the
+same filter restriction and the same exclusion set (docs/design.md §1.2), so they agree
 on what is excluded.
 """
 
 from __future__ import annotations
 
 
-import json
 from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..index import fts
+from ..index import chunks, fts
 from ..index.db import Index
 from ..query import ParsedQuery
 from ..types import Candidate
@@ -144,13 +144,7 @@ def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction:
     if scope == "note" and ids:
         # Note-level exclusion: a note any of whose chunks matches is dropped
         # whole, so its other chunks cannot slip back in (ADR-0071).
-        marks = ",".join(str(i) for i in ids)
-        ids = {
-            r[0]
-            for r in idx.conn.execute(
-                f"SELECT id FROM chunks WHERE doc_id IN (SELECT doc_id FROM chunks WHERE id IN ({marks}))"
-            )
-        }
+        ids = chunks.chunks_of_same_notes(idx, ids)
     return ids
 
 
@@ -243,7 +237,7 @@ def _candidates(idx: Index, fused: list[tuple[int, float]], vec_ids: list[int], 
     """The fused chunks loaded, with their score and per-leg ranks."""
     vrank = {cid: i for i, cid in enumerate(vec_ids, 1)}
     frank = {cid: i for i, cid in enumerate(fts_ids, 1)}
-    by_id = {c.chunk_id: c for c in load_candidates(idx, [cid for cid, _ in fused])}
+    by_id = {c.chunk_id: c for c in chunks.load_candidates(idx, [cid for cid, _ in fused])}
     out: list[Candidate] = []
     for cid, score in fused:
         c = by_id.get(cid)
@@ -261,7 +255,7 @@ def _title_chunks(
     fused: list[tuple[int, float]],
 ) -> list[int]:
     """The title leg (ADR-0072) as chunk ids."""
-    doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
+    doc_sql = chunks.notes_of_chunks_sql(restriction.sql) if restriction.sql else None
     hits = title_leg(idx, parsed.embed_text, doc_sql, r.fusion.title_min_coverage)
     return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
 
@@ -270,7 +264,7 @@ def _named_chunks(
     idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: set[int], fused: list[tuple[int, float]],
 ) -> list[int]:
     """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
-    doc_sql = f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})" if restriction.sql else None
+    doc_sql = chunks.notes_of_chunks_sql(restriction.sql) if restriction.sql else None
     return _docs_to_chunks(idx, named_notes(idx, parsed.embed_text, doc_sql), excluded, fused)
 
 
@@ -286,42 +280,9 @@ def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list
     best: dict[int, int] = {}
     for cid in ids:
         best.setdefault(doc_of[cid], cid)
-    missing = [d for d in docs if d not in best]
-    if missing:
-        # One query for every note the fusion has not reached: its first
-        # chunk that is not excluded (a query per note cost ~2 ms a search).
-        marks = ",".join(str(i) for i in excluded) or "NULL"
-        dmarks = ",".join(str(int(d)) for d in missing)
-        # SQLite takes a bare column (id) from the row that holds the MIN().
-        for doc_id, cid, _ in idx.conn.execute(
-            f"SELECT doc_id, id, MIN(ordinal) FROM chunks WHERE doc_id IN ({dmarks}) AND id NOT IN ({marks}) "
-            "GROUP BY doc_id"
-        ):
-            best[doc_id] = cid
+    # The notes the fusion has not reached: their first chunk not excluded.
+    best.update(chunks.first_chunks(idx, [d for d in docs if d not in best], excluded))
     return [best[d] for d in docs if d in best and best[d] not in excluded]
 
 
-def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
-    if not chunk_ids:
-        return {}
-    marks = ",".join(str(int(i)) for i in chunk_ids)
-    return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})"))
-
-
-def load_candidates(idx: Index, ids: list[int]) -> list[Candidate]:
-    if not ids:
-        return []
-    marks = ",".join(str(int(i)) for i in ids)
-    rows = idx.conn.execute(
-        "SELECT c.id, c.doc_id, d.path, d.title, c.heading_path, c.level, c.context, c.content, "
-        "c.byte_start, c.byte_end, c.line_start, c.line_end, c.token_count "
-        f"FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({marks})"
-    )
-    return [
-        Candidate(
-            chunk_id=r[0], doc_id=r[1], path=r[2], title=r[3], heading_path=json.loads(r[4]),
-            level=r[5], context=r[6], content=r[7], byte_range=(r[8], r[9]),
-            line_range=(r[10], r[11]), token_count=r[12], score=0.0,
-        )
-        for r in rows
-    ]
+_doc_ids = chunks.doc_ids  # chunk id -> note id, for the vector leg's note term

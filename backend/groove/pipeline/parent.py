@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Callable
 
+from ..index.chunks import note_chunk_rows
 from ..index.db import Index
 from ..types import ExpandedRange, SearchHit
 from ..vault.markdown import estimate_tokens
@@ -40,14 +41,9 @@ def _tokens(token_count: int | None, content: str) -> int:
 
 def _doc_rows(idx: Index, chunk_id: int) -> list[_Row]:
     """Every chunk of the note holding ``chunk_id``, in file order."""
-    rows = idx.conn.execute(
-        "SELECT id, level, heading_path, content, token_count, byte_start, byte_end, line_start, line_end "
-        "FROM chunks WHERE doc_id = (SELECT doc_id FROM chunks WHERE id = ?) ORDER BY ordinal",
-        (chunk_id,),
-    ).fetchall()
     return [
         _Row(r[0], r[1], r[2], r[3], _tokens(r[4], r[3]), (r[5], r[6]), (r[7], r[8]))
-        for r in rows
+        for r in note_chunk_rows(idx, chunk_id)
     ]
 
 

@@ -15,16 +15,14 @@ as the query compiler, and only from the positive part of the query.
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..index.chunks import ids_from
+from ..index.db import Index
+from ..index.notes import documents_signature, note_names
 from ..query import KANJI, KATA, SEP, WORD, char_type
-
-if TYPE_CHECKING:
-    from ..index.db import Index
 
 # English function words: they name nothing, so they never count as covering a title.
 _STOP = frozenset(
@@ -86,22 +84,19 @@ class TitleHit:
     coverage: float
 
 
-def _names(idx: "Index") -> list[tuple[int, list[str]]]:
+def _names(idx: Index) -> list[tuple[int, list[str]]]:
     """(doc id, casefolded title and aliases) of every note, cached on the
     index until a note is added, changed or removed."""
-    key = idx.conn.execute("SELECT count(*), max(indexed_at), max(id) FROM documents").fetchone()
+    key = documents_signature(idx)
     cached = getattr(idx, "_title_names", None)
     if cached is not None and cached[0] == key:
         return cached[1]
-    names = [
-        (doc_id, [n.casefold() for n in [title] + json.loads(aliases or "[]") if n])
-        for doc_id, title, aliases in idx.conn.execute("SELECT id, title, aliases FROM documents")
-    ]
+    names = [(d.id, [n.casefold() for n in [d.title, *d.aliases] if n]) for d in note_names(idx)]
     idx._title_names = (key, names)
     return names
 
 
-def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_coverage: float) -> list[TitleHit]:
+def title_leg(idx: Index, query_text: str, restrict_doc_sql: str | None, min_coverage: float) -> list[TitleHit]:
     """Notes ranked by title/alias coverage (best first), at least ``min_coverage``."""
     words = content_words(query_text)
     if not words:
@@ -110,9 +105,7 @@ def title_leg(idx: "Index", query_text: str, restrict_doc_sql: str | None, min_c
     # Latin words match whole words of the name (a prefix is fine for plurals:
     # "theme" ~ "themes"); CJK runs match anywhere.
     bounded = {w: re.compile(r"(?<![0-9a-z])" + re.escape(w)) for w in words if char_type(w[0]) == WORD}
-    allowed = None
-    if restrict_doc_sql:
-        allowed = {r[0] for r in idx.conn.execute(restrict_doc_sql)}
+    allowed = ids_from(idx, restrict_doc_sql) if restrict_doc_sql else None
     hits: list[TitleHit] = []
     for doc_id, names in _names(idx):
         if allowed is not None and doc_id not in allowed:
@@ -136,7 +129,7 @@ def _name_key(text: str) -> str:
     return " ".join(text.split())
 
 
-def _named_index(idx: "Index") -> dict[str, list[int]]:
+def _named_index(idx: Index) -> dict[str, list[int]]:
     """Name key -> doc ids, built from ``_names`` and cached with it, so a
     query costs one dict lookup however large the vault."""
     names = _names(idx)
@@ -151,13 +144,13 @@ def _named_index(idx: "Index") -> dict[str, list[int]]:
     return keys
 
 
-def named_notes(idx: "Index", query_text: str, restrict_doc_sql: str | None) -> list[int]:
+def named_notes(idx: Index, query_text: str, restrict_doc_sql: str | None) -> list[int]:
     """Notes the whole (exclusion-free) query names exactly: its title or one
     of its aliases (ADR 0083). A query that is a note's name is a request to
     go to that note."""
     key = _name_key(query_text)
     docs = _named_index(idx).get(key, []) if key else []
     if docs and restrict_doc_sql:
-        allowed = {r[0] for r in idx.conn.execute(restrict_doc_sql)}
+        allowed = ids_from(idx, restrict_doc_sql)
         docs = [d for d in docs if d in allowed]
     return list(docs)

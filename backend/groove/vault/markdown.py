@@ -333,3 +333,19 @@ def _chunk(
             acc += size
         emit(sec, start, sec.end)
     return chunks
+
+
+# ----------------------------------------------------------------------------- for readers of a note's lines
+# Public, so the note reader (vault/sections.py) finds headings and fences
+# exactly as the chunker does.
+
+CODE_FENCE = _FENCE
+
+
+def headings(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(0-based line, level, text) of each heading of a note given as lines
+    without their endings, the frontmatter skipped: the headings the chunker
+    sees (mistletoe's block tokens, ATX or setext)."""
+    first = _frontmatter_end([_Line(t, 0, 0) for t in lines])
+    body = [_Line(t + "\n", 0, 0) for t in lines[first:]]
+    return [(first + i, *_heading_text(body, i)) for i, kind in _block_starts(body) if kind == "heading"]

@@ -47,6 +47,31 @@ def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
 
+@dataclass(frozen=True)
+class IgnoreRules:
+    """What the walk leaves out, as predicates on vault-relative '/' paths:
+    hidden and tool folders, hidden files, and ``.grooveignore`` patterns.
+    The walk below and the read gate (vault/gate.py) both ask these."""
+
+    spec: pathspec.GitIgnoreSpec | None
+
+    def skips_dir(self, rel: str) -> bool:
+        name = rel.rsplit("/", 1)[-1]
+        return name in SKIP_DIRS or name.startswith(".") or bool(self.spec and self.spec.match_file(rel + "/"))
+
+    def skips_file(self, rel: str) -> bool:
+        return rel.rsplit("/", 1)[-1].startswith(".") or bool(self.spec and self.spec.match_file(rel))
+
+    def skips(self, rel: str) -> bool:
+        """The walk never reaches or never takes the file at ``rel``."""
+        parts = rel.split("/")
+        return any(self.skips_dir("/".join(parts[:i])) for i in range(1, len(parts))) or self.skips_file(rel)
+
+
+def ignore_rules(vault: Path) -> IgnoreRules:
+    return IgnoreRules(_ignore_spec(vault))
+
+
 def _inside(vault: Path, p: Path) -> bool:
     try:
         p.resolve().relative_to(vault)
@@ -59,7 +84,7 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
     """Every ``*.md`` under the vault, except ignored ones; symlinks that leave
     the vault are not followed (a symlinked note inside the vault is fine)."""
     vault = check_vault(vault)
-    spec = _ignore_spec(vault)
+    rules = ignore_rules(vault)
     notes: list[NoteFile] = []
     skipped: list[Skipped] = []
 
@@ -83,17 +108,13 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
                     skipped.append(Skipped(rel, "symlink pointing outside the vault (not followed)"))
                 continue
             if is_dir:
-                if entry.name in SKIP_DIRS or entry.name.startswith("."):
-                    continue
                 if is_link:
                     continue  # a link to a folder inside the vault would be indexed twice
-                if spec and spec.match_file(rel + "/"):
+                if rules.skips_dir(rel):
                     continue
                 walk(p)
                 continue
-            if not entry.name.lower().endswith(".md") or entry.name.startswith("."):
-                continue
-            if spec and spec.match_file(rel):
+            if not entry.name.lower().endswith(".md") or rules.skips_file(rel):
                 continue
             try:
                 st = p.stat()
@@ -104,6 +125,27 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
 
     walk(vault)
     return notes, skipped
+
+
+def other_files(vault: Path) -> list[str]:
+    """Vault-relative paths of the files that are not notes (attachments,
+    for link resolution), under the same rules as ``scan_vault``: skipped
+    folders are not entered, symlinks leaving the vault are left out."""
+    vault = check_vault(vault)
+    rules = ignore_rules(vault)
+    out: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(vault):
+        rel_dir = Path(dirpath).relative_to(vault).as_posix()
+        prefix = "" if rel_dir == "." else rel_dir + "/"
+        dirnames[:] = sorted(d for d in dirnames if not rules.skips_dir(prefix + d))
+        for f in sorted(filenames):
+            rel = prefix + f
+            if f.lower().endswith(".md") or rules.skips_file(rel):
+                continue
+            if os.path.islink(os.path.join(dirpath, f)) and not _inside(vault, Path(dirpath) / f):
+                continue
+            out.append(rel)
+    return out
 
 
 def content_hash(data: bytes) -> str:

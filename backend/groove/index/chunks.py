@@ -1,0 +1,98 @@
+"""Reads of chunk and note rows that the query pipeline needs (stage 1's
+note legs, the final fetch, the parent retriever, filters, the title leg).
+
+Ids are integers from the index itself, so they are inlined into ``IN
+(...)`` lists; restriction subqueries come from ``pipeline/filters.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from ..types import Candidate
+from .db import Index
+
+
+def _marks(ids: Any) -> str:
+    return ",".join(str(int(i)) for i in ids)
+
+
+def load_candidates(idx: Index, ids: list[int]) -> list[Candidate]:
+    """The chunks ``ids`` with their note's path and title (any order; a
+    chunk deleted meanwhile is simply absent)."""
+    if not ids:
+        return []
+    rows = idx.conn.execute(
+        "SELECT c.id, c.doc_id, d.path, d.title, c.heading_path, c.level, c.context, c.content, "
+        "c.byte_start, c.byte_end, c.line_start, c.line_end, c.token_count "
+        f"FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id IN ({_marks(ids)})"
+    )
+    return [
+        Candidate(
+            chunk_id=r[0], doc_id=r[1], path=r[2], title=r[3], heading_path=json.loads(r[4]),
+            level=r[5], context=r[6], content=r[7], byte_range=(r[8], r[9]),
+            line_range=(r[10], r[11]), token_count=r[12], score=0.0,
+        )
+        for r in rows
+    ]
+
+
+def doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
+    """chunk id -> its note's id."""
+    if not chunk_ids:
+        return {}
+    return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({_marks(chunk_ids)})"))
+
+
+def first_chunks(idx: Index, docs: list[int], excluded: set[int]) -> dict[int, int]:
+    """note id -> its first chunk (in file order) that is not ``excluded``.
+    One query for every note (a query per note cost ~2 ms a search)."""
+    if not docs:
+        return {}
+    marks = _marks(excluded) or "NULL"
+    # SQLite takes a bare column (id) from the row that holds the MIN().
+    rows = idx.conn.execute(
+        f"SELECT doc_id, id, MIN(ordinal) FROM chunks WHERE doc_id IN ({_marks(docs)}) AND id NOT IN ({marks}) "
+        "GROUP BY doc_id"
+    )
+    return {doc_id: cid for doc_id, cid, _ in rows}
+
+
+def chunks_of_same_notes(idx: Index, chunk_ids: set[int]) -> set[int]:
+    """Every chunk of every note that holds one of ``chunk_ids``."""
+    if not chunk_ids:
+        return set()
+    marks = _marks(chunk_ids)
+    return {r[0] for r in idx.conn.execute(
+        f"SELECT id FROM chunks WHERE doc_id IN (SELECT doc_id FROM chunks WHERE id IN ({marks}))")}
+
+
+def note_chunk_rows(idx: Index, chunk_id: int) -> list[tuple]:
+    """Every chunk of the note holding ``chunk_id``, in file order: (id, level,
+    heading_path JSON, content, token_count, byte_start, byte_end, line_start, line_end)."""
+    return idx.conn.execute(
+        "SELECT id, level, heading_path, content, token_count, byte_start, byte_end, line_start, line_end "
+        "FROM chunks WHERE doc_id = (SELECT doc_id FROM chunks WHERE id = ?) ORDER BY ordinal",
+        (chunk_id,),
+    ).fetchall()
+
+
+def filter_rows(idx: Index) -> Iterator[tuple[int, str, str, str | None, int]]:
+    """(id, path, tags JSON, date, mtime_ns) of every note: what filters judge."""
+    return iter(idx.conn.execute("SELECT id, path, tags, date, mtime_ns FROM documents"))
+
+
+def chunks_of_notes_sql(doc_ids: list[int]) -> str:
+    """A subquery of the chunk ids of these notes (none: an empty list)."""
+    return f"SELECT id FROM chunks WHERE doc_id IN ({_marks(doc_ids) or 'NULL'})"
+
+
+def notes_of_chunks_sql(chunk_sql: str) -> str:
+    """A subquery of the note ids of the chunks ``chunk_sql`` yields."""
+    return f"SELECT doc_id FROM chunks WHERE id IN ({chunk_sql})"
+
+
+def ids_from(idx: Index, sql: str) -> set[int]:
+    """The ids a subquery yields (e.g. ``notes_of_chunks_sql``)."""
+    return {r[0] for r in idx.conn.execute(sql)}

@@ -1,0 +1,96 @@
+"""Note-level reads: the names every note goes by, the links graph, and a
+note's nearest neighbours by embedding. Used by the note operations
+(``notes.py``) and the title legs (``pipeline/titles.py``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Iterator
+
+import numpy as np
+
+from ..vault.links import NoteName
+from .db import Index
+
+
+def documents_signature(idx: Index) -> tuple:
+    """Changes whenever a note is added, removed or re-indexed: the key of
+    the caches built from the documents table."""
+    return tuple(idx.conn.execute(
+        "SELECT count(*), sum(id), max(id), max(indexed_at) FROM documents").fetchone())
+
+
+def _aliases(raw: str | None) -> list[str]:
+    try:
+        return [str(a) for a in json.loads(raw or "[]")]
+    except ValueError:
+        return []
+
+
+def note_names(idx: Index) -> list[NoteName]:
+    """Every indexed note: id, path, title and frontmatter aliases."""
+    return [NoteName(did, path, title, tuple(_aliases(aliases)))
+            for did, path, title, aliases in idx.conn.execute("SELECT id, path, title, aliases FROM documents")]
+
+
+def chunk_note_path(idx: Index, chunk_id: int) -> str | None:
+    row = idx.conn.execute(
+        "SELECT d.path FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE c.id = ?", (int(chunk_id),)
+    ).fetchone()
+    return row[0] if row else None
+
+
+def outgoing_links(idx: Index, doc_id: int, limit: int) -> list[tuple[str, str | None, int]]:
+    """(target, heading, line) of the note's wikilinks, in line order."""
+    return idx.conn.execute(
+        "SELECT target, heading, line FROM links WHERE doc_id = ? ORDER BY line LIMIT ?", (doc_id, limit)
+    ).fetchall()
+
+
+def links_naming(idx: Index, keys: set[str], stem: str) -> Iterator[tuple[str, str, str, int]]:
+    """(source path, source title, target, line) of every link whose target,
+    lower-cased, is one of ``keys`` or ends with '/<stem>' (with or without
+    '.md'): the candidates for a note's backlinks, in path and line order."""
+    marks = ",".join("?" * len(keys))
+    like = "%/" + stem.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return iter(idx.conn.execute(
+        "SELECT d.path, d.title, l.target, l.line FROM links l JOIN documents d ON d.id = l.doc_id "
+        f"WHERE lower(l.target) IN ({marks}) OR lower(l.target) LIKE ? ESCAPE '\\' "
+        "OR lower(l.target) LIKE ? ESCAPE '\\' ORDER BY d.path, l.line",
+        (*keys, like, like + ".md"),
+    ))
+
+
+def nearest_notes_to(idx: Index, doc_id: int, chunk_id: int | None, limit: int) -> Iterator[tuple[int, float]]:
+    """(note id, cosine) of other notes, nearest first, each once: near the
+    mean of the note's chunk vectors, or of one chunk's. Enough chunks are
+    searched to find ``limit`` notes in all but pathological cases."""
+    if not idx.has_vec_table():
+        return
+    c = idx.conn
+    own = [r[0] for r in c.execute("SELECT id FROM chunks WHERE doc_id = ?", (doc_id,))]
+    ids = [chunk_id] if chunk_id is not None else own
+    if not ids:
+        return
+    marks = ",".join(str(int(i)) for i in ids)
+    vecs = [np.frombuffer(b, dtype=np.float32) for (b,) in c.execute(
+        f"SELECT embedding FROM vec_chunks WHERE rowid IN ({marks})")]
+    if not vecs:
+        return
+    q = np.mean(np.stack(vecs), axis=0)
+    q = (q / max(float(np.linalg.norm(q)), 1e-12)).astype(np.float32)
+    total = c.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    k = min(int(total), max(100, limit * 10 + len(own)))
+    if k <= 0:
+        return
+    rows = c.execute(
+        "SELECT v.rowid, v.distance, ch.doc_id FROM vec_chunks v JOIN chunks ch ON ch.id = v.rowid "
+        "WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
+        (q.tobytes(), k),
+    )
+    seen = {doc_id}
+    for _, dist, did in rows:
+        if did in seen:
+            continue
+        seen.add(did)
+        yield did, 1.0 - float(dist) ** 2 / 2.0  # unit vectors: cosine = 1 - L2^2 / 2

@@ -1,0 +1,144 @@
+"""Where an Obsidian wikilink points (ADR 0051): pure functions over the
+vault's note names.
+
+Names are compared NFC-normalised and case-folded. A target resolves, in
+order: relative to the linking note's folder, as a full vault path, as a
+basename or path suffix (ambiguity: same folder first, then the shortest
+path), as a frontmatter alias. Attachments are matched against the vault's
+other files the same way.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from ..errors import InvalidArgument
+from ..types import Link
+from .markdown import parse_links
+
+
+@dataclass(frozen=True)
+class NoteName:
+    id: int
+    path: str
+    title: str
+    aliases: tuple[str, ...]
+
+    @property
+    def folder(self) -> str:
+        return posixpath.dirname(self.path)
+
+
+def fold(s: str) -> str:
+    return unicodedata.normalize("NFC", s).casefold()
+
+
+def strip_md(p: str) -> str:
+    return p[:-3] if p.lower().endswith(".md") else p
+
+
+@dataclass
+class NameIndex:
+    """Every note by exact path, and by folded path, basename and alias."""
+
+    docs: dict[str, NoteName] = field(default_factory=dict)  # exact path -> note
+    by_path: dict[str, list[NoteName]] = field(default_factory=dict)  # folded path without .md
+    by_stem: dict[str, list[NoteName]] = field(default_factory=dict)
+    by_alias: dict[str, list[NoteName]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, notes: Iterable[NoteName]) -> NameIndex:
+        n = cls()
+        for d in notes:
+            n.docs[d.path] = d
+            n.by_path.setdefault(fold(strip_md(d.path)), []).append(d)
+            n.by_stem.setdefault(fold(strip_md(posixpath.basename(d.path))), []).append(d)
+            for a in d.aliases:
+                n.by_alias.setdefault(fold(a), []).append(d)
+        return n
+
+    def by_id(self) -> dict[int, NoteName]:
+        return {d.id: d for d in self.docs.values()}
+
+    def lookup(self, rel: str) -> NoteName | None:
+        """The note a client means by ``rel``: exactly, or by folded path with or without '.md'."""
+        if rel in self.docs:
+            return self.docs[rel]
+        for cand in (rel, rel + ".md"):
+            hit = self.by_path.get(fold(strip_md(cand)))
+            if hit:
+                return hit[0]
+        return None
+
+
+def pick(cands: list[NoteName], from_folder: str | None) -> NoteName:
+    """Ambiguous name: the note in the linking note's folder, else the
+    shortest path (fewest folders, then fewest characters), then alphabetical."""
+    return min(
+        cands,
+        key=lambda d: (
+            0 if from_folder is not None and d.folder == from_folder else 1,
+            d.path.count("/"),
+            len(d.path),
+            d.path,
+        ),
+    )
+
+
+def resolve_target(names: NameIndex, target: str, from_path: str | None) -> NoteName | None:
+    t = target.strip().replace("\\", "/")
+    if not t:
+        return names.docs.get(from_path) if from_path else None
+    from_folder = posixpath.dirname(from_path) if from_path is not None else None
+    key = fold(strip_md(t.lstrip("/")))
+    # 1. relative to the linking note's folder ("Note" next to it, "./x", "../x")
+    if from_folder is not None or t.startswith(("./", "../")):
+        joined = posixpath.normpath(posixpath.join(from_folder or "", strip_md(t)))
+        if not joined.startswith("../"):
+            hit = names.by_path.get(fold(joined))
+            if hit:
+                return hit[0]
+        if t.startswith(("./", "../")):
+            return None
+    # 2. the full vault path
+    hit = names.by_path.get(key)
+    if hit:
+        return pick(hit, from_folder)
+    # 3. basename, or a path suffix ("folder/Note" matches "a/folder/Note")
+    if "/" in key:
+        cands = [d for p, ds in names.by_path.items() if p.endswith("/" + key) for d in ds]
+    else:
+        cands = names.by_stem.get(key, [])
+    if cands:
+        return pick(cands, from_folder)
+    # 4. a frontmatter alias
+    cands = names.by_alias.get(fold(t), [])
+    if cands:
+        return pick(cands, from_folder)
+    return None
+
+
+def match_file(files: list[str], target: str) -> str | None:
+    """An attachment ``target`` among the vault's other files (shortest path wins)."""
+    key = fold(target.strip().lstrip("/").replace("\\", "/"))
+    if not key or ".." in key.split("/"):
+        return None
+    hits = [f for f in files if fold(f) == key or fold(f).endswith("/" + key)]
+    return min(hits, key=lambda f: (f.count("/"), len(f), f)) if hits else None
+
+
+def parse_link_arg(link: str) -> Link:
+    """A link as a client passes it: '[[Note#H|alias]]', '![[x.png]]' or bare 'Note#H'."""
+    if not isinstance(link, str) or not link.strip():
+        raise InvalidArgument("'link' must be a non-empty string such as '[[Note#Heading|alias]]'", param="link")
+    s = link.strip()
+    if not s.lstrip("!").startswith("[["):
+        s = f"[[{s}]]"
+    found = parse_links(s)
+    if not found:
+        raise InvalidArgument(f"{link!r} is not a wikilink; expected e.g. '[[Note]]', '[[Note#Heading]]', "
+                              "'[[Note^block]]'", param="link")
+    return found[0]
