@@ -31,10 +31,10 @@ from .index.notes import (
 )
 from .runtime import Runtime
 from .types import Link, ParsedNote
-from .vault.gate import is_hidden, safe_path
+from .vault.gate import check_readable, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
-from .vault.scan import other_files
+from .vault.scan import IgnoreRules, ignore_rules, other_files
 from .vault.sections import find_block, find_section, sections
 
 # A whole note above this many characters is cut at a line boundary; the
@@ -83,11 +83,15 @@ class _Note:
 
 
 def _lookup_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
-    """The note file a client means: as given, with '.md' added, or matched
-    case-insensitively against the index."""
+    """The note file a client means (as given, with '.md' added, or matched
+    case-insensitively against the index), if the read gate lets it be read."""
+    full, rel = _find_note(rt, user_path)
+    check_readable(rt.vault, full, rel)
+    return full, rel
+
+
+def _find_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
     full, rel = safe_path(rt.vault, user_path)
-    if is_hidden(rel):
-        raise NoteNotFound(f"'{rel}' is inside a hidden or ignored folder, not a note")
     if full.is_file():
         if not rel.lower().endswith(".md"):
             raise NoteNotFound(f"'{rel}' is not a Markdown note (only .md files can be read)")
@@ -133,15 +137,21 @@ def _check_line(name: str, v: Any) -> int | None:
 
 class _Resolver:
     """Resolves many links of one note: notes first, then attachments (the
-    vault's other files, listed once, on first need)."""
+    vault's other files, listed once, on first need). A note the ignore rules
+    leave out (still in an index built before them) resolves to nothing."""
 
-    def __init__(self, rt: Runtime) -> None:
+    def __init__(self, rt: Runtime, rules: IgnoreRules) -> None:
         self.vault = rt.vault
         self.names = _names(rt.index)
+        self.rules = rules
         self._files: list[str] | None = None
 
-    def __call__(self, target: str, from_path: str | None) -> str | None:
+    def note(self, target: str, from_path: str | None) -> NoteName | None:
         d = resolve_target(self.names, target, from_path)
+        return None if d is None or self.rules.skips(d.path) else d
+
+    def __call__(self, target: str, from_path: str | None) -> str | None:
+        d = self.note(target, from_path)
         if d is not None:
             return d.path
         if not target.strip() or not PurePosixPath(target).suffix:
@@ -229,7 +239,7 @@ def get_document(
             f"\n\n[truncated: {more}. Ask for the rest with line_start={last + 1} "
             "(and line_end), or read one section with heading]"
         )
-    resolve = _Resolver(rt)
+    resolve = _Resolver(rt, ignore_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {
         "path": note.path,
@@ -266,11 +276,12 @@ def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[s
         src = src + ".md" if src + ".md" in names.docs else src
     heading = parsed.heading
     block = parsed.block
-    doc = resolve_target(names, parsed.target, src)
+    resolve = _Resolver(rt, ignore_rules(rt.vault))
+    doc = resolve.note(parsed.target, src)
     result: dict[str, Any] = {"path": None, "heading": heading, "block": block, "line_range": None, "exists": False}
     if doc is None:
         if parsed.target and not heading and not block:
-            att = _Resolver(rt)(parsed.target, src)
+            att = resolve(parsed.target, src)
             if att:
                 result.update(path=att, exists=True)
         return result
@@ -301,12 +312,19 @@ def _indexed_doc(rt: Runtime, path: str) -> NoteName:
     return doc
 
 
-def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int) -> list[dict[str, Any]]:
+def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
+    """The read gate for a note named by the index (it may predate the rules)."""
+    full, rel = safe_path(rt.vault, doc.path)
+    check_readable(rt.vault, full, rel, rules)
+
+
+def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int,
+             rules: IgnoreRules) -> list[dict[str, Any]]:
     by_id = _names(rt.index).by_id()
     out: list[dict[str, Any]] = []
     for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit):
         d = by_id.get(did)
-        if d is None:
+        if d is None or rules.skips(d.path):
             continue
         out.append({"path": d.path, "title": d.title, "score": round(cos, 4)})
         if len(out) >= limit:
@@ -314,14 +332,14 @@ def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int) -> li
     return out
 
 
-def _backlinks(rt: Runtime, doc: NoteName) -> list[dict[str, Any]]:
+def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
     names = _names(rt.index)
     stem = strip_md(posixpath.basename(doc.path)).lower()
     keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
     out: list[dict[str, Any]] = []
     seen: set[tuple[str, int]] = set()
     for src, title, target, line in links_naming(rt.index, keys, stem):
-        if src == doc.path or (src, line) in seen:
+        if src == doc.path or (src, line) in seen or rules.skips(src):
             continue
         hit = resolve_target(names, target, src)
         if hit is not None and hit.id == doc.id:
@@ -349,14 +367,16 @@ def related_notes(rt: Runtime, path: str, limit: int = 10, *, chunk_id: int | No
         doc = _names(rt.index).docs[where]
     else:
         doc = _indexed_doc(rt, path)
-    resolve = _Resolver(rt)
+    rules = ignore_rules(rt.vault)
+    _check_indexed(rt, doc, rules)
+    resolve = _Resolver(rt, rules)
     outgoing = [
         {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
         for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
     ]
     return {
         "path": doc.path,
-        "similar": _similar(rt, doc, chunk_id, limit),
-        "backlinks": _backlinks(rt, doc),
+        "similar": _similar(rt, doc, chunk_id, limit, rules),
+        "backlinks": _backlinks(rt, doc, rules),
         "outgoing": outgoing,
     }

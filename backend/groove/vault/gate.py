@@ -1,23 +1,30 @@
-"""The path gate (ADR 0050): every path a client passes goes through
-``safe_path`` before anything is opened, on every surface (MCP tools, the
-note resource, the socket's note methods).
+"""The path gate (ADR 0050, 0091): what a client may read, decided in one
+place for every surface (MCP tools, the note resource, the socket's note
+methods).
 
-It refuses any spelling that could name a file outside the vault (``..``,
-absolute and UNC paths, drive letters, URLs, ``~``, NUL and control
+``safe_path`` refuses any spelling that could name a file outside the vault
+(``..``, absolute and UNC paths, drive letters, URLs, ``~``, NUL and control
 characters, and the same after one or two rounds of URL-decoding), and a
 path whose resolved target (symlinks followed) leaves the vault.
+
+``check_readable`` then applies the indexer's own rules (``vault/scan.py``:
+hidden and tool folders, hidden files, ``.grooveignore``) to the file that
+would be opened: as named, as the folders spell it on disk (another case or
+Unicode normalisation reaches the same file on macOS and Windows), and where
+its symlinks lead. What ``groove index`` leaves out, no client can read.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..errors import InvalidArgument, PathOutsideVault
-from .scan import SKIP_DIRS
+from ..errors import InvalidArgument, NoteNotFound, PathOutsideVault
+from .scan import IgnoreRules, ignore_rules
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -87,5 +94,44 @@ def safe_path(vault: Path, user_path: str, *, param: str = "path") -> tuple[Path
     return full, rel
 
 
-def is_hidden(rel: str) -> bool:
-    return any(part.startswith(".") or part in SKIP_DIRS for part in rel.split("/")[:-1])
+def _fold(name: str) -> str:
+    return unicodedata.normalize("NFC", name).casefold()
+
+
+def on_disk_spelling(root: Path, rel: str) -> str:
+    """``rel`` with each part spelled as its folder lists it: on a file system
+    that ignores case or Unicode normalisation, 'PRIVATE/Diary.md' opens
+    'private/diary.md', and the ignore rules must judge the latter. Parts
+    that match nothing are kept as given."""
+    out: list[str] = []
+    here = root
+    for part in rel.split("/"):
+        try:
+            names = os.listdir(here)
+        except OSError:
+            names = []
+        if part not in names:
+            same = sorted(n for n in names if _fold(n) == _fold(part))
+            part = same[0] if same else part
+        out.append(part)
+        here = here / part
+    return "/".join(out)
+
+
+def check_readable(vault: Path, full: Path, rel: str, rules: IgnoreRules | None = None) -> None:
+    """Raise NoteNotFound when the indexer's rules leave out the file at
+    ``full`` (``rel``, from ``safe_path``), under any spelling that reaches it."""
+    root = Path(vault).resolve()
+    rules = rules or ignore_rules(root)
+    names = {rel, on_disk_spelling(root, rel)}
+    try:
+        real = full.resolve().relative_to(root).as_posix()
+    except (ValueError, OSError, RuntimeError):
+        real = None
+    if real and real != ".":
+        names |= {real, on_disk_spelling(root, real)}
+    if any(rules.skips(n) for n in names):
+        raise NoteNotFound(
+            f"'{rel}' is left out of the index by the vault's rules (.grooveignore, hidden or tool "
+            "folders), so it cannot be read"
+        )
