@@ -42,7 +42,6 @@ def median_ms(xs: list[float]) -> float:
 
 
 def open_runtime_warm(vault: Path, index: Path | None, model: str | None):
-    import groove.pipeline  # noqa: F401
     from groove import service
     from groove.runtime import open_runtime
 

@@ -252,9 +252,10 @@ def get_document(
     }
 
 
-def read_note_text(rt: Runtime, path: str) -> str:
-    """The whole text of a note (for the MCP resource); same path checks."""
-    return _read_note(rt, path).text
+def read_note(rt: Runtime, path: str) -> dict[str, Any]:
+    """A note's whole text as stored (MCP's note resource): ``{path, text}``."""
+    note = _read_note(rt, path)
+    return {"path": note.path, "text": note.text}
 
 
 # ----------------------------------------------------------------------------- links
@@ -348,7 +349,9 @@ def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str,
     return out
 
 
-def related_notes(rt: Runtime, path: str, limit: int = 10, *, chunk_id: int | None = None) -> dict[str, Any]:
+def related_notes(
+    rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None
+) -> dict[str, Any]:
     """Notes near this one by embedding (the mean of its chunk vectors, or one
     chunk's vector), plus the notes linking here and the links going out.
 
@@ -365,8 +368,11 @@ def related_notes(rt: Runtime, path: str, limit: int = 10, *, chunk_id: int | No
         if where is None:
             raise NoteNotFound(f"no chunk {chunk_id} in the index (chunk ids come from search results)")
         doc = _names(rt.index).docs[where]
-    else:
+    elif path:
         doc = _indexed_doc(rt, path)
+    else:
+        raise InvalidArgument("pass 'path' (a vault-relative note path) or 'chunk_id' (from a search hit)",
+                              param="path")
     rules = ignore_rules(rt.vault)
     _check_indexed(rt, doc, rules)
     resolve = _Resolver(rt, rules)

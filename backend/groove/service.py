@@ -1,17 +1,24 @@
-"""One function per operation, shared by the CLI, the MCP server and the
-socket daemon: a Runtime and plain parameters in, plain results out.
+"""The operations, once. ``OPERATIONS`` maps each name to
+``fn(runtime, **params) -> result``, with the protocol's JSON shapes in and
+out (``schemas/models.py``); the socket daemon serves this table (overriding
+only what needs its index worker) and MCP calls it, in this process or
+through the daemon. ``search``, ``reindex`` and ``index_status`` are also
+here as typed Python functions for the CLI, eval and tests; reading notes,
+links and related notes are ``notes.py``.
 
-Note reading, related notes and link resolution live in ``notes.py``.
+Adding an operation: a function here or in notes.py, an entry in
+``OPERATIONS``, and its params/result models in ``schemas/models.py``.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from . import __version__
-from .errors import GrooveError
+from . import __version__, notes
+from .errors import GrooveError, InvalidArgument
 from .index.store import all_docs
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
@@ -93,3 +100,41 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "groove_version": __version__,
         "warnings": warnings,
     }
+
+
+# ----------------------------------------------------------------------------- the table
+
+
+def _search(rt: Runtime, **params: Any) -> dict[str, Any]:
+    return search(rt, SearchParams.from_json(params)).to_json()
+
+
+def _reindex(rt: Runtime, *, force: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    return reindex(rt, force=bool(force), progress=progress).to_json()
+
+
+@dataclass(frozen=True)
+class Operation:
+    fn: Callable[..., Any]  # fn(runtime, **params) -> the result's JSON
+    summary: str
+    cancellable: bool = False  # a pending call may be dropped (socket `cancel`)
+
+
+OPERATIONS: dict[str, Operation] = {
+    "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
+    "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
+    "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links"),
+    "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),
+    "read_note": Operation(notes.read_note, "a note's whole text"),
+    "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),
+    "reindex": Operation(_reindex, "bring the index up to date (force = re-embed everything)"),
+}
+
+
+def call(rt: Runtime, method: str, params: dict[str, Any], **hooks: Any) -> Any:
+    """Run operation ``method``; params that are null mean "the default".
+    ``hooks`` are Python-only arguments (reindex's ``progress`` callback)."""
+    op = OPERATIONS.get(method)
+    if op is None:
+        raise InvalidArgument(f"unknown operation {method!r}; known: {', '.join(OPERATIONS)}", param="method")
+    return op.fn(rt, **{k: v for k, v in params.items() if v is not None}, **hooks)

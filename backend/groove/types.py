@@ -3,12 +3,25 @@
 Offsets: every ``byte_*`` field and every ``MatchSpan`` is a UTF-8 byte offset.
 Editors must convert to their own units (UTF-16 code units in JS/VS Code)
 before selecting text; see docs/protocol.md.
+
+``SearchHit`` and ``SearchResponse`` are the one definition of a search
+result: ``to_json``/``from_json`` are the wire form, and the JSON Schemas
+(MCP's output schema, ``schemas/protocol.json``) are derived from these
+classes by pydantic, field docstrings included (``__pydantic_config__``).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Annotated, Any
+
+from annotated_types import Ge, Interval, MinLen
+from typing_extensions import TypeAliasType
+
+# Named so the schemas carry them as $defs.
+ByteSpan = TypeAliasType("ByteSpan", tuple[Annotated[int, Ge(0)], Annotated[int, Ge(0)]])
+LineRange = TypeAliasType("LineRange", tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)]])
+_DOCSTRINGS = {"use_attribute_docstrings": True}  # pydantic reads field descriptions from them
 
 
 @dataclass(frozen=True)
@@ -64,14 +77,36 @@ class MatchSpan:
     def to_json(self) -> list[int]:
         return [self.start, self.end]
 
+    # On the wire a span is a [start, end] pair. Its schema is left loose:
+    # MCP clients validate every hit against it, and a per-pair item schema
+    # tripled that cost; schemas/generate.py pins ByteSpan in protocol.json.
+    @classmethod
+    def __get_pydantic_core_schema__(cls, _source: Any, _handler: Any) -> Any:
+        from pydantic_core import core_schema as cs
+
+        return cs.no_info_after_validator_function(
+            lambda v: cls(*v), cs.tuple_schema([cs.int_schema(), cs.int_schema()]),
+            serialization=cs.plain_serializer_function_ser_schema(cls.to_json))
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, _core: Any, _handler: Any) -> dict[str, Any]:
+        return {}
+
 
 @dataclass(frozen=True)
 class ExpandedRange:
     """A source range that the parent retriever merged into a hit's content."""
 
     chunk_id: int
-    byte_range: tuple[int, int]
-    line_range: tuple[int, int]
+    byte_range: ByteSpan
+    line_range: LineRange
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chunk_id": self.chunk_id, "byte_range": list(self.byte_range), "line_range": list(self.line_range)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> ExpandedRange:
+        return cls(d["chunk_id"], tuple(d["byte_range"]), tuple(d["line_range"]))
 
 
 @dataclass
@@ -96,39 +131,53 @@ class Candidate:
 
 @dataclass
 class SearchHit:
-    path: str
+    __pydantic_config__ = _DOCSTRINGS
+
+    path: Annotated[str, MinLen(1)]
+    """Vault-relative path of the note"""
     title: str
     heading_path: list[str]
-    level: int
+    """Headings from the top of the note down to this passage"""
+    level: Annotated[int, Interval(ge=0, le=6)]
     content: str
+    """The passage text"""
     score: float
-    rank: int
+    rank: Annotated[int, Ge(1)]
     match_spans: list[MatchSpan]
+    """[start, end) UTF-8 byte offset pairs of matches in content"""
     expanded_from: list[ExpandedRange]
-    byte_range: tuple[int, int]
-    line_range: tuple[int, int]
+    byte_range: ByteSpan
+    line_range: LineRange
+    """[first, last] 1-based lines of the passage in the note"""
     chunk_id: int
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d["match_spans"] = [s.to_json() for s in self.match_spans]
-        d["expanded_from"] = [
-            {
-                "chunk_id": r.chunk_id,
-                "byte_range": list(r.byte_range),
-                "line_range": list(r.line_range),
-            }
-            for r in self.expanded_from
-        ]
+        d["expanded_from"] = [r.to_json() for r in self.expanded_from]
         d["byte_range"] = list(self.byte_range)
         d["line_range"] = list(self.line_range)
         return d
 
+    @classmethod
+    def from_json(cls, h: dict[str, Any]) -> SearchHit:
+        return cls(
+            path=h["path"], title=h["title"], heading_path=list(h["heading_path"]), level=h["level"],
+            content=h["content"], score=h["score"], rank=h["rank"],
+            match_spans=[MatchSpan(a, b) for a, b in h["match_spans"]],
+            expanded_from=[ExpandedRange.from_json(e) for e in h["expanded_from"]],
+            byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
+        )
+
 
 @dataclass
 class SearchResponse:
+    # to_json always writes warnings: required in the result's schema too.
+    __pydantic_config__ = {**_DOCSTRINGS, "json_schema_serialization_defaults_required": True}
+
     results: list[SearchHit]
     low_confidence: bool
+    """True when nothing matched well: results are only the closest notes"""
     filter_applied: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
 
@@ -139,3 +188,10 @@ class SearchResponse:
             "filter_applied": self.filter_applied,
             "warnings": list(self.warnings),
         }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SearchResponse:
+        """A search result as the socket returns it -> the same object the
+        in-process pipeline returns (so surfaces print both the same way)."""
+        return cls([SearchHit.from_json(h) for h in d["results"]], d["low_confidence"], d["filter_applied"],
+                   list(d["warnings"]))

@@ -120,7 +120,8 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert via.returncode == 0, via.stderr
         assert len(json.loads(via.stdout)["results"]) == 2
         bad = run("search", "coffee", "--daemon", "--mmr-lambda", "3")
-        assert bad.returncode == 1 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
+        # A caller mistake is a usage error on every path (exit 2), answered by the daemon or not.
+        assert bad.returncode == 2 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
         log = discovery.files_for(vault).log
         assert log.exists() and "listening on unix" in log.read_text()
 

@@ -43,7 +43,7 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     if token is not None and not token.strip():
         raise click.UsageError("--token is empty")
 
-    from ..mcp_server import ServerOptions, build_server, serve_http, serve_stdio
+    from ..mcp import ServerOptions, build_server, serve_http, serve_stdio
     from ..vault.scan import check_vault
 
     opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,

@@ -59,29 +59,26 @@ def filter_options(f):
 @click.option("--json", "as_json", is_flag=True, help="Print {results, low_confidence, filter_applied, warnings}.")
 @click.option("--daemon", "use_daemon", is_flag=True,
               help="Ask the vault's running `groove serve` (warm models) instead of loading them here.")
-def search_cmd(query: str, vault, index_path, model, limit, rerank, reranker, mmr, mmr_lambda,
-               mmr_same_doc_penalty, parent_retriever, path_globs, tags_any, tags_all, date_from, date_to,
-               as_json: bool, use_daemon: bool = False) -> None:
+def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
+               use_daemon: bool = False, **options: object) -> None:
     """Search the vault. Quote phrases ("exact words"), exclude with -word.
 
     Example: groove search "keep notes in sync between phone and computer" --vault ~/Notes
     """
-    rt = None if use_daemon else runtime_from(vault, index_path, model, create=False)
-    params = SearchParams(
-        query=query, limit=limit, rerank=rerank, reranker=reranker, mmr=mmr, mmr_lambda=mmr_lambda,
-        mmr_same_doc_penalty=mmr_same_doc_penalty, parent_retriever=parent_retriever,
-        path_globs=tuple(path_globs), tags_any=tuple(tags_any), tags_all=tuple(tags_all),
-        date_from=date_from, date_to=date_to,
-    )
+    # The flags are named like the protocol's search params (and groove.toml's keys).
+    params = SearchParams.from_json({"query": query, **options})
     if use_daemon:
+        from ..daemon import protocol
         from ..daemon.client import ConnectError, RpcError, search_via_daemon
 
         try:
             resp = search_via_daemon(vault or Path.cwd(), params)
-        except (ConnectError, RpcError) as e:
+        except RpcError as e:
+            raise protocol.exception_from(e) from e
+        except ConnectError as e:
             raise click.ClickException(f"{e}") from e
     else:
-        resp = service.search(rt, params, max_limit=None)
+        resp = service.search(runtime_from(vault, index_path, model, create=False), params, max_limit=None)
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:

@@ -19,16 +19,16 @@ from concurrent.futures import Future, TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from ..types import SearchResponse
 from . import discovery
 from .discovery import ConnectError, open_socket
 from .protocol import CANCELLED, MAX_REQUEST_BYTES, RpcError
 
 if TYPE_CHECKING:
     from ..pipeline.params import SearchParams
-    from ..types import SearchResponse
 
 __all__ = ["DaemonClient", "ConnectError", "RpcError", "PendingCall", "find_daemon", "connect", "get_connect_info",
-           "search_via_daemon", "params_to_json", "response_from_json"]
+           "search_via_daemon"]
 
 
 class PendingCall:
@@ -260,48 +260,11 @@ def is_cancelled(e: BaseException) -> bool:
     return isinstance(e, RpcError) and e.code == CANCELLED
 
 
-# ----------------------------------------------------------------------------- typed helpers
-
-
-def params_to_json(params: "SearchParams") -> dict[str, Any]:
-    """SearchParams -> the protocol's search params (None/empty fields left out)."""
-    import dataclasses
-
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(params):
-        if f.name == "legs":  # development knob, not part of the protocol
-            continue
-        v = getattr(params, f.name)
-        if v is None or v == ():
-            continue
-        out[f.name] = list(v) if isinstance(v, tuple) else v
-    return out
-
-
-def response_from_json(d: dict[str, Any]) -> "SearchResponse":
-    """A search result dict from the daemon -> the same SearchResponse the
-    in-process pipeline returns (so surfaces print both the same way)."""
-    from ..types import ExpandedRange, MatchSpan, SearchHit, SearchResponse
-
-    hits = [
-        SearchHit(
-            path=h["path"], title=h["title"], heading_path=list(h["heading_path"]), level=h["level"],
-            content=h["content"], score=h["score"], rank=h["rank"],
-            match_spans=[MatchSpan(a, b) for a, b in h["match_spans"]],
-            expanded_from=[ExpandedRange(e["chunk_id"], tuple(e["byte_range"]), tuple(e["line_range"]))
-                           for e in h["expanded_from"]],
-            byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
-        )
-        for h in d["results"]
-    ]
-    return SearchResponse(hits, d["low_confidence"], d["filter_applied"], list(d["warnings"]))
-
-
-def search_via_daemon(vault: Path | str, params: "SearchParams", *, start: bool = False) -> "SearchResponse":
+def search_via_daemon(vault: Path | str, params: SearchParams, *, start: bool = False) -> SearchResponse:
     """Run a search on the vault's daemon (for `groove search --daemon`);
     ConnectError if none runs (and ``start`` is false)."""
     c = connect(vault, start=start, client="groove-cli")
     try:
-        return response_from_json(c.call("search", params_to_json(params)))
+        return SearchResponse.from_json(c.call("search", params.to_json()))
     finally:
         c.close()

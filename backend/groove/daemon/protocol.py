@@ -1,13 +1,14 @@
-"""The socket protocol's single source of truth on the Python side: version,
-method table, notification names, error codes, and the JSON Schemas
-(``schemas/protocol.json``) used to validate params (server) and results
-(tests). docs/protocol.md is the narrative of the same contract.
+"""The socket protocol's constants and checks: version, framing limit,
+notification names, error codes and how groove's errors map onto them, and
+validation against ``schemas/protocol.json`` (generated from
+``schemas/models.py``: params on the server, results in the tests).
+docs/protocol.md is the narrative of the same contract; the methods are
+service.OPERATIONS plus the connection's own hello, cancel and subscribe.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -35,31 +36,10 @@ BAD_QUERY = -32001
 PATH_NOT_FOUND = -32002
 INDEX_MISSING = -32003
 CANCELLED = -32800
+ERROR_CODES = (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL, BAD_QUERY, PATH_NOT_FOUND,
+               INDEX_MISSING, CANCELLED)
 
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
-
-
-@dataclass(frozen=True)
-class Method:
-    name: str
-    summary: str
-    cancellable: bool = False  # `cancel` applies to it
-
-
-METHODS: dict[str, Method] = {
-    m.name: m
-    for m in (
-        Method("hello", "authenticate; first line of every connection"),
-        Method("search", "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
-        Method("cancel", "cancel a pending request of this connection by id"),
-        Method("get_document", "a note's text (whole, a line range or a heading section)"),
-        Method("related_notes", "similar notes, backlinks, outgoing links"),
-        Method("resolve_link", "where a wikilink points"),
-        Method("index_status", "counts, model, staleness, progress of a running reindex"),
-        Method("reindex", "bring the index up to date (force = re-embed everything)"),
-        Method("subscribe", "set the notifications this connection receives"),
-    )
-}
 
 
 class RpcError(Exception):
@@ -98,6 +78,22 @@ def error_for(exc: BaseException) -> RpcError:
     if isinstance(exc, GrooveError):
         return RpcError(INTERNAL, msg)
     return RpcError(INTERNAL, f"internal error: {type(exc).__name__}: {msg}")
+
+
+def exception_from(err: RpcError) -> GrooveError:
+    """A client's view of an error object: the groove error it stands for
+    (the inverse of ``error_for``), so a surface that called the daemon maps
+    it exactly as it maps its own."""
+    param = err.data.get("parameter") if isinstance(err.data, dict) else None
+    if err.code == BAD_QUERY:
+        return BadQuery(err.message)
+    if err.code == INVALID_PARAMS:
+        return InvalidArgument(err.message, param=param)
+    if err.code == PATH_NOT_FOUND:
+        return NoteNotFound(err.message)
+    if err.code == INDEX_MISSING:
+        return IndexMissing(err.message)
+    return GrooveError(err.message)
 
 
 def is_bug(exc: BaseException) -> bool:

@@ -11,6 +11,7 @@ notifications or another client.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -25,9 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from .. import __version__, notes, service
+from .. import __version__, service
 from . import protocol
-from ..pipeline import SearchParams
 from .protocol import RpcError
 from ..runtime import Runtime
 from . import auth
@@ -275,11 +275,10 @@ class Connection:
         params = msg.get("params", {})
         if params is None:
             params = {}
-        spec = protocol.METHODS.get(method)
         try:
-            if spec is None:
+            if method not in self.daemon.methods:
                 raise RpcError(protocol.METHOD_NOT_FOUND, f"unknown method {method!r}",
-                               {"methods": sorted(protocol.METHODS)})
+                               {"methods": sorted(self.daemon.methods)})
             if not isinstance(params, dict):
                 raise RpcError(protocol.INVALID_PARAMS, "params must be an object (by-name parameters)")
             protocol.check_params(method, params)
@@ -353,7 +352,8 @@ class Connection:
     def cancel(self, target: Any) -> bool:
         with self._lock:
             st = self.pending.get(target)
-            if st is None or st.cancelled or not protocol.METHODS[st.method].cancellable:
+            op = service.OPERATIONS.get(st.method) if st is not None else None
+            if st is None or st.cancelled or op is None or not op.cancellable:
                 return False
             st.cancelled = True
             return True
@@ -376,19 +376,18 @@ class Daemon:
         self._conns_lock = threading.Lock()
         self._stopping = threading.Event()
         self.started_at = time.time()
+        # The operation table, as is, but for what goes through the index worker.
         self.handlers: dict[str, Callable[[dict], Any]] = {
-            "search": self._search,
-            "get_document": lambda p: notes.get_document(self.rt, **_given(p)),
-            "related_notes": lambda p: notes.related_notes(self.rt, **_given(p)),
-            "resolve_link": lambda p: notes.resolve_link(self.rt, **_given(p)),
-            "index_status": self._index_status,
-            "reindex": self._reindex,
+            name: functools.partial(service.call, rt, name) for name in service.OPERATIONS
         }
+        self.handlers.update(index_status=self._index_status, reindex=self._reindex)
+        # Methods of the connection itself, answered on its reader thread.
         self.inline_handlers: dict[str, Callable[[Connection, dict], Any]] = {
             "hello": lambda conn, p: self.hello_result(),
             "cancel": lambda conn, p: {"cancelled": conn.cancel(p["id"])},
             "subscribe": self._subscribe,
         }
+        self.methods = frozenset(self.handlers) | frozenset(self.inline_handlers)
 
     # -- handlers ----------------------------------------------------------------
     def hello_result(self) -> dict:
@@ -401,18 +400,7 @@ class Daemon:
         }
 
     def capabilities(self) -> list[str]:
-        return [m.name for m in protocol.METHODS.values() if m.name != "hello"]
-
-    def _search(self, p: dict) -> dict:
-        params = SearchParams(
-            query=p["query"], limit=p.get("limit"), rerank=p.get("rerank"), reranker=p.get("reranker"),
-            mmr=p.get("mmr"), mmr_lambda=p.get("mmr_lambda"), mmr_same_doc_penalty=p.get("mmr_same_doc_penalty"),
-            parent_retriever=p.get("parent_retriever"), path_globs=tuple(p.get("path_globs") or ()),
-            tags_any=tuple(p.get("tags_any") or ()), tags_all=tuple(p.get("tags_all") or ()),
-            date_from=p.get("date_from"), date_to=p.get("date_to"),
-            min_confidence_ratio=p.get("min_confidence_ratio"),
-        )
-        return service.search(self.rt, params).to_json()
+        return sorted(self.methods - {"hello"})
 
     def _index_status(self, p: dict) -> dict:
         # The worker's state first, then the counts (see service.index_status).
@@ -483,10 +471,6 @@ class Daemon:
         for c in conns:
             c.close_when_drained()
         self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _given(p: dict) -> dict:
-    return {k: v for k, v in p.items() if v is not None}
 
 
 def _same_user(sock: socket.socket) -> bool:

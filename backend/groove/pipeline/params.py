@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..config import FusionConfig, SearchConfig
 from ..errors import InvalidArgument
@@ -29,8 +30,31 @@ class SearchParams:
     date_from: str | None = None
     date_to: str | None = None
     min_confidence_ratio: float | None = None
-    # Development knob used by eval: which stage-1 legs run.
+    # Development knob used by eval: which stage-1 legs run. Not on the wire.
     legs: str = "hybrid"  # "hybrid" | "vector" | "fts"
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SearchParams:
+        """The protocol's search params (validated by the surface) -> SearchParams;
+        missing or null fields fall back to groove.toml."""
+        return cls(
+            query=d["query"], limit=d.get("limit"), rerank=d.get("rerank"), reranker=d.get("reranker"),
+            mmr=d.get("mmr"), mmr_lambda=d.get("mmr_lambda"), mmr_same_doc_penalty=d.get("mmr_same_doc_penalty"),
+            parent_retriever=d.get("parent_retriever"), path_globs=tuple(d.get("path_globs") or ()),
+            tags_any=tuple(d.get("tags_any") or ()), tags_all=tuple(d.get("tags_all") or ()),
+            date_from=d.get("date_from"), date_to=d.get("date_to"),
+            min_confidence_ratio=d.get("min_confidence_ratio"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """SearchParams -> the protocol's search params (unset fields left out)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name == "legs" or v is None or v == ():
+                continue
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
 
 
 @dataclass(frozen=True)

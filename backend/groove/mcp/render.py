@@ -1,0 +1,42 @@
+"""The text each MCP tool returns beside its structured content: what an
+LLM reads first, so it is short and says where to read more."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+SNIPPET_CHARS = 700  # per hit in the text rendering
+
+
+def _one_line(s: str) -> str:
+    return " ".join(s.split())
+
+
+def render_search(query: str, resp: dict[str, Any]) -> str:
+    hits = resp["results"]
+    head = f'{len(hits)} result{"s" if len(hits) != 1 else ""} for "{query}"'
+    if resp.get("low_confidence"):
+        head += " (low confidence: no strong match; these are only the closest passages)"
+    out = [head]
+    if resp.get("filter_applied"):
+        out.append("filters: " + json.dumps(resp["filter_applied"], ensure_ascii=False))
+    out.extend(f"warning: {w}" for w in resp.get("warnings", []))
+    for h in hits:
+        where = " > ".join(h["heading_path"]) or h["title"]
+        a, b = h["line_range"]
+        out.append(f'\n{h["rank"]}. {h["path"]} | {where} | lines {a}-{b} | score {h["score"]:.4f}')
+        text = _one_line(h["content"])
+        out.append("   " + (text[:SNIPPET_CHARS] + " …" if len(text) > SNIPPET_CHARS else text))
+    if hits:
+        out.append("\nRead more with get_document(path, line_start, line_end).")
+    return "\n".join(out)
+
+
+def render_document(d: dict[str, Any]) -> str:
+    a, b = d["line_range"]
+    return f'{d["path"]} ({d["title"]}), lines {a}-{b}{" [truncated]" if d["truncated"] else ""}\n\n{d["content"]}'
+
+
+def json_text(d: Any) -> str:
+    return json.dumps(d, ensure_ascii=False, indent=1)

@@ -1,0 +1,248 @@
+"""The wire shapes of every operation, as pydantic models: the params each
+socket method accepts and the result it returns, the notifications, and
+MCP's output schemas. ``schemas/protocol.json`` is generated from them
+(``generate.py``); a test keeps the committed file equal to the output.
+
+A search result is not restated here: ``types.SearchResponse`` and
+``types.SearchHit`` are its one definition, and pydantic reads them as they
+are. Params are closed (an unknown name is a mistake the caller should
+hear about); results are open, so a newer server may add fields.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..types import LineRange, SearchResponse
+
+NonNeg = Annotated[int, Field(ge=0)]
+Unit = Annotated[float, Field(ge=0, le=1)]
+Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
+EventName = Literal["index.progress", "index.changed"]
+MAX_QUERY_CHARS = 10_000
+MAX_RELATED = 50
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(use_attribute_docstrings=True)
+
+
+# ----------------------------------------------------------------------------- params
+
+
+class HelloParams(BaseModel):  # open: older and newer clients send more
+    token: str
+    client: Annotated[str, Field(max_length=200)] = ""
+    protocol_version: int = 1
+
+
+class SearchParams(Params):
+    """``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``);
+    null or absent = the vault's groove.toml."""
+
+    query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
+    limit: Annotated[int, Field(ge=1)] | None = None
+    rerank: bool | None = None
+    reranker: str | None = None
+    mmr: bool | None = None
+    mmr_lambda: Unit | None = None
+    mmr_same_doc_penalty: Annotated[float, Field(ge=0)] | None = None
+    parent_retriever: bool | None = None
+    path_globs: list[str] = []
+    tags_any: list[str] = []
+    tags_all: list[str] = []
+    date_from: Date | None = None
+    date_to: Date | None = None
+    min_confidence_ratio: Unit | None = None
+
+
+class CancelParams(Params):
+    id: int | str
+
+
+class GetDocumentParams(Params):
+    path: Annotated[str, Field(min_length=1)]
+    line_start: Annotated[int, Field(ge=1)] | None = None
+    line_end: Annotated[int, Field(ge=1)] | None = None
+    heading: str | None = None
+
+
+class RelatedNotesParams(Params):
+    """``path``, or ``chunk_id`` (a search hit's) for the notes near that passage."""
+
+    path: Annotated[str, Field(min_length=1)] | None = None
+    limit: Annotated[int, Field(ge=1, le=MAX_RELATED)] | None = None
+    chunk_id: int | None = None
+
+
+class ResolveLinkParams(Params):
+    link: Annotated[str, Field(min_length=1)]
+    from_path: str | None = None
+
+
+class ReadNoteParams(Params):
+    path: Annotated[str, Field(min_length=1)]
+
+
+class IndexStatusParams(Params):
+    pass
+
+
+class ReindexParams(Params):
+    force: bool | None = None
+
+
+class SubscribeParams(Params):
+    events: Annotated[list[EventName], Field(json_schema_extra={"uniqueItems": True})]
+
+
+# ----------------------------------------------------------------------------- results
+
+
+class Hello(Result):
+    protocol_version: Literal[1]
+    server_version: str
+    vault: str
+    capabilities: list[str]
+    pid: int = 0
+
+
+class Cancelled(Result):
+    cancelled: bool
+
+
+class Link(Result):
+    target: str
+    path: str | None
+    """The note or attachment the link resolves to; null when none exists"""
+    heading: str | None
+    block: str | None
+    alias: str | None
+    embed: bool
+    line: int
+
+
+class Document(Result):
+    path: str
+    title: str
+    content: str
+    frontmatter: dict[str, Any]
+    links: list[Link]
+    line_range: tuple[Annotated[int, Field(ge=1)], NonNeg]
+    """[first, last] lines returned, 1-based; [1, 0] for an empty note"""
+    truncated: bool
+
+
+class Similar(Result):
+    path: str
+    title: str
+    score: float
+
+
+class Backlink(Result):
+    path: str
+    title: str
+    line: int
+
+
+class Outgoing(Result):
+    target: str
+    path: str | None
+    heading: str | None
+    line: int
+
+
+class Related(Result):
+    path: str
+    similar: list[Similar]
+    backlinks: list[Backlink]
+    outgoing: list[Outgoing]
+
+
+class ResolvedLink(Result):
+    path: str | None
+    heading: str | None
+    block: str | None
+    line_range: LineRange | None
+    exists: bool
+
+
+class NoteText(Result):
+    path: str
+    text: str
+    """The note's whole text as stored"""
+
+
+class IndexProgress(Result):
+    phase: Literal["scan", "embed", "done"]
+    done: NonNeg
+    total: NonNeg
+    path: str = ""
+
+
+class IndexStatus(Result):
+    documents: NonNeg
+    chunks: NonNeg
+    model: str | None
+    dim: int | None
+    last_indexed: float | None
+    stale_files: NonNeg | None
+    """Notes changed on disk since they were indexed; null when the vault could not be scanned"""
+    indexing: bool
+    progress: IndexProgress | None
+    index_path: str
+    watching: bool = False
+    pending_changes: NonNeg = 0
+    warnings: list[str] = []
+
+
+class Skipped(Result):
+    path: str
+    reason: str
+
+
+class ReindexSummary(Result):
+    indexed: NonNeg
+    unchanged: NonNeg
+    deleted: NonNeg
+    skipped: list[Skipped]
+
+
+class Subscribed(Result):
+    subscribed: list[EventName]
+
+
+class IndexChanged(Result):
+    paths: list[str]
+    deleted: list[str]
+    documents: NonNeg
+    chunks: NonNeg
+
+
+# ----------------------------------------------------------------------------- the tables
+
+# Every socket method: (params, result). The operations among them are
+# service.OPERATIONS; hello, cancel and subscribe belong to the connection.
+METHODS: dict[str, tuple[type, type]] = {
+    "hello": (HelloParams, Hello),
+    "search": (SearchParams, SearchResponse),
+    "cancel": (CancelParams, Cancelled),
+    "get_document": (GetDocumentParams, Document),
+    "related_notes": (RelatedNotesParams, Related),
+    "resolve_link": (ResolveLinkParams, ResolvedLink),
+    "read_note": (ReadNoteParams, NoteText),
+    "index_status": (IndexStatusParams, IndexStatus),
+    "reindex": (ReindexParams, ReindexSummary),
+    "subscribe": (SubscribeParams, Subscribed),
+}
+
+NOTIFICATIONS: dict[str, type] = {
+    "index.progress": IndexProgress,
+    "index.changed": IndexChanged,
+}
