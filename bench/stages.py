@@ -11,7 +11,7 @@ Indexes a subset of the eval vault (real multilingual-e5-small by default;
   ``--reranker`` names a real GGUF cross-encoder, this is the TINY random
   cross-encoder from tests/tinymodels.py (2 layers, hidden 32): its speed says
   nothing about a real model (a MiniLM-L6-sized one did ~17 pairs/s here,
-  see /work/shared/models/NOTES.md);
+  see the shared model notes, ../shared/models/NOTES.md);
 * MMR over a 250-candidate pool (limit 50), including reading the vectors
   from sqlite-vec, relative to stage 1 (goal < 0.2x);
 * parent retriever (defaults, 10 hits) and match_spans (on the expanded

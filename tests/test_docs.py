@@ -39,3 +39,12 @@ def test_every_adr_cited_in_the_code_exists():
     for py in (ROOT / "backend" / "groove").rglob("*.py"):
         cited |= {m.zfill(4) for m in re.findall(r"ADR[- ]?0*(\d{1,4})", py.read_text(encoding="utf-8"))}
     assert sorted(cited - adrs) == []
+
+
+def test_every_adr_has_a_status_line_and_a_row_in_the_index():
+    adr_dir = ROOT / "docs" / "adr"
+    index = (adr_dir / "README.md").read_text(encoding="utf-8")
+    for p in sorted(adr_dir.glob("[0-9][0-9][0-9][0-9]-*.md")):
+        head = p.read_text(encoding="utf-8").splitlines()[:6]
+        assert any(line.startswith("Status: ") for line in head), f"{p.name} has no 'Status:' line"
+        assert f"]({p.name})" in index, f"{p.name} is not in docs/adr/README.md"

@@ -1,4 +1,4 @@
-"""Ratio guards for the FTS leg's cost (SPEC §1.2). Ratios, never absolute times.
+"""Ratio guards for the FTS leg's cost (docs/design.md §1.2). Ratios, never absolute times.
 
 Worst case: every row (~600 characters) holds every phrase, so each phrase's
 doclist is the whole table and ``ORDER BY bm25`` scores every row.

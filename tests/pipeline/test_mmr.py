@@ -1,4 +1,4 @@
-"""MMR diversity selection (SPEC §1.4)."""
+"""MMR diversity selection (docs/design.md §1.4)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ FOOTGUN = "lambda = 1.0"
 
 
 def objective(rel, emb, docs, lam, pen, i, picked):
-    """The spec's MMR objective for candidate ``i``, written out pair by pair."""
+    """The MMR objective (docs/design.md §1.4) for candidate ``i``, written out pair by pair."""
     lo, hi = min(rel), max(rel)
     norm = (rel[i] - lo) / (hi - lo) if hi > lo else 1.0
 

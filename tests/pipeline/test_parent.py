@@ -1,4 +1,4 @@
-"""Parent retriever (SPEC §1.5): content-only rewrite of small hits."""
+"""Parent retriever (docs/design.md §1.5): content-only rewrite of small hits."""
 
 from __future__ import annotations
 

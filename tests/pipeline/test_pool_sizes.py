@@ -1,4 +1,4 @@
-"""Candidate pool sizes (SPEC §1.3): MMR on → limit×5, at least 50; MMR off →
+"""Candidate pool sizes (docs/design.md §1.3): MMR on → limit×5, at least 50; MMR off →
 limit, or limit×5 when only the reranker is on; the parent retriever never
 changes it. Observed on what the reranker and MMR are actually handed."""
 

@@ -1,4 +1,4 @@
-"""Stage 2, the cross-encoder reranker (SPEC §1.3), on a real llama.cpp
+"""Stage 2, the cross-encoder reranker (docs/design.md §1.3), on a real llama.cpp
 cross-encoder: the tiny random BERT with a classification head and rank
 pooling from tests/tinymodels.py (its scores mean nothing, but they are
 deterministic and differ between passages)."""

@@ -1,4 +1,4 @@
-"""match_spans (SPEC §1.6): UTF-8 byte offsets into the final content, merged, sorted."""
+"""match_spans (docs/design.md §1.6): UTF-8 byte offsets into the final content, merged, sorted."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The query pipeline, in its fixed order (SPEC §1):
+"""The query pipeline, in its fixed order (docs/design.md §1):
 
     parse_query → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
     → 4 parent retriever (opt) → match_spans → SearchResponse

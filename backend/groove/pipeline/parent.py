@@ -9,7 +9,7 @@ the concatenation, in file order, of the ranges listed in ``expanded_from``
 (so an editor maps a content offset to the file piece by piece). Rows with
 NULL ``token_count`` count ``len(content) / 4`` tokens, like the indexer's
 estimator, so the cap holds for them too. Exclusions are not re-checked on
-the expanded text (spec §1.2).
+the expanded text (docs/design.md §1.2).
 """
 
 from __future__ import annotations
