@@ -25,6 +25,7 @@ demo: install
 test: install-dev node-install test-python test-node
 
 test-python:
+	$(PY) -m ruff check backend tests bench
 	$(PY) -m pytest -q -p no:cacheprovider
 
 node-install:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "eval"
 

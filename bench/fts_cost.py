@@ -14,7 +14,7 @@ import argparse
 import random
 import string
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import apsw
 
@@ -28,7 +28,9 @@ KS = (1, 2, 4, 8, 16, 32)
 def best(f: Callable[[], object], n: int) -> float:
     t_best = float("inf")
     for _ in range(n):
-        t = time.perf_counter(); f(); t_best = min(t_best, time.perf_counter() - t)
+        t = time.perf_counter()
+        f()
+        t_best = min(t_best, time.perf_counter() - t)
     return t_best * 1e3
 
 
@@ -85,7 +87,7 @@ def main() -> None:
     rnd = random.Random(7)
     ph = ["".join(rnd.choices(string.ascii_lowercase, k=7)) for _ in range(32)]
 
-    print("OR expansion, worst case (ms, best of %d; ratio to 1 phrase)" % a.repeat)
+    print(f"OR expansion, worst case (ms, best of {a.repeat}; ratio to 1 phrase)")
     print(f"{'rows':>6} {'phrases':>7} {'naive ms':>9} {'ratio':>6} {'groove ms':>9} {'ratio':>6} {'unranked ms':>11}")
     excl = {}
     for n in sizes:
@@ -103,7 +105,7 @@ def main() -> None:
         qe, qr = parse_query(f"zzzzzz -{ph[0]}"), parse_query(ph[0])
         excl[n] = (best(lambda: fts.excluded_ids(c, qe), a.repeat * 2),
                    best(lambda: fts.fts_search(c, qr, W, 50), a.repeat * 2))
-        del c
+        c.close()
     print("\nExclusion id scan vs ranked 1-phrase FTS query (negative matches every row)")
     for n, (s, r) in excl.items():
         print(f"{n:>6} rows: scan {s:.2f} ms, ranked {r:.2f} ms, ratio {s/r:.2f}")
@@ -121,7 +123,7 @@ def main() -> None:
         t3 = best(lambda: fts.fts_search(c, both, W, 50), a.repeat)
         print(f"{n:>6} {t1:>10.1f} {t2:>9.1f} {t2/t1:>5.2f}x {t3:>8.1f} {t_tri:>11.2f} {t_bi:>10.2f} "
               f"{s_tri/1024:>11.0f} {s_bi/1024:>10.0f}")
-        del c
+        c.close()
 
 
 if __name__ == "__main__":

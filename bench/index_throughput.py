@@ -42,7 +42,8 @@ def main() -> None:
         t0 = time.perf_counter()
         s = service.reindex(rt)
         t_index = time.perf_counter() - t0
-        texts = [embed_text(ctx, content) for ctx, content in rt.index.conn.execute("SELECT context, content FROM chunks")]
+        rows = rt.index.conn.execute("SELECT context, content FROM chunks")
+        texts = [embed_text(ctx, content) for ctx, content in rows]
         t0 = time.perf_counter()
         for i in range(0, len(texts), 32):
             emb.embed_passages(texts[i:i + 32])

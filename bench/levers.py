@@ -76,7 +76,7 @@ def main() -> None:
     base = SearchConfig()
     for gpath in a.golden:
         golden = load_golden(gpath)
-        idx = {vaults[l]: a.index_dir / f"{l}.sqlite" for l in vaults} if a.index_dir else None
+        idx = {vaults[lang]: a.index_dir / f"{lang}.sqlite" for lang in vaults} if a.index_dir else None
         sess = EvalSession(golden, resolve_vaults(golden, None, vaults), index_paths=idx)
         print(f"\n== {gpath.name} ({len(golden.queries)} queries)")
         header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)

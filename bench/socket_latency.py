@@ -1,6 +1,7 @@
 """The daemon's costs: socket round-trip overhead, save→searchable, idle RSS.
 
-    GROOVE_MODELS_DIR=~/.cache/groove-test-models python bench/socket_latency.py [--notes 80] [--repeat 40] [--model PATH]
+    GROOVE_MODELS_DIR=~/.cache/groove-test-models python bench/socket_latency.py \
+        [--notes 80] [--repeat 40] [--model PATH]
 
 On a copy of (part of) the eval vault, with an isolated GROOVE_HOME:
 
@@ -65,12 +66,12 @@ def main() -> None:
     os.environ["GROOVE_HOME"] = str(home)
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
     from groove import service
-    from groove.daemon.client import DaemonClient
     from groove.daemon import discovery
+    from groove.daemon.client import DaemonClient
+    from groove.index import store
     from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
     from groove.vault.markdown import parse_note
-    from groove.index import store
 
     vault = vault_subset(a.vault, home / "vault", a.notes)
     (vault / "groove.toml").write_text(f"[watch]\ndebounce_ms = {DEBOUNCE_MS}\n", encoding="utf-8")
@@ -143,7 +144,8 @@ def main() -> None:
             print(f"note of {len(texts)} chunks: embedding alone {embed*1000:.1f} ms")
             print(f"save -> index.changed (debounce {DEBOUNCE_MS} ms excluded) p50 {median(saves)*1000:.1f} ms; "
                   f"-> searchable {median(finds)*1000:.1f} ms; ratio {median(finds)/embed:.2f} (goal <= 3)")
-            print(f"daemon idle RSS with the model loaded: {idle:.0f} MB (this bench process: {rss_mb(os.getpid()):.0f} MB)")
+            own = rss_mb(os.getpid())
+            print(f"daemon idle RSS with the model loaded: {idle:.0f} MB (this bench process: {own:.0f} MB)")
             rt.close()
     finally:
         proc.send_signal(signal.SIGTERM)

@@ -41,16 +41,16 @@ def main() -> None:
     a = ap.parse_args()
 
     from groove import service
+    from groove.index.store import embed_text
+    from groove.models.reranker import LlamaReranker
     from groove.pipeline import SearchParams, _hit, resolve_params, run_search
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import hybrid_candidates
     from groove.pipeline.mmr import apply_mmr
     from groove.pipeline.parent import expand_parents
-    from groove.query import parse_query, span_terms
     from groove.pipeline.rerank import rerank_candidates
     from groove.pipeline.spans import match_spans
-    from groove.index.store import embed_text
-    from groove.models.reranker import LlamaReranker
+    from groove.query import parse_query, span_terms
     from groove.runtime import open_runtime
     from tinymodels import write_tiny_bert_embedder, write_tiny_cross_encoder
 

@@ -5,7 +5,6 @@ conversion happens once per machine)."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -13,9 +12,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from tinymodels import write_tiny_bert_embedder  # noqa: E402
-
 from helpers import TEST_MODELS_DIR  # noqa: E402
+from tinymodels import write_tiny_bert_embedder  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

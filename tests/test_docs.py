@@ -8,9 +8,8 @@ from pathlib import Path
 
 import click
 
-from groove.daemon import protocol
-from groove.schemas.models import METHODS
 from groove.cli import cli
+from groove.schemas.models import METHODS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,6 +3,7 @@ really running on the tiny random BERT."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -11,18 +12,16 @@ import textwrap
 import time
 from pathlib import Path
 
-import json
-
 import numpy as np
 import pytest
 
-from helpers import make_runtime
 from groove import service
+from groove.errors import EmbedderMismatch, VaultError
 from groove.index import store
 from groove.index.store import note_text
-from groove.vault.markdown import parse_note
-from groove.errors import EmbedderMismatch, VaultError
 from groove.runtime import open_runtime
+from groove.vault.markdown import parse_note
+from helpers import make_runtime
 
 
 def write(vault: Path, rel: str, text: str) -> Path:

@@ -7,9 +7,9 @@ import shutil
 
 import pytest
 
-from helpers import SAMPLE_VAULT, make_runtime
 from groove import service
 from groove.pipeline import SearchParams
+from helpers import SAMPLE_VAULT, make_runtime
 
 pytestmark = pytest.mark.needs_default_model
 

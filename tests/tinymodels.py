@@ -19,8 +19,8 @@ from __future__ import annotations
 import json
 import math
 import struct
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 

@@ -22,8 +22,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-from .errors import ConfigError
 from . import paths
+from .errors import ConfigError
 
 
 @dataclass(frozen=True)

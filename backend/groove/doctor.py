@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import platform
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ def check_sqlite() -> CheckResult:
         c.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
         c.execute("INSERT INTO t VALUES ('hello world')")
         n = c.execute("SELECT count(*) FROM t WHERE t MATCH '\"llo\"'").fetchone()[0]
-        return CheckResult("sqlite + fts5 trigram", n == 1, f"SQLite {apsw.sqlite_lib_version()} via apsw {apsw.apsw_version()}")
+        versions = f"SQLite {apsw.sqlite_lib_version()} via apsw {apsw.apsw_version()}"
+        return CheckResult("sqlite + fts5 trigram", n == 1, versions)
     except Exception as e:  # noqa: BLE001 - doctor reports anything
         return CheckResult("sqlite + fts5 trigram", False, str(e), "pip install --upgrade apsw")
 

@@ -13,16 +13,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tinymodels import write_tiny_bert_embedder  # noqa: E402
-
-from groove.daemon.client import DaemonClient  # noqa: E402
 from groove.daemon import discovery  # noqa: E402
+from groove.daemon.client import DaemonClient  # noqa: E402
+from tinymodels import write_tiny_bert_embedder  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,6 @@ import os
 import subprocess
 import sys
 import time
-
 from pathlib import Path
 
 import apsw

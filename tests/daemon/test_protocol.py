@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import stat
 import threading
 import time
 
 import pytest
 
-from groove.daemon import protocol
+from groove.daemon import discovery, protocol
 from groove.daemon.client import ConnectError, DaemonClient, RpcError, open_socket
-from groove.daemon import discovery
 
 from .conftest import new_daemon
 
@@ -35,7 +33,7 @@ def raw_exchange(info: dict, payload: bytes, wait: float = 5.0) -> bytes:
         while True:
             try:
                 chunk = s.recv(65536)
-            except socket.timeout:
+            except TimeoutError:
                 return got + b"<still open>"
             if not chunk:
                 return got

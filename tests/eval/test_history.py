@@ -4,7 +4,13 @@ import dataclasses
 import json
 
 from groove.eval.history import (
-    FORMAT_VERSION, ConfigFingerprint, append_run, compare_runs, fingerprint_diff, history_path, load_history,
+    FORMAT_VERSION,
+    ConfigFingerprint,
+    append_run,
+    compare_runs,
+    fingerprint_diff,
+    history_path,
+    load_history,
     previous_run,
 )
 

@@ -6,7 +6,13 @@ import pytest
 
 from groove.eval.golden import GoldenQuery
 from groove.eval.metrics import (
-    collapse_to_documents, hit_at, metric_names, ndcg_at, recall_at, reciprocal_rank, score_query,
+    collapse_to_documents,
+    hit_at,
+    metric_names,
+    ndcg_at,
+    recall_at,
+    reciprocal_rank,
+    score_query,
 )
 from groove.eval.run import aggregate, score_results
 

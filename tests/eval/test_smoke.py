@@ -16,7 +16,9 @@ from groove.eval.run import EvalSession, SearchOptions, make_record, resolve_vau
 
 NOTES = {
     "Coffee.md": "# Coffee\n\nHow to make coffee at home with a cat on the table.\n",
-    "Garden/Plan.md": "# Garden plan\n\nThe garden plan for the week: tea and bread.\n\n## Work\n\nWork in the garden.\n",
+    "Garden/Plan.md": (
+        "# Garden plan\n\nThe garden plan for the week: tea and bread.\n\n## Work\n\nWork in the garden.\n"
+    ),
     "Tokyo.md": "# Tokyo travel\n\nTravel notes from Tokyo, Japan. Music and books.\n",
     "Quotes.md": "# FAQ\n\nwhat is the garden plan for the week\n",
 }

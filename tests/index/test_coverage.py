@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import make_runtime
 from groove import service
 from groove.index import fts
 from groove.query import parse_query
+from helpers import make_runtime
 
 
 def _write(vault, rel, text):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import string
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import apsw
 import pytest
@@ -45,8 +45,12 @@ def best_of(n: int, a: Callable[[], object], b: Callable[[], object]) -> tuple[f
     """Interleaved best-of-n of two callables, so load on a shared box hits both."""
     ta = tb = float("inf")
     for _ in range(n):
-        t = time.perf_counter(); a(); ta = min(ta, time.perf_counter() - t)
-        t = time.perf_counter(); b(); tb = min(tb, time.perf_counter() - t)
+        t = time.perf_counter()
+        a()
+        ta = min(ta, time.perf_counter() - t)
+        t = time.perf_counter()
+        b()
+        tb = min(tb, time.perf_counter() - t)
     return ta, tb
 
 

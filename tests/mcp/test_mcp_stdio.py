@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 import anyio
 import apsw
 import pytest
+from test_mcp_notes import ESCAPES
 
 from mcp_support import SyncSession, stdio_session, text_of
-from test_mcp_notes import ESCAPES
 
 TOOLS = {"search", "get_document", "related_notes", "resolve_link", "index_status", "reindex"}
 

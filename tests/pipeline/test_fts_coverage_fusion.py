@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from helpers import make_runtime
 from groove import service
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
+from helpers import make_runtime
 
 
 def _write(vault, rel, text):

@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groove.config import parse_config
+from groove.config import SearchConfig, parse_config
 from groove.errors import ConfigError, InvalidArgument
 from groove.pipeline import SearchParams, resolve_params, run_search
 from groove.pipeline.mmr import load_embeddings, mmr_select
-from groove.config import SearchConfig
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)
 
 FOOTGUN = "lambda = 1.0"

@@ -8,6 +8,7 @@ from groove.pipeline.filters import Restriction
 from groove.pipeline.fusion import nearest_notes, note_aware_ranking, vector_leg
 from stagekit import small_rt  # noqa: F401  (fixture)
 
+
 def _all_vectors(rt, table: str) -> dict[int, np.ndarray]:
     return {r[0]: np.frombuffer(r[1], dtype=np.float32)
             for r in rt.index.conn.execute(f"SELECT rowid, embedding FROM {table}")}

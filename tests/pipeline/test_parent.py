@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from groove.pipeline import SearchParams, run_search
@@ -39,7 +37,8 @@ def test_a_hit_under_the_threshold_becomes_the_whole_note_in_file_order(small_rt
 def test_a_hit_over_the_threshold_merges_only_adjacent_siblings_of_its_level_and_parent(small_rt):
     h = expand(small_rt, "Projects.md", "Alpha goals", threshold=0, cap=BIG)
     # Alpha goals + Alpha risks: not their parent "## Alpha", not "### Beta goals" under another parent.
-    assert ids(h) == [chunk_id(small_rt, "Projects.md", "Alpha goals"), chunk_id(small_rt, "Projects.md", "Alpha risks")]
+    want = [chunk_id(small_rt, "Projects.md", "Alpha goals"), chunk_id(small_rt, "Projects.md", "Alpha risks")]
+    assert ids(h) == want
 
 
 def test_threshold_zero_never_takes_the_whole_note(small_rt):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -219,17 +220,19 @@ def test_cap_is_configurable():
 
 
 LONG_QUESTIONS = [
-    "how do I set up Obsidian Sync so that my notes stay the same on my phone, my laptop and my work computer without conflicts",
+    "how do I set up Obsidian Sync so that my notes stay the same on my phone, my laptop and my work computer "
+    "without conflicts",
     "what is the difference between a canvas and a base when I organise a research project",
     "Obsidian Publish でサイトを公開したあと、特定のノートだけを非公開に戻すにはどの設定を変更すればいいですか",
     "デイリーノートのテンプレートに今日の日付と曜日を自動で入れて、前日のノートへのリンクも作る方法を教えてください",
-    "why does my vault open slowly on Android when it holds thousands of attachments, and can I exclude folders from indexing",
+    "why does my vault open slowly on Android when it holds thousands of attachments, and can I exclude folders "
+    "from indexing",
 ]
 
 
 @pytest.mark.skipif(not GOLDEN.is_file(), reason="../shared/eval/golden-dev.jsonl (the shared eval data) is not there")
 def test_realistic_queries_keep_twice_the_headroom_under_the_cap():
-    queries = [json.loads(l)["query"] for l in GOLDEN.read_text().splitlines() if l.strip()]
+    queries = [json.loads(line)["query"] for line in GOLDEN.read_text().splitlines() if line.strip()]
     assert len(queries) == 40
     for q in queries + LONG_QUESTIONS:
         p = parse_query(q)
@@ -251,7 +254,7 @@ def test_a_paragraph_long_question_still_fits_under_the_cap():
 def test_parsed_query_is_frozen_and_versioned():
     p = parse_query("rust")
     assert isinstance(p, ParsedQuery) and COMPILER_VERSION
-    with pytest.raises(Exception):
+    with pytest.raises(dataclasses.FrozenInstanceError):
         p.match_expr = "x"  # type: ignore[misc]
 
 

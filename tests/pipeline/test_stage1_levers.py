@@ -8,10 +8,10 @@ import dataclasses
 
 import pytest
 
-from helpers import make_runtime
 from groove import service
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
+from helpers import make_runtime
 
 
 def _write(vault, rel, text):
@@ -25,7 +25,8 @@ def vault(tmp_path):
     v = tmp_path / "vault"
     filler = "This page explains one feature of the app in some detail.\n"
     for i in range(12):
-        _write(v, f"Plugins/Feature {i}.md", f"# Feature {i}\n\n{filler}\n## Use\n\nOpen the switcher panel and pick one.\n")
+        text = f"# Feature {i}\n\n{filler}\n## Use\n\nOpen the switcher panel and pick one.\n"
+        _write(v, f"Plugins/Feature {i}.md", text)
     _write(v, "Plugins/Quick switcher.md", f"# Quick switcher\n\n{filler}")
     _write(v, "ja/マップビュー.md", f"# マップビュー\n\n{filler}")
     _write(v, "Sync.md", "# Sync\n\nKeep devices in sync.\n\n## Phones\n\nOn mobile, sync runs in the background.\n")

@@ -30,9 +30,9 @@ def test_japanese_compounds_cover_titles_through_their_two_character_pieces():
 
 def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_embedder):
     """ADR 0083: exact names, folded as NFKC + case; part of a name is not a name."""
-    from helpers import make_runtime
     from groove import service
     from groove.pipeline.titles import named_notes
+    from helpers import make_runtime
 
     v = tmp_path / "vault"
     (v / "Plugins").mkdir(parents=True)

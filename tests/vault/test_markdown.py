@@ -47,7 +47,7 @@ def test_sections_become_chunks_with_heading_path_context_and_offsets():
 def test_code_blocks_hide_headings_links_and_tags():
     n = parse_note("Sync.md", NOTE.encode())
     assert all("not a heading" != c.heading for c in n.chunks)
-    assert [(l.target, l.heading, l.alias, l.embed) for l in n.links] == [
+    assert [(ln.target, ln.heading, ln.alias, ln.embed) for ln in n.links] == [
         ("Other note", "Part", "alias", False),
         ("pic.png", None, None, True),
     ]

@@ -30,13 +30,13 @@ def cli() -> None:
     """Local semantic search over a Markdown vault (hybrid: embeddings + full text)."""
 
 
-from .index import index_cmd, status_cmd  # noqa: E402
-from .search import search_cmd  # noqa: E402
 from .doctor import doctor_cmd  # noqa: E402
-from .models import models  # noqa: E402
 from .eval import eval_cmd, tune_cmd  # noqa: E402
-from .serve import serve_cmd, connect_info_cmd  # noqa: E402
+from .index import index_cmd, status_cmd  # noqa: E402
 from .mcp import mcp_cmd  # noqa: E402
+from .models import models  # noqa: E402
+from .search import search_cmd  # noqa: E402
+from .serve import connect_info_cmd, serve_cmd  # noqa: E402
 
 cli.add_command(index_cmd)
 cli.add_command(status_cmd)

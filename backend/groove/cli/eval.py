@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import click
 from rich import box
@@ -15,7 +16,15 @@ from rich.table import Table
 
 from ..errors import GrooveError
 from ..eval.golden import load_golden
-from ..eval.history import Comparison, QueryChange, compare_runs, history_path, load_history, previous_run, write_history
+from ..eval.history import (
+    Comparison,
+    QueryChange,
+    compare_runs,
+    history_path,
+    load_history,
+    previous_run,
+    write_history,
+)
 from ..eval.metrics import NOTE
 from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
 from .common import model_option, vault_option
@@ -78,7 +87,8 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
         err.print(f"[yellow]warning:[/yellow] {w}")
     quoted = session.quoted()
     if quoted:
-        err.print(f"[yellow]warning:[/yellow] {len(quoted)} golden quer{'y appears' if len(quoted) == 1 else 'ies appear'} "
+        appear = "y appears" if len(quoted) == 1 else "ies appear"
+        err.print(f"[yellow]warning:[/yellow] {len(quoted)} golden quer{appear} "
                   "verbatim in the vault, so the eval measures string matching, not retrieval:")
         for g, paths in quoted:
             more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
@@ -175,7 +185,8 @@ def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
 
 @click.command("eval")
 @eval_options
-@click.option("--compare", is_flag=True, help="Show the delta to the last run on the same golden file and what changed.")
+@click.option("--compare", is_flag=True,
+              help="Show the delta to the last run on the same golden file and what changed.")
 @click.option("--history", "history_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="History file (default: <first vault>/.groove-eval-history.json).")
 @click.option("--no-record", is_flag=True, help="Don't append this run to the history.")
@@ -230,8 +241,10 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
 def _comparison_json(cmp: Comparison | None) -> dict[str, Any] | None:
     if cmp is None:
         return None
-    ch = lambda c: {"query": c.query, "lang": c.lang, "kind": c.kind, "before": c.old_ndcg, "now": c.new_ndcg,
-                    "ranks_before": c.old_ranks, "ranks_now": c.new_ranks}  # noqa: E731
+    def ch(c: Any) -> dict[str, Any]:
+        return {"query": c.query, "lang": c.lang, "kind": c.kind, "before": c.old_ndcg, "now": c.new_ndcg,
+                "ranks_before": c.old_ranks, "ranks_now": c.new_ranks}
+
     return {
         "previous_date": cmp.previous_date, "comparable": cmp.comparable, "reason": cmp.reason,
         "metrics": {m: {"before": o, "now": n, "delta": n - o} for m, (o, n) in cmp.metric_deltas.items()},

@@ -17,7 +17,8 @@ DEFAULT_PORT = 8765
 @index_option
 @model_option
 @click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP bind address (loopback only, see --allow-remote).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="HTTP bind address (loopback only, see --allow-remote).")
 @click.option("--port", type=int, default=DEFAULT_PORT, show_default=True, help="HTTP port (0 = any free port).")
 @click.option("--token", default=None, envvar="GROOVE_MCP_TOKEN",
               help="HTTP: require `Authorization: Bearer <token>` (env GROOVE_MCP_TOKEN).")

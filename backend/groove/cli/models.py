@@ -47,7 +47,8 @@ def list_cmd(as_json: bool) -> None:
         name = str(r["id"]) + (" (default)" if r["default"] else "")
         table.add_row(name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"]), src)  # type: ignore[arg-type]
     Console().print(table)
-    extra = sorted(p.name for p in models_dir().glob("*.gguf") if p.name not in {Path(str(r["path"])).name for r in rows})
+    known = {Path(str(r["path"])).name for r in rows}
+    extra = sorted(p.name for p in models_dir().glob("*.gguf") if p.name not in known)
     if extra:
         click.echo("other GGUF files (use them by path or file name): " + ", ".join(extra))
 

@@ -16,7 +16,6 @@ from ..pipeline.spans import utf8_offsets
 from ..types import SearchResponse
 from .common import index_option, model_option, runtime_from, vault_option
 
-
 HIGHLIGHT = "bold black on yellow"
 
 
@@ -27,7 +26,8 @@ def search_options(f):
         click.option("--reranker", default=None, help="Reranker model (path or known name); applies to this query."),
         click.option("--mmr/--no-mmr", "mmr", default=None, help="MMR diversity (stage 3)."),
         click.option("--mmr-lambda", type=float, default=None, help="MMR relevance/diversity balance, 0..1."),
-        click.option("--mmr-same-doc-penalty", type=float, default=None, help="Extra MMR penalty for a note already picked."),
+        click.option("--mmr-same-doc-penalty", type=float, default=None,
+                     help="Extra MMR penalty for a note already picked."),
         click.option("--parent/--no-parent", "parent_retriever", default=None, help="Parent retriever (stage 4)."),
     ]
     for o in reversed(opts):
@@ -37,7 +37,8 @@ def search_options(f):
 
 def filter_options(f):
     opts = [
-        click.option("--path", "path_globs", multiple=True, help="Only notes matching this glob (repeatable), e.g. 'Sync/**'."),
+        click.option("--path", "path_globs", multiple=True,
+                     help="Only notes matching this glob (repeatable), e.g. 'Sync/**'."),
         click.option("--tag", "tags_any", multiple=True, help="Only notes with any of these tags (repeatable)."),
         click.option("--all-tags", "tags_all", multiple=True, help="Only notes with all of these tags (repeatable)."),
         click.option("--from", "date_from", default=None, help="Only notes dated on/after (YYYY-MM-DD)."),

@@ -22,7 +22,8 @@ def _vault(vault: Path | None) -> Path:
 @vault_option
 @index_option
 @model_option
-@click.option("--foreground", is_flag=True, help="Run in this terminal and log to it (default: start in the background).")
+@click.option("--foreground", is_flag=True,
+              help="Run in this terminal and log to it (default: start in the background).")
 @click.option("--status", "status", is_flag=True, help="Is a daemon running for the vault? (exit 0 if so, 1 if not)")
 @click.option("--stop", "stop", is_flag=True, help="Stop the vault's daemon (SIGTERM, wait, clean up).")
 @click.option("--json", "as_json", is_flag=True, help="With --status: print JSON.")

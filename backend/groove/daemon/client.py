@@ -15,9 +15,11 @@ import json
 import queue
 import socket
 import threading
-from concurrent.futures import Future, TimeoutError as FutureTimeout
+from collections.abc import Iterator
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any
 
 from ..types import SearchResponse
 from . import discovery
@@ -35,7 +37,7 @@ class PendingCall:
     """A request in flight: ``result()`` waits, ``cancel()`` asks the daemon
     to drop it (the result then raises RpcError(-32800))."""
 
-    def __init__(self, client: "DaemonClient", rid: int, method: str, fut: Future) -> None:
+    def __init__(self, client: DaemonClient, rid: int, method: str, fut: Future) -> None:
         self.client, self.id, self.method, self._fut = client, rid, method, fut
 
     def result(self, timeout: float | None = None) -> Any:
@@ -69,7 +71,7 @@ class DaemonClient:
 
     # -- connecting ---------------------------------------------------------------
     @classmethod
-    def connect(cls, info: dict[str, Any], *, client: str = "groove-python", timeout: float = 10.0) -> "DaemonClient":
+    def connect(cls, info: dict[str, Any], *, client: str = "groove-python", timeout: float = 10.0) -> DaemonClient:
         """Connect to ``info`` (the connect-info JSON) and authenticate."""
         sock = open_socket(info, timeout=timeout)
         c = cls(sock, info)
@@ -81,7 +83,7 @@ class DaemonClient:
             raise ConnectError(f"groove daemon refused the connection: {e}") from e
         return c
 
-    def __enter__(self) -> "DaemonClient":
+    def __enter__(self) -> DaemonClient:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -9,7 +9,7 @@ service.OPERATIONS plus the connection's own hello, cancel and subscribe.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +112,7 @@ def schemas() -> dict[str, Any]:
     return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator(kind: str, name: str) -> Any:
     """A compiled jsonschema validator for ``kind`` in {"params", "result",
     "notification"} of method/notification ``name``."""

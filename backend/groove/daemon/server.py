@@ -22,15 +22,15 @@ import struct
 import sys
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .. import __version__, service
-from . import protocol
-from .protocol import RpcError
 from ..runtime import Runtime
-from . import auth
+from . import auth, protocol
+from .protocol import RpcError
 from .watcher import IndexWorker
 
 log = logging.getLogger("groove.daemon.server")
@@ -51,7 +51,7 @@ class _Pending:
 
 
 class Connection:
-    def __init__(self, daemon: "Daemon", sock: socket.socket, peer: str) -> None:
+    def __init__(self, daemon: Daemon, sock: socket.socket, peer: str) -> None:
         self.daemon = daemon
         self.sock = sock
         self.peer = peer
@@ -106,7 +106,7 @@ class Connection:
                 except BlockingIOError:
                     _r, w, _x = select.select([], [self.sock], [], SEND_STALL_S)
                     if not w:
-                        raise TimeoutError(f"client read nothing for {SEND_STALL_S:.0f}s")
+                        raise TimeoutError(f"client read nothing for {SEND_STALL_S:.0f}s") from None
                     continue
                 view = view[n:]
 
@@ -181,7 +181,7 @@ class Connection:
             while True:
                 try:
                     chunk = self.sock.recv(65536)
-                except socket.timeout:
+                except TimeoutError:
                     chunk = None
                 if not self.authenticated and (chunk is None or time.monotonic() > hello_deadline):
                     log.info("%s: no hello within %.0fs; closed", self.peer, HELLO_TIMEOUT_S)
@@ -442,7 +442,7 @@ class Daemon:
         while not self._stopping.is_set():
             try:
                 sock, addr = listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 if self._stopping.is_set():

@@ -14,8 +14,8 @@ scored as missing them (the runner warns and counts them as unreachable).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
 
 RECALL_AT = (1, 5, 10)
 HIT_AT = (1, 3, 5)

@@ -16,14 +16,15 @@ import dataclasses
 import re
 import time
 import unicodedata
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from .. import __version__
+from .. import query as query_compiler
 from ..errors import BadQuery, GrooveError
 from ..pipeline import SearchParams, resolve_params, run_search
-from .. import query as query_compiler
 from ..runtime import Runtime, open_runtime
 from .golden import GoldenQuery, GoldenSet
 from .history import ConfigFingerprint
@@ -155,7 +156,9 @@ def quote_probe(g: GoldenQuery) -> str | None:
     return None
 
 
-def quoted_queries(queries: Sequence[GoldenQuery], texts: Callable[[GoldenQuery], Mapping[str, str]]) -> list[tuple[GoldenQuery, list[str]]]:
+def quoted_queries(
+    queries: Sequence[GoldenQuery], texts: Callable[[GoldenQuery], Mapping[str, str]]
+) -> list[tuple[GoldenQuery, list[str]]]:
     """Golden queries found verbatim (case- and whitespace-insensitive) in a note
     of their vault, with the quoting notes. ``texts(g)``: path -> note text."""
     found: list[tuple[GoldenQuery, list[str]]] = []

@@ -10,8 +10,8 @@ keeps a 20-cell tune grid from crying wolf on 40 queries.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 

@@ -10,13 +10,14 @@ comparisons — and false alarms — down.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
+from ..pipeline.params import with_overrides
 from .run import EvalRun, EvalSession, SearchOptions
 from .stats import Significance, compare
-from ..pipeline.params import with_overrides
 
 RRF_KS: tuple[float, ...] = (10.0, 30.0, 60.0, 100.0, 200.0)
 # (label, heading, context, content): the default, flat, and each side pushed.
@@ -100,8 +101,11 @@ def _per_query(run: EvalRun, metric: str) -> list[float]:
     return [r.metrics[metric] for r in run.results]
 
 
-def summarize(runs: dict[tuple[float, tuple[float, float, float]], EvalRun], labels: dict[tuple[float, float, float], str],
-              baseline: tuple[float, tuple[float, float, float]], primary: str) -> TuneResult:
+Weights = tuple[float, float, float]
+
+
+def summarize(runs: dict[tuple[float, Weights], EvalRun], labels: dict[Weights, str],
+              baseline: tuple[float, Weights], primary: str) -> TuneResult:
     """Pure: per-cell means, deltas and significance from the runs of each cell."""
     base_run = runs[baseline]
     base_means = base_run.aggregate()["overall"]
@@ -130,7 +134,7 @@ def run_tune(session: EvalSession, opts: SearchOptions, k: int,
     labels = {w: label for label, w in ws}
     runs: dict[tuple[float, tuple[float, float, float]], EvalRun] = {}
     total = len(ks) * len(ws)
-    for label, w in ws:
+    for _label, w in ws:
         for rk in ks:
             variant = with_overrides(cfg, rrf_k=rk, heading_weight=w[0], context_weight=w[1], content_weight=w[2])
             runs[(rk, w)] = session.run(opts, k, session.variant(variant))

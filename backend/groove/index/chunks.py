@@ -8,7 +8,8 @@ Ids are integers from the index itself, so they are inlined into ``IN
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from ..types import Candidate
 from .db import Index

@@ -5,7 +5,7 @@ note's nearest neighbours by embedding. Used by the note operations
 from __future__ import annotations
 
 import json
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 

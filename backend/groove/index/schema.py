@@ -7,7 +7,7 @@ embedder, which the first index run decides.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import apsw
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import json
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -145,7 +144,7 @@ def upsert_note(
         )
         c.executemany(
             "INSERT INTO links(doc_id, target, heading, block, alias, embed, line) VALUES (?,?,?,?,?,?,?)",
-            [(doc_id, l.target, l.heading, l.block, l.alias, int(l.embed), l.line) for l in note.links],
+            [(doc_id, ln.target, ln.heading, ln.block, ln.alias, int(ln.embed), ln.line) for ln in note.links],
         )
         return doc_id
 

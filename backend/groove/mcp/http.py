@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hmac
 import socket
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
-
 
 
 def transport_security(host: str, extra_hosts: list[str] | None = None) -> TransportSecuritySettings:

@@ -8,9 +8,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Annotated, Any, AsyncIterator, Callable
+from typing import Annotated, Any
 
 import anyio
 import anyio.from_thread
@@ -114,16 +115,24 @@ def build_server(opts: ServerOptions) -> MCPServer:
         path_globs: Annotated[list[str] | None, Field(description=(
             "Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**', "
             "'Daily/2024-*']."))] = None,
-        tags_any: Annotated[list[str] | None, Field(description="Only notes with at least one of these tags (no '#').")] = None,
+        tags_any: Annotated[list[str] | None, Field(description=(
+            "Only notes with at least one of these tags (no '#')."))] = None,
         tags_all: Annotated[list[str] | None, Field(description="Only notes with all of these tags (no '#').")] = None,
-        date_from: Annotated[str | None, Field(description="Only notes dated on/after this day (YYYY-MM-DD, frontmatter date).")] = None,
+        date_from: Annotated[str | None, Field(description=(
+            "Only notes dated on/after this day (YYYY-MM-DD, frontmatter date)."))] = None,
         date_to: Annotated[str | None, Field(description="Only notes dated on/before this day (YYYY-MM-DD).")] = None,
-        rerank: Annotated[bool | None, Field(description="Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting.")] = None,
-        mmr: Annotated[bool | None, Field(description="Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting.")] = None,
-        mmr_lambda: Annotated[float | None, Field(ge=0, le=1, description="MMR balance: 1 = relevance only, 0 = diversity only.")] = None,
-        mmr_same_doc_penalty: Annotated[float | None, Field(ge=0, description="Extra MMR penalty for another passage of a note already picked.")] = None,
-        parent_retriever: Annotated[bool | None, Field(description="Return the surrounding section (or the whole short note) instead of the bare passage.")] = None,
-        min_confidence_ratio: Annotated[float | None, Field(ge=0, le=1, description="Threshold for low_confidence (advanced; omit).")] = None,
+        rerank: Annotated[bool | None, Field(description=(
+            "Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."))] = None,
+        mmr: Annotated[bool | None, Field(description=(
+            "Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."))] = None,
+        mmr_lambda: Annotated[float | None, Field(ge=0, le=1, description=(
+            "MMR balance: 1 = relevance only, 0 = diversity only."))] = None,
+        mmr_same_doc_penalty: Annotated[float | None, Field(ge=0, description=(
+            "Extra MMR penalty for another passage of a note already picked."))] = None,
+        parent_retriever: Annotated[bool | None, Field(description=(
+            "Return the surrounding section (or the whole short note) instead of the bare passage."))] = None,
+        min_confidence_ratio: Annotated[float | None, Field(ge=0, le=1, description=(
+            "Threshold for low_confidence (advanced; omit)."))] = None,
     ) -> Annotated[CallToolResult, SearchResponse]:
         params = {
             "query": query, "limit": limit, "path_globs": path_globs or [], "tags_any": tags_any or [],
@@ -151,10 +160,12 @@ def build_server(opts: ServerOptions) -> MCPServer:
         ),
     )
     async def get_document(
-        path: Annotated[str, Field(description="Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted).")],
+        path: Annotated[str, Field(description=(
+            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted)."))],
         line_start: Annotated[int | None, Field(ge=1, description="First line to return (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, description="Last line to return (inclusive).")] = None,
-        heading: Annotated[str | None, Field(description="Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one.")] = None,
+        heading: Annotated[str | None, Field(description=(
+            "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
     ) -> Annotated[CallToolResult, Document]:
         d = await _call(backend.call, "get_document",
                         {"path": path, "line_start": line_start, "line_end": line_end, "heading": heading})
@@ -193,8 +204,10 @@ def build_server(opts: ServerOptions) -> MCPServer:
         ),
     )
     async def resolve_link(
-        link: Annotated[str, Field(description="The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note^abc123]]', or 'Note#Heading'.")],
-        from_path: Annotated[str | None, Field(description="Vault-relative path of the note containing the link (decides ambiguous names).")] = None,
+        link: Annotated[str, Field(description=(
+            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note^abc123]]', or 'Note#Heading'."))],
+        from_path: Annotated[str | None, Field(description=(
+            "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
     ) -> Annotated[CallToolResult, ResolvedLink]:
         d = await _call(backend.call, "resolve_link", {"link": link, "from_path": from_path})
         return CallToolResult(content=[TextContent(type="text", text=json_text(d))], structured_content=d)

@@ -18,5 +18,4 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from groove.errors import ModelError  # noqa: E402  (kept importable from here for the model modules)
 
-
 __all__ = ["ModelError"]

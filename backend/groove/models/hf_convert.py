@@ -24,8 +24,9 @@ import json
 import os
 import struct
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text

@@ -28,7 +28,6 @@ from .parent import expand_parents
 from .rerank import rerank_candidates, reranker_for_query
 from .spans import match_spans
 
-
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 
 

@@ -6,7 +6,6 @@ a filter never empties a top-k that a post-filter would have thinned out.
 
 from __future__ import annotations
 
-
 import datetime as _dt
 import json
 from dataclasses import dataclass
@@ -14,11 +13,10 @@ from typing import Any
 
 import pathspec
 
+from ..errors import InvalidArgument
 from ..index.chunks import chunks_of_notes_sql, filter_rows
 from ..index.db import Index
-from ..errors import InvalidArgument
 from .params import Resolved
-
 
 
 @dataclass(frozen=True)

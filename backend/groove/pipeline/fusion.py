@@ -18,7 +18,6 @@ on what is excluded.
 
 from __future__ import annotations
 
-
 from concurrent.futures import Future
 from dataclasses import dataclass
 
@@ -31,7 +30,6 @@ from ..types import Candidate
 from .filters import Restriction
 from .params import Resolved
 from .titles import named_notes, title_leg
-
 
 
 def rrf_fuse(

@@ -10,12 +10,10 @@ Python loop.
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from ..index.db import Index
 from ..types import Candidate
-
 
 
 def mmr_select(

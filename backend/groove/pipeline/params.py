@@ -14,6 +14,7 @@ from typing import Any
 from ..config import FusionConfig, SearchConfig
 from ..errors import InvalidArgument
 
+
 @dataclass(frozen=True)
 class SearchParams:
     query: str

@@ -15,8 +15,8 @@ the expanded text (docs/design.md §1.2).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from ..index.chunks import note_chunk_rows
 from ..index.db import Index
@@ -89,7 +89,8 @@ def expand_parents(idx: Index, hits: list[SearchHit], whole_doc_threshold: int, 
             lo, hi = _grow(rows, pos, max_tokens, lambda r: True)
         else:
             parent = _parent(me)
-            lo, hi = _grow(rows, pos, max_tokens, lambda r: r.level == me.level and _parent(r) == parent)
+            lo, hi = _grow(rows, pos, max_tokens,
+                           lambda r, me=me, parent=parent: r.level == me.level and _parent(r) == parent)
         if lo == hi:
             out.append(h)  # nothing fits or nothing to merge: unchanged
             continue

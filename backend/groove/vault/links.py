@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from ..errors import InvalidArgument
 from ..types import Link
