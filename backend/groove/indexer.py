@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from .config import IndexConfig
-from .index import store
 from .errors import EmbedderMismatch
+from .index import store
 from .index.db import Index
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256

@@ -21,10 +21,10 @@ import os
 import queue
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .. import service
 from ..errors import GrooveError
@@ -233,7 +233,7 @@ class VaultWatcher:
     def _watch(self) -> None:
         import watchfiles
 
-        def keep(change: "watchfiles.Change", path: str) -> bool:
+        def keep(change: watchfiles.Change, path: str) -> bool:
             return _rel(self.vault, path) is not None
 
         try:

@@ -12,8 +12,9 @@ import hashlib
 import os
 import sys
 import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,8 @@ def physical_cores() -> int:
         try:
             import subprocess
 
-            out = subprocess.run(["sysctl", "-n", "hw.perflevel0.physicalcpu"], capture_output=True, text=True, timeout=2)
+            out = subprocess.run(["sysctl", "-n", "hw.perflevel0.physicalcpu"], capture_output=True, text=True,
+                                 timeout=2)
             if out.returncode == 0 and out.stdout.strip().isdigit():
                 return int(out.stdout.strip())
         except (OSError, subprocess.SubprocessError):
@@ -151,7 +153,7 @@ def open_llama(
     n_ctx: int,
     n_threads: int | None,
     pooling_type: int | None = None,
-) -> "object":
+) -> object:
     """Load a GGUF in embedding mode with the speed settings measured in NOTES.md."""
     path = check_gguf(model_path)
     _silence_llama_logs()

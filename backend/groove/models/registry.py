@@ -10,9 +10,10 @@ import os
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from groove.models import ModelError
 from groove.paths import models_dir
