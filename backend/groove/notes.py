@@ -3,7 +3,8 @@ notes — shared by MCP and the socket daemon through the operation table
 (service.py), so both answer with the same shapes (docs/protocol.md).
 
 Every path a client passes goes through the path gate (``vault/gate.py``,
-ADR 0050) first. Link resolution follows Obsidian's rules (``vault/links.py``,
+ADR 0050) first, and every file read through the read gate, which applies
+the indexer's ignore rules (ADR 0091). Link resolution follows Obsidian's rules (``vault/links.py``,
 ADR 0051). Note text, headings and block ids are read from the file on disk
 (the truth the user edits; ``vault/sections.py``); the index supplies the
 list of notes, their aliases, vectors and the links graph (``index/notes.py``).
@@ -31,10 +32,10 @@ from .index.notes import (
 )
 from .runtime import Runtime
 from .types import Link, ParsedNote
-from .vault.gate import check_readable, safe_path
+from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
-from .vault.scan import IgnoreRules, ignore_rules, other_files
+from .vault.scan import IgnoreRules, other_files
 from .vault.sections import find_block, find_section, sections
 
 # A whole note above this many characters is cut at a line boundary; the
@@ -239,7 +240,7 @@ def get_document(
             f"\n\n[truncated: {more}. Ask for the rest with line_start={last + 1} "
             "(and line_end), or read one section with heading]"
         )
-    resolve = _Resolver(rt, ignore_rules(rt.vault))
+    resolve = _Resolver(rt, read_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {
         "path": note.path,
@@ -277,7 +278,7 @@ def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[s
         src = src + ".md" if src + ".md" in names.docs else src
     heading = parsed.heading
     block = parsed.block
-    resolve = _Resolver(rt, ignore_rules(rt.vault))
+    resolve = _Resolver(rt, read_rules(rt.vault))
     doc = resolve.note(parsed.target, src)
     result: dict[str, Any] = {"path": None, "heading": heading, "block": block, "line_range": None, "exists": False}
     if doc is None:
@@ -373,7 +374,7 @@ def related_notes(
     else:
         raise InvalidArgument("pass 'path' (a vault-relative note path) or 'chunk_id' (from a search hit)",
                               param="path")
-    rules = ignore_rules(rt.vault)
+    rules = read_rules(rt.vault)
     _check_indexed(rt, doc, rules)
     resolve = _Resolver(rt, rules)
     outgoing = [

@@ -74,7 +74,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     warnings: list[str] = []
     try:
         files, _ = scan_vault(rt.vault)
-    except (OSError, GrooveError) as e:  # e.g. the vault folder went away
+    except (OSError, ValueError, GrooveError) as e:  # the folder went away, a .grooveignore line pathspec refuses
         stale = None
         warnings.append(f"could not scan the vault to count changed files: {e}")
     else:

@@ -152,6 +152,8 @@ ERRORS = [
     ("search", {"query": "garden", "limit": 51}, "less than or equal to 50"),
     ("search", {"query": "garden", "mmr_lambda": 3}, "mmr_lambda"),
     ("search", {"limit": 3}, "query"),
+    ("search", {"query": "garden", "rerank": True}, "no reranker is configured"),  # a caller mistake, not internal
+    ("search", {"query": "garden", "date_from": "2024-13-45"}, "'date_from' must be a date"),
     ("get_document", {"path": "../secret.md"}, "inside the vault"),
     ("get_document", {"path": "Nope/Missing.md"}, "no note"),
     ("get_document", {"path": "Home.md", "line_start": "first"}, "line_start"),
@@ -168,6 +170,7 @@ def test_errors_are_tool_errors_and_the_server_keeps_serving(s, name, args, msg)
     bad = s.call(name, args)
     assert bad.is_error
     assert msg in text_of(bad), text_of(bad)
+    assert "internal error" not in text_of(bad)
     good = s.call("search", {"query": "garden", "limit": 1})
     assert not good.is_error and good.structured_content["results"]
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..notes import MAX_RELATED
 from ..types import LineRange, SearchResponse
 
 NonNeg = Annotated[int, Field(ge=0)]
@@ -22,7 +23,6 @@ Unit = Annotated[float, Field(ge=0, le=1)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
 MAX_QUERY_CHARS = 10_000
-MAX_RELATED = 50
 
 
 class Params(BaseModel):

@@ -23,8 +23,8 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..errors import InvalidArgument, NoteNotFound, PathOutsideVault
-from .scan import IgnoreRules, ignore_rules
+from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault
+from .scan import IGNORE_FILE, IgnoreRules, ignore_rules
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -118,11 +118,20 @@ def on_disk_spelling(root: Path, rel: str) -> str:
     return "/".join(out)
 
 
+def read_rules(vault: Path) -> IgnoreRules:
+    """The vault's ignore rules; a .grooveignore line pathspec cannot read is
+    the vault's configuration problem, reported as such."""
+    try:
+        return ignore_rules(vault)
+    except ValueError as e:  # pathspec's GitIgnorePatternError
+        raise ConfigError(f"{IGNORE_FILE}: {e}; fix or remove that line") from e
+
+
 def check_readable(vault: Path, full: Path, rel: str, rules: IgnoreRules | None = None) -> None:
     """Raise NoteNotFound when the indexer's rules leave out the file at
     ``full`` (``rel``, from ``safe_path``), under any spelling that reaches it."""
     root = Path(vault).resolve()
-    rules = rules or ignore_rules(root)
+    rules = rules or read_rules(root)
     names = {rel, on_disk_spelling(root, rel)}
     try:
         real = full.resolve().relative_to(root).as_posix()
