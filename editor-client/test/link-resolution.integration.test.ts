@@ -41,10 +41,12 @@ export function daemonAnswer(r: ResolveLinkResult): LinkCase["expect"] {
  * and `_pick`; the fix is the backend's, listed in the issue-20 closing note).
  */
 const DAEMON_DIFFERS: Record<string, string> = {
-  // _pick prefers the same folder exactly, then the fewest folders: Dup.md.
-  "ambiguous-subfolder-of-source": "picks Dup.md, not the Dup under the linking note's folder",
+  // _resolve_target tries the linking note's folder first (Projects/Dup.md); Obsidian takes the vault path Dup.md.
+  "root-note-wins-over-same-folder": "picks Projects/Dup.md next to the linking note, not the root Dup.md",
+  // _pick prefers the same folder exactly, then the fewest folders: Team/Log.md.
+  "ambiguous-subfolder-of-source": "picks Team/Log.md, not the Log under the linking note's folder",
   // _pick orders by folder count before length: Reference/Spec.md.
-  "ambiguous-length-not-depth": "picks Reference/Spec.md (fewest folders), not the shortest path",
+  "ambiguous-length-not-depth": "picks Reference/Spec.md (fewest folders), not the shortest path x/y/Spec.md",
   // _resolve_target tries the path relative to the linking note first: A/B/Note.md.
   "vault-path-beats-relative": "resolves B/Note relative to A/ first (A/B/Note.md)",
   // _resolve_target step 4 resolves frontmatter aliases.

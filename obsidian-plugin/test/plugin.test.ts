@@ -110,12 +110,34 @@ describe("plugin onload", () => {
     await until(() => status.textContent === "groove: indexing 1/2", 3000, "progress");
   });
 
-  it("shows 'daemon not running' when the daemon goes away", async () => {
+  it("says it is reconnecting when the daemon goes away, and comes back by itself", async () => {
     await plugin.connect(false);
-    await daemon.stop();
     const status = fake().statusBarItems[0]!;
-    await until(() => status.textContent === "groove: daemon not running", 3000, "not running");
+    await until(() => status.textContent === "groove: up to date", 3000, "up to date");
+    await daemon.stop();
+    await until(() => status.textContent === "groove: reconnecting", 3000, "reconnecting");
+    expect(status.getAttribute("data-state")).toBe("connection-lost");
+    expect(status.title).toMatch(/Lost the connection.*groove serve --status --vault/);
     await daemon.listen(); // afterEach stops it again
+    await until(() => status.textContent === "groove: up to date", 8000, "back");
+  });
+
+  it("a missing executable is 'not installed' in the status bar and a card with the fix in the panel; Check again reconnects", async () => {
+    const good = plugin.settings.executable;
+    plugin.settings.executable = path.join(dir, "no-such", "groove");
+    await plugin.connect(false);
+    const status = fake().statusBarItems[0]!;
+    expect(status.textContent).toBe("groove: not installed");
+    const view = await openView();
+    const card = view.contentEl.querySelector(".groove-state")!;
+    expect(card.getAttribute("data-cause")).toBe("backend-not-found");
+    expect(card.textContent).toContain('the "groove executable" setting');
+    expect(card.textContent).toContain("no-such");
+    plugin.settings.executable = good;
+    (plugin as unknown as { dropClient(): void }).dropClient();
+    [...card.querySelectorAll("button")].find((b) => b.textContent === "Check again")!.click();
+    await until(() => status.textContent === "groove: up to date", 3000, "connected");
+    expect(view.contentEl.querySelector(".groove-state")!.childNodes).toHaveLength(0);
   });
 });
 
@@ -184,20 +206,31 @@ describe("search view", () => {
     await until(() => daemon.methods.filter((m) => m === "search").length === 2, 3000, "refresh");
   });
 
-  it("shows related notes of the active note and resolves outgoing links through the daemon", async () => {
-    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8 }], backlinks: [], outgoing: [{ target: "同期#競合の解決", path: NOTE_PATH, heading: "競合の解決", line: 3 }] });
-    daemon.resolveResult = () => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: true });
+  it("shows related notes; an outgoing link keeps its #heading and lands where Obsidian resolves it", async () => {
+    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8 }], backlinks: [], outgoing: [{ target: "同期", path: NOTE_PATH, heading: "競合の解決", line: 3 }] });
     app.workspace.activeFile = new (await import("./fake-obsidian")).TFile("Other.md");
     await plugin.showRelated();
     const view = app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH)[0]!.view as GrooveSearchView;
     await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 3000, "related");
-    view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!.click();
+    const out = view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!;
+    expect(out.querySelector(".groove-related-name")!.textContent).toBe("同期#競合の解決");
+    out.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
-    expect(daemon.received.find((r) => r.method === "resolve_link")!.params).toEqual({ link: "[[同期#競合の解決]]", from_path: "Other.md" });
+    // Obsidian's own resolver and heading cache answered: the daemon was not asked.
+    expect(daemon.methods).not.toContain("resolve_link");
     const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
     const sel = editor.calls.find((c) => c[0] === "setSelection")!;
     expect(sel[1]).toEqual({ line: 5, ch: 0 });
     expect(editor.getLine(5)).toBe("## 競合の解決");
+  });
+
+  it("asks the daemon only for the heading line of a note Obsidian has not parsed yet, naming the note Obsidian chose", async () => {
+    app.metadataCache.unparsed.add(NOTE_PATH);
+    daemon.resolveResult = (p) => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: p.link === `[[${NOTE_PATH}#競合の解決]]` });
+    await plugin.followLink("[[同期#競合の解決|alias]]", "Other.md", null);
+    expect(daemon.received.find((r) => r.method === "resolve_link")!.params).toEqual({ link: `[[${NOTE_PATH}#競合の解決]]`, from_path: "Other.md" });
+    const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
+    expect(editor.calls.find((c) => c[0] === "setSelection")![1]).toEqual({ line: 5, ch: 0 });
   });
 });
 
@@ -214,8 +247,7 @@ describe("commands", () => {
     expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(false);
   });
 
-  it("follow-link resolves the [[link]] under the cursor via resolve_link", async () => {
-    daemon.resolveResult = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
+  it("follow-link resolves the [[link]] under the cursor the way Obsidian does", async () => {
     const editor = new FakeEditor();
     editor.setValue("See [[Nowhere#x]] here");
     editor.cursor = { line: 0, ch: 8 };
@@ -223,9 +255,16 @@ describe("commands", () => {
     expect(cmd.editorCheckCallback!(true, editor, { file: { path: "Other.md" } })).toBe(true);
     cmd.editorCheckCallback!(false, editor, { file: { path: "Other.md" } });
     await until(() => Notice.shown.length > 0, 3000, "notice");
-    expect(Notice.shown[0]).toMatch(/does not resolve/);
+    expect(Notice.shown[0]).toBe("groove: [[Nowhere#x]] does not point to a note in this vault");
+    expect(daemon.methods).not.toContain("resolve_link");
     editor.cursor = { line: 0, ch: 1 };
     expect(cmd.editorCheckCallback!(true, editor, {})).toBe(false);
+  });
+
+  it("a missing heading still opens the note, at the top, and says which heading is missing", async () => {
+    await plugin.followLink("同期#No such heading", "Other.md", null);
+    expect(Notice.shown).toContain(`groove: ${NOTE_PATH} has no heading "No such heading"; opened the note`);
+    expect(app.workspace.leaves.some((l) => l.view instanceof MarkdownView && l.view.file?.path === NOTE_PATH)).toBe(true);
   });
 
   it("the settings tab's Rebuild index button sends reindex", async () => {
