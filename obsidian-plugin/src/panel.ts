@@ -170,6 +170,11 @@ export class SearchPanel {
     });
   }
 
+  /** The response on screen (null when cleared or failed). */
+  get response(): SearchResponse | null {
+    return this.lastResponse;
+  }
+
   params(): SearchParams {
     return buildParams(this.input.value, this.o.limit, this.toggles, this.filters);
   }
