@@ -30,9 +30,22 @@ test-python:
 node-install:
 	npm ci --no-audit --no-fund
 
+# The Obsidian plugin's browser tests need headless Chromium; without it they
+# skip, and this says so at the end of the run (CI installs it in .ci/run).
+CHROMIUM_BIN ?= /usr/bin/chromium
+HASH := \#
+BAR := $(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)$(HASH)
+BROWSER_NOTICE = if [ ! -x "$(CHROMIUM_BIN)" ]; then \
+	  echo; echo "$(BAR)"; \
+	  echo "$(HASH) SKIPPED: the Obsidian plugin's headless-Chromium tests (no browser at $(CHROMIUM_BIN))."; \
+	  echo "$(HASH) Enable them: apt-get install -y chromium fonts-ipafont-gothic fonts-noto-color-emoji"; \
+	  echo "$(HASH)              (or: make test CHROMIUM_BIN=/path/to/chromium)"; \
+	  echo "$(BAR)"; fi
+
 test-node:
 	npm run typecheck
-	GROOVE_BIN=$(abspath $(GROOVE)) npm test
+	@$(BROWSER_NOTICE)
+	@CHROMIUM_BIN=$(CHROMIUM_BIN) GROOVE_BIN=$(abspath $(GROOVE)) npm test; status=$$?; $(BROWSER_NOTICE); exit $$status
 
 obsidian-install: node-install
 	@test -n "$(VAULT)" || (echo "usage: make obsidian-install VAULT=/path/to/vault" && exit 2)

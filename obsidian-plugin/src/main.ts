@@ -15,6 +15,7 @@ import { QuickSearchModal } from "./modal";
 import { formatStatus } from "./render";
 import { openPathAtLine } from "./jump";
 import { linktextOf, resolveLinkInVault } from "./links";
+import { OBSIDIAN_HINTS } from "./hints";
 
 /**
  * A bare "groove" is looked up on PATH, then in the usual user install
@@ -50,12 +51,6 @@ export function linkAt(line: string, ch: number): string | null {
   }
   return null;
 }
-
-/** The plugin's settings, in the words of its settings tab (every fix text uses them). */
-export const OBSIDIAN_HINTS: Omit<EditorHints, "executable" | "vault"> = {
-  executableSetting: 'the "groove executable" setting (Settings → groove)',
-  autoStartSetting: '"Auto-start daemon" (Settings → groove)',
-};
 
 export default class GroovePlugin extends Plugin {
   settings: GrooveSettings = { ...DEFAULT_SETTINGS };

@@ -99,8 +99,9 @@ export class SearchPanel {
       onError: (e) => {
         this.lastResponse = null;
         this.setHits([], []);
-        // A connection problem is on the state card already; say it once.
-        if (this.connection.kind === "problem" && e.kind !== "rpc") clear(this.results);
+        // A connection problem is on the state card already; say it once. During
+        // the first index a failing search is "not yet": the card says so.
+        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index") clear(this.results);
         else renderError(this.results, e.message);
         this.o.onError?.(e);
       },

@@ -211,7 +211,8 @@ function renderProblem(container: HTMLElement, p: Problem, actions: StateActions
   el(container, "div", { cls: "groove-state-detail", text: p.detail });
   el(container, "div", { cls: "groove-state-fix", text: p.fix });
   if (p.command) el(container, "code", { cls: "groove-state-command", text: p.command });
-  if (p.logTail) el(container, "pre", { cls: "groove-state-log", text: p.logTail });
+  // The last lines matter most: the inner span sits at the bottom of the scrolled box (CSS).
+  if (p.logTail) el(el(container, "pre", { cls: "groove-state-log", attr: { tabindex: 0, "aria-label": "Daemon log" } }), "span", { text: p.logTail });
   const buttons = el(container, "div", { cls: "groove-state-actions" });
   if (p.canReindex && actions.onBuildIndex) {
     const b = el(buttons, "button", { cls: "mod-cta", text: "Build the index", attr: { type: "button" } });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SearchPanel } from "../src/panel";
+import { GrooveError } from "@groove/editor-client/errors";
 import type { PendingRequest } from "@groove/editor-client/client";
 import type { SearchParams, SearchResponse } from "@groove/editor-client/protocol";
 
@@ -175,5 +176,23 @@ describe("SearchPanel: screen readers and the connection state", () => {
     runner.calls[1]!.resolve(resp("Sync"));
     await vi.advanceTimersByTimeAsync(0);
     expect(container.querySelector(".groove-hit-title")!.textContent).toBe("Sync");
+  });
+
+  it("a search that fails during the first index shows no error banner (the daemon has no tables yet)", async () => {
+    const runner = {
+      calls: 0,
+      startSearch() {
+        this.calls++;
+        return { promise: Promise.reject(new GrooveError("rpc", "groove daemon error: internal error: SQLError: no such table: vec_chunks", { code: -32000 })), cancel: () => {} };
+      },
+    };
+    const container = document.createElement("div");
+    const panel = new SearchPanel(container, { runner, limit: 10, toggles: { rerank: "default", mmr: "default", parentRetriever: "default" }, showContext: false });
+    panel.setConnection({ kind: "first-index", progress: null, status: null });
+    panel.setQuery("sync");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runner.calls).toBe(1);
+    expect(container.querySelector(".groove-error")).toBeNull();
+    expect(container.querySelector(".groove-state-first-index")).not.toBeNull();
   });
 });
