@@ -62,7 +62,7 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
               new GrooveError(
                 "not-installed",
                 `groove executable not found or not executable: "${opts.executable}". Install the groove backend ` +
-                  `(pip install groove) or set the full path to "groove" in the settings.`,
+                  `or set the full path to "groove" in the settings.`,
                 { cause: err },
               ),
             );
