@@ -104,18 +104,18 @@ describe("plugin onload", () => {
   it("connects when the layout is ready and shows the index state in the status bar", async () => {
     for (const cb of app.workspace.layoutReady) cb();
     const status = fake().statusBarItems[0]!;
-    await until(() => status.textContent === "groove: up to date", 3000, "status");
+    await until(() => status.textContent === "groove: up to date", 8000, "status");
     expect(daemon.received[0]!.params.client).toBe("obsidian-groove/0.1.0");
     daemon.notify("index.progress", { phase: "embed", done: 1, total: 2 });
-    await until(() => status.textContent === "groove: indexing 1/2", 3000, "progress");
+    await until(() => status.textContent === "groove: indexing 1/2", 8000, "progress");
   });
 
   it("says it is reconnecting when the daemon goes away, and comes back by itself", async () => {
     await plugin.connect(false);
     const status = fake().statusBarItems[0]!;
-    await until(() => status.textContent === "groove: up to date", 3000, "up to date");
+    await until(() => status.textContent === "groove: up to date", 8000, "up to date");
     await daemon.stop();
-    await until(() => status.textContent === "groove: reconnecting", 3000, "reconnecting");
+    await until(() => status.textContent === "groove: reconnecting", 8000, "reconnecting");
     expect(status.getAttribute("data-state")).toBe("connection-lost");
     expect(status.title).toMatch(/Lost the connection.*groove serve --status --vault/);
     await daemon.listen(); // afterEach stops it again
@@ -136,7 +136,7 @@ describe("plugin onload", () => {
     plugin.settings.executable = good;
     (plugin as unknown as { dropClient(): void }).dropClient();
     [...card.querySelectorAll("button")].find((b) => b.textContent === "Check again")!.click();
-    await until(() => status.textContent === "groove: up to date", 3000, "connected");
+    await until(() => status.textContent === "groove: up to date", 8000, "connected");
     expect(view.contentEl.querySelector(".groove-state")!.childNodes).toHaveLength(0);
   });
 });
@@ -146,7 +146,7 @@ describe("search view", () => {
     const view = await openView();
     expect(app.workspace.rightLeaves).toHaveLength(1);
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll("mark.groove-match").length > 0, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll("mark.groove-match").length > 0, 8000, "results");
     expect([...view.contentEl.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["競合", "オフライン"]);
     expect(daemon.received.filter((r) => r.method === "search").map((r) => r.params.query)).toEqual(["競合"]);
   });
@@ -154,9 +154,9 @@ describe("search view", () => {
   it("selects exactly the clicked span in the opened CRLF note, centred", async () => {
     const view = await openView();
     type(view.panel!.input, "sync conflicts");
-    await until(() => view.contentEl.querySelectorAll("mark").length === 2, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll("mark").length === 2, 8000, "results");
     view.contentEl.querySelectorAll<HTMLElement>("mark")[1]!.click();
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
     const leaf = app.workspace.leaves.find((l) => l.view instanceof MarkdownView) as WorkspaceLeaf;
     const editor = (leaf.view as MarkdownView).editor as FakeEditor;
     const [, from, to] = editor.calls.find((c) => c[0] === "setSelection") as [string, { line: number; ch: number }, { line: number; ch: number }];
@@ -169,9 +169,9 @@ describe("search view", () => {
   it("opens in a new tab on modifier-click", async () => {
     const view = await openView();
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     view.contentEl.querySelector(".groove-hit")!.dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
-    await until(() => app.workspace.getLeafCalls.length > 0, 3000, "open");
+    await until(() => app.workspace.getLeafCalls.length > 0, 8000, "open");
     expect(app.workspace.getLeafCalls).toEqual(["tab"]);
   });
 
@@ -186,7 +186,7 @@ describe("search view", () => {
     tags.value = "#sync";
     tags.dispatchEvent(new Event("input"));
     type(view.panel!.input, "競合");
-    await until(() => daemon.methods.includes("search"), 3000, "search");
+    await until(() => daemon.methods.includes("search"), 8000, "search");
     expect(daemon.received.find((r) => r.method === "search")!.params).toMatchObject({
       query: "競合",
       rerank: true,
@@ -201,9 +201,9 @@ describe("search view", () => {
   it("re-runs the visible query when the index changes", async () => {
     const view = await openView();
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     daemon.notify("index.changed", { paths: [NOTE_PATH], deleted: [], documents: 2, chunks: 4 });
-    await until(() => daemon.methods.filter((m) => m === "search").length === 2, 3000, "refresh");
+    await until(() => daemon.methods.filter((m) => m === "search").length === 2, 8000, "refresh");
   });
 
   it("shows related notes; an outgoing link keeps its #heading and lands where Obsidian resolves it", async () => {
@@ -211,11 +211,11 @@ describe("search view", () => {
     app.workspace.activeFile = new (await import("./fake-obsidian")).TFile("Other.md");
     await plugin.showRelated();
     const view = app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH)[0]!.view as GrooveSearchView;
-    await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 3000, "related");
+    await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 8000, "related");
     const out = view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!;
     expect(out.querySelector(".groove-related-name")!.textContent).toBe("同期#競合の解決");
     out.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
     // Obsidian's own resolver and heading cache answered: the daemon was not asked.
     expect(daemon.methods).not.toContain("resolve_link");
     const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
@@ -241,9 +241,9 @@ describe("commands", () => {
     modal.open();
     const input = modal.contentEl.querySelector<HTMLInputElement>(".groove-query")!;
     type(input, "競合");
-    await until(() => modal.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => modal.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
     expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(false);
   });
 
@@ -254,7 +254,7 @@ describe("commands", () => {
     const cmd = command("follow-link");
     expect(cmd.editorCheckCallback!(true, editor, { file: { path: "Other.md" } })).toBe(true);
     cmd.editorCheckCallback!(false, editor, { file: { path: "Other.md" } });
-    await until(() => Notice.shown.length > 0, 3000, "notice");
+    await until(() => Notice.shown.length > 0, 8000, "notice");
     expect(Notice.shown[0]).toBe("groove: [[Nowhere#x]] does not point to a note in this vault");
     expect(daemon.methods).not.toContain("resolve_link");
     editor.cursor = { line: 0, ch: 1 };
@@ -286,7 +286,9 @@ describe("settings", () => {
     const exe = Setting.all.find((s) => s.name === "groove executable")!.components[0]!;
     const bin = plugin.settings.executable;
     for (const partial of [bin.slice(0, -2), bin.slice(0, -1), bin]) await exe.onChangeCb!(partial);
-    await new Promise((r) => setTimeout(r, 1200));
+    // One reconnect once typing paused (800 ms); then none for the earlier keystrokes.
+    await until(() => daemon.connections > before, 8000, "reconnect");
+    await new Promise((r) => setTimeout(r, 1000));
     expect(daemon.connections).toBe(before + 1);
     expect(plugin.settings.executable).toBe(bin);
     expect((plugin as unknown as { data: { executable: string } }).data.executable).toBe(bin);
