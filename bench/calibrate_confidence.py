@@ -16,8 +16,8 @@ the design; held-out 108, run only at the end), and the kitchen notebook
 (tests/fixtures/vault-kitchen: 34 answerable, 31 not; written before the
 rule, never tuned on).
 
-``--index-dir DIR`` reads and writes DIR/en.sqlite, DIR/ja.sqlite and
-DIR/kitchen.sqlite instead of the default index locations; each index is
+``--index-dir DIR`` reads and writes DIR/en.sqlite, DIR/ja.sqlite,
+DIR/kitchen.sqlite and DIR/sample.sqlite instead of the default index locations; each index is
 brought up to date first (incremental), which also measures a missing
 calibration. ``--cost`` adds what calibrating costs at index time (against
 indexing a 40-note subset of vault-en from scratch, side by side) and what
@@ -41,19 +41,26 @@ from _common import EVAL, vault_subset  # noqa: E402
 HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
 KITCHEN = HERE.parent / "tests" / "fixtures" / "vault-kitchen"
+SAMPLE = HERE.parent / "backend" / "groove" / "sample_vault"
 
-# (name, file, answerable, role)
+# (name, file, answerable, role); a line's vault is its "vault" field, else its lang's eval vault
 SETS = [
     ("dev", EVAL / "golden-dev.jsonl", True, "dev"),
     ("extra", GOLDEN / "golden-extra.jsonl", True, "dev"),
-    ("holdout", GOLDEN / "golden-holdout.jsonl", True, "held-out"),
-    ("fresh", GOLDEN / "golden-fresh.jsonl", True, "held-out"),
     ("no-answer (legacy)", GOLDEN / "no-answer.jsonl", False, "dev"),
     ("no-answer-dev", GOLDEN / "no-answer-dev.jsonl", False, "dev"),
+    ("holdout", GOLDEN / "golden-holdout.jsonl", True, "held-out"),
+    ("fresh", GOLDEN / "golden-fresh.jsonl", True, "held-out"),
     ("no-answer-holdout", GOLDEN / "no-answer-holdout.jsonl", False, "held-out"),
     ("kitchen", GOLDEN / "kitchen-answerable.jsonl", True, "held-out"),
     ("kitchen-no-answer", GOLDEN / "kitchen-no-answer.jsonl", False, "held-out"),
+    ("no-answer-fresh", GOLDEN / "no-answer-fresh.jsonl", False, "final"),
+    ("kitchen-fresh", GOLDEN / "kitchen-fresh-answerable.jsonl", True, "final"),
+    ("kitchen-fresh-no-answer", GOLDEN / "kitchen-fresh-no-answer.jsonl", False, "final"),
+    ("sample", GOLDEN / "sample-answerable.jsonl", True, "final"),
+    ("sample-no-answer", GOLDEN / "sample-no-answer.jsonl", False, "final"),
 ]
+ROLES = ("dev", "held-out", "final")
 
 
 def load_set(path: Path) -> list[dict]:
@@ -64,7 +71,7 @@ def open_runtimes(index_dir: Path | None) -> dict:
     from groove.indexer import index_vault
     from groove.runtime import open_runtime
 
-    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja", "kitchen": KITCHEN}
+    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja", "kitchen": KITCHEN, "sample": SAMPLE}
     rts = {}
     for key, vault in vaults.items():
         rt = open_runtime(vault, index_path=(index_dir / f"{key}.sqlite") if index_dir else None)
@@ -83,15 +90,21 @@ def run_sets(rts: dict, roles: tuple[str, ...]) -> list[dict]:
         if role not in roles:
             continue
         for g in load_set(path):
-            rt = rts["kitchen" if "vault" in g else g["lang"]]
+            rt = rts[vault_key(g)]
             new = run_search(rt, SearchParams(g["query"]))
             old = run_search(rt, SearchParams(g["query"], min_confidence_ratio=0.12))
             docs = list(dict.fromkeys(h.path for h in new.results))
             miss = answerable and not any(p in docs[:5] for p in g["expected"])
-            rows.append({"set": name, "role": role, "answerable": answerable, "lang": g["lang"],
+            rows.append({"set": name, "role": role, "vault": vault_key(g), "answerable": answerable, "lang": g["lang"],
                          "kind": g.get("kind", ""), "query": g["query"], "old": old.low_confidence,
                          "new": new.low_confidence, "miss5": miss})
     return rows
+
+
+def vault_key(g: dict) -> str:
+    if "vault" not in g:
+        return g["lang"]
+    return "kitchen" if "vault-kitchen" in g["vault"] else "sample"
 
 
 def pct(flags: list[bool]) -> str:
@@ -111,19 +124,20 @@ def report(rows: list[dict]) -> None:
         kind = "answerable" if answerable else "no answer"
         print(f"{name:22s} {role:9s} {lang:4s} {kind:10s} {pct([r['old'] for r in rs]):>22s} {pct([r['new'] for r in rs]):>16s}{extra}")
     print("\nPooled (flagged share = recall on no-answer sets, false alarms on answerable sets):")
-    for role in ("dev", "held-out"):
+    names = {"en": "Obsidian Help", "ja": "Obsidian Help", "kitchen": "kitchen", "sample": "sample vault"}
+    for role in ROLES:
         for answerable in (False, True):
-            for vault in ("Obsidian Help", "kitchen"):
+            for vault in ("Obsidian Help", "kitchen", "sample vault"):
                 rs = [r for r in rows if r["role"] == role and r["answerable"] == answerable
-                      and (r["set"].startswith("kitchen") == (vault == "kitchen"))]
+                      and names[r["vault"]] == vault]
                 if rs:
                     kind = "answerable" if answerable else "no answer"
                     print(f"  {role:9s} {kind:10s} {vault:14s} old {pct([r['old'] for r in rs])}   new {pct([r['new'] for r in rs])}")
-    print("\nHeld-out no-answer sets by kind (new rule):")
+    print("\nNo-answer sets outside dev, by vault and kind (new rule):")
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
-        if r["role"] == "held-out" and not r["answerable"]:
-            by_kind[f"{'kitchen ' if r['set'].startswith('kitchen') else ''}{r['kind']}"].append(r["new"])
+        if r["role"] != "dev" and not r["answerable"]:
+            by_kind[f"{names[r['vault']]}: {r['kind']}"].append(r["new"])
     print("  " + ", ".join(f"{k} {sum(v)}/{len(v)}" for k, v in sorted(by_kind.items())))
     print("\nNot flagged, no answer (new rule):")
     for r in rows:
@@ -186,13 +200,13 @@ def _timed(fn) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--index-dir", type=Path, default=None,
-                    help="DIR/{en,ja,kitchen}.sqlite instead of the default indexes")
+                    help="DIR/{en,ja,kitchen,sample}.sqlite instead of the default indexes")
     ap.add_argument("--cost", action="store_true", help="also time the calibration and the rule")
-    ap.add_argument("--role", choices=("dev", "held-out", "all"), default="all",
-                    help="only the sets that guided the design (dev), only the held-out ones, or all")
+    ap.add_argument("--role", choices=(*ROLES, "all"), default="all",
+                    help="only the sets that guided the design (dev), the held-out ones, the final fresh ones, or all")
     a = ap.parse_args()
     rts = open_runtimes(a.index_dir)
-    report(run_sets(rts, ("dev", "held-out") if a.role == "all" else (a.role,)))
+    report(run_sets(rts, ROLES if a.role == "all" else (a.role,)))
     if a.cost:
         cost(rts)
 

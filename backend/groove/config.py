@@ -82,7 +82,7 @@ class SearchConfig:
     # low_confidence (pipeline/confidence.py): the calibrated rule's threshold
     # (ADR 0103); the margin rule's, used by an index without a calibration
     # (ADR 0075); 0 turns both off (only empty results are flagged).
-    low_confidence_threshold: float = 1.0
+    low_confidence_threshold: float = 0.75
     min_confidence_ratio: float = 0.12
     exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
     fusion: FusionConfig = field(default_factory=FusionConfig)

@@ -1,30 +1,28 @@
 """How much of a query's vocabulary the vault contains (ADR 0103).
 
-``known_share`` is the IDF-weighted share of the query's words that occur
+``known_share`` is the IDF-weighted share of the query's tokens that occur
 anywhere in the index. A question the vault cannot answer usually names
 things the vault never mentions ("sourdough", "Nextcloud", 確定申告), while
 a question it can answer is asked, mostly, in words the vault uses. The
 embedding cannot tell these apart on its own: e5 puts "mitochondria" as close
 to the Obsidian help as "URI".
 
-Words, per Unicode character type (the query compiler's ``char_type``), of
-the NFKC-folded query:
+Tokens of the NFKC-folded query (exclusions already removed by the caller):
 
-* Latin/digit runs of 3+ characters. A missing word is tried again without
-  a plain English suffix (-s, -es, -ed, -ing, -ly) so "overwrote" stays
-  unknown but "picked" finds "pick".
-* Kanji runs and katakana runs of 2+ characters. A kanji run the vault lacks
-  as a whole (Japanese runs several words together: 二段階認証) gets the share
-  of its character bigrams the vault has; katakana loanwords do not, since
-  their bigrams (コレ, クシ) occur in unrelated words.
-* Hiragana runs are grammar (を, には, したい) and are skipped, unless the
-  query has nothing else (ほげふが).
+* Latin/digit words of 3+ characters (the query compiler's ``char_type``
+  runs). A missing word is tried again without a plain English suffix (-s,
+  -es, -ed, -ing, -ly), so "overwrote" stays unknown but "picked" finds
+  "pick". Present means a ``LIMIT 1`` trigram match; its IDF comes from the
+  trigram vocabulary's upper bound on its document frequency.
+* The character bigrams of each run of kanji/kana, exactly the tokens the
+  short-CJK table indexes (``index/shortcjk.py``). Japanese has no spaces and
+  many words are kana (おにぎり) or one kanji with kana (握り方), so whole-run
+  words would miss them; bigrams need no dictionary, and grammar bigrams
+  (りの, には) are common, hence light. Presence and document frequency are
+  one lookup in an fts5vocab view of that table.
 
-Presence is a ``LIMIT 1`` match in the trigram table (3+ characters) or the
-short-CJK bigram table (2). A word weighs its IDF as bm25 does, from the
-trigram vocabulary's upper bound on its document frequency (cheap, shared
-with the full-text leg through ``memo``); an unknown word weighs the IDF of
-df 0, the most a word can.
+A token weighs its IDF as bm25 does (N = chunks); an unknown token weighs
+the IDF of df 0, the most a token can.
 """
 
 from __future__ import annotations
@@ -39,76 +37,72 @@ if TYPE_CHECKING:
     import apsw
 
 SUFFIXES = ("ing", "ed", "es", "s", "ly")
+PARTICLES = set("がのをにはでともへや")
+CJK_VOCAB = "temp.groove_cjk_vocab"  # per connection, like fts.VOCAB_TABLE
 
 
-def query_words(text: str) -> list[tuple[str, int]]:
-    """(word, character type) of ``text``, deduplicated, in order."""
+def query_tokens(text: str) -> tuple[list[str], list[str]]:
+    """(whole words, kanji bigrams) of ``text``, each deduplicated in order.
+
+    Whole words: Latin/digit runs of 3+ characters and katakana runs of 2+ (a
+    loanword's bigrams occur in unrelated words: サッカー's カー in カード).
+    Bigrams: those of each kanji/kana run that hold a kanji (a word stem, or
+    a stem and its kana ending); kana-only bigrams are mostly grammar (には,
+    して) and count only when the query has nothing else (ほげふが)."""
     # Imported here: the index must not import the pipeline package at load time.
-    from ..pipeline.query import _HIRA, _KANJI, _KATA, _SEP, _WORD, char_type
+    from ..pipeline.query import _KANJI, _KATA, _SEP, _WORD, char_type
 
-    runs: list[tuple[str, int]] = []
+    folded = unicodedata.normalize("NFKC", text)
+    words: list[str] = []
     cur, kind = "", _SEP
-    for ch in unicodedata.normalize("NFKC", text):
+    for ch in folded + " ":
         t = char_type(ch)
         if t != kind and cur:
-            if kind != _SEP:
-                runs.append((cur, kind))
+            if (kind == _WORD and len(cur) >= 3) or (kind == _KATA and len(cur) >= 2):
+                words.append(cur)
             cur = ""
         cur += ch
         kind = t
-    if cur and kind != _SEP:
-        runs.append((cur, kind))
-    words = [(s, t) for s, t in runs if (t == _WORD and len(s) >= 3) or (t in (_KANJI, _KATA) and len(s) >= 2)]
-    if not words:  # only kana grammar, or nothing checkable: hiragana runs, then nothing
-        words = [(s, t) for s, t in runs if t == _HIRA and len(s) >= 2]
-    return list(dict.fromkeys(words))
+    grams = shortcjk.bigrams(folded).split()
+    # A kanji and a particle (当が, の握) is grammar, not a word.
+    kanji = [g for g in grams if any(char_type(c) == _KANJI for c in g) and not set(g) & PARTICLES]
+    grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == _KATA for c in g)]
+    return list(dict.fromkeys(words)), list(dict.fromkeys(grams))
 
 
-def _has(conn: apsw.Connection, table: str, phrase: str) -> bool:
-    sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
+def _has(conn: apsw.Connection, phrase: str) -> bool:
+    sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
     return conn.execute(sql, (fts.fts_phrase(phrase),)).fetchone() is not None
 
 
-def _credit(conn: apsw.Connection, word: str, kind: int, bigrams: bool) -> tuple[float, str | None]:
-    """How far the vault holds ``word`` (0..1), and the form found (for its df)."""
-    from ..pipeline.query import _KANJI, _WORD
+def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None) -> int:
+    """0 when the vault lacks ``word`` (and its suffix-less stem), else an upper
+    bound on its document frequency."""
+    if len(word) < 3:  # a 2-character katakana word: one bigram token
+        return _bigram_dfs(conn, [word])[0]
+    forms = [word] + [word[: -len(s)] for s in SUFFIXES if word.lower().endswith(s) and len(word) - len(s) >= 3]
+    for form in forms:
+        if _has(conn, form):
+            return max(fts.phrase_df_bounds(conn, [form], memo)[0], 1)
+    return 0
 
-    if len(word) >= 3 and _has(conn, fts.FTS_TABLE, word):
-        return 1.0, word
-    if kind == _WORD:
-        low = word.lower()
-        for suf in SUFFIXES:
-            stem = word[: -len(suf)]
-            if low.endswith(suf) and len(stem) >= 3 and _has(conn, fts.FTS_TABLE, stem):
-                return 1.0, stem
-        return 0.0, None
-    if not bigrams or (kind != _KANJI and len(word) >= 3):
-        return 0.0, None
-    pairs = [word[i:i + 2] for i in range(len(word) - 1)]
-    held = sum(_has(conn, shortcjk.TABLE, p) for p in pairs)
-    if held == len(pairs) and len(word) == 2:
-        return 1.0, word
-    return held / len(pairs), None
+
+def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
+    if not grams or not shortcjk.exists(conn):
+        return [0] * len(grams)
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {CJK_VOCAB} USING fts5vocab(main, {shortcjk.TABLE}, row)")
+    marks = ",".join("?" * len(grams))
+    df = dict(conn.execute(f"SELECT term, doc FROM {CJK_VOCAB} WHERE term IN ({marks})", grams))
+    return [df.get(g, 0) for g in grams]
 
 
 def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None) -> float:
-    """The IDF-weighted share of ``text``'s words the index contains, in [0, 1];
-    1.0 for a query with no words (no evidence either way)."""
-    words = query_words(text)
-    if not words:
+    """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
+    1.0 for a query with no tokens (no evidence either way)."""
+    words, grams = query_tokens(text)
+    dfs = [_word_df(conn, w, memo) for w in words] + _bigram_dfs(conn, grams)
+    if not dfs:
         return 1.0
     n = fts.fts_row_count(conn)
-    bigrams = shortcjk.exists(conn)
-    total = held = 0.0
-    for word, kind in words:
-        credit, found = _credit(conn, word, kind, bigrams)
-        if found is None:
-            df = 0
-        elif len(found) >= 3:
-            df = fts.phrase_df_bounds(conn, [found], memo)[0]
-        else:
-            df = fts.phrase_df(conn, found, shortcjk.TABLE)
-        weight = max(math.log((n - df + 0.5) / (df + 0.5)), 1e-2)
-        total += weight
-        held += credit * weight
-    return held / total if total else 1.0
+    weights = [max(math.log((n - df + 0.5) / (df + 0.5)), 1e-2) for df in dfs]
+    return sum(w for w, df in zip(weights, dfs) if df > 0) / sum(weights)

@@ -73,7 +73,7 @@ class Resolved:
     # low_confidence (pipeline/confidence.py): the calibrated rule unless the
     # request names a min_confidence_ratio, which asks for the margin rule.
     confidence_rule: str = "calibrated"
-    low_confidence_threshold: float = 1.0
+    low_confidence_threshold: float = 0.75
 
     @property
     def pool_size(self) -> int:
