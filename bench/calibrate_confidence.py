@@ -61,6 +61,7 @@ SETS = [
     ("sample-no-answer", GOLDEN / "sample-no-answer.jsonl", False, "final"),
 ]
 ROLES = ("dev", "held-out", "final")
+CROSS_KINDS = ("crosslang", "mixed")  # answerable queries asked in the other language of a bilingual vault
 
 
 def load_set(path: Path) -> list[dict]:
@@ -133,6 +134,20 @@ def report(rows: list[dict]) -> None:
                 if rs:
                     kind = "answerable" if answerable else "no answer"
                     print(f"  {role:9s} {kind:10s} {vault:14s} old {pct([r['old'] for r in rs])}   new {pct([r['new'] for r in rs])}")
+    print("\nSplit (new rule): no-answer = off-topic kinds | near-topic; answerable = same language | across languages")
+    for role in ROLES:
+        for vault in ("Obsidian Help", "kitchen", "sample vault"):
+            rs = [r for r in rows if r["role"] == role and names[r["vault"]] == vault]
+            if not rs:
+                continue
+            off = [r["new"] for r in rs if not r["answerable"] and r["kind"] != "near"]
+            near = [r["new"] for r in rs if not r["answerable"] and r["kind"] == "near"]
+            same = [r["new"] for r in rs if r["answerable"] and r["kind"] not in CROSS_KINDS]
+            cross = [r["new"] for r in rs if r["answerable"] and r["kind"] in CROSS_KINDS]
+            flagged = [r for r in rs if r["new"]]
+            prec = sum(not r["answerable"] for r in flagged) / len(flagged) if flagged else float("nan")
+            print(f"  {role:9s} {vault:14s} off-topic {pct(off):>12s} | near {pct(near):>12s} || "
+                  f"answerable {pct(same):>12s} | across {pct(cross):>12s} || precision {prec:.2f}")
     print("\nNo-answer sets outside dev, by vault and kind (new rule):")
     by_kind: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
