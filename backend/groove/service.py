@@ -11,6 +11,7 @@ import time
 from typing import Any, Callable
 
 from . import __version__
+from .index import calibration
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
@@ -86,4 +87,5 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "progress": progress,
         "model_load_seconds": rt.model_load_seconds,
         "groove_version": __version__,
+        "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
     }
