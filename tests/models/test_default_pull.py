@@ -303,6 +303,7 @@ def test_index_on_a_terminal_asks_first_and_no_downloads_nothing(tmp_path, index
     assert "Download it now? [y/N]" in out and "91 MB" in out
     assert code == 2 and "was not downloaded" in out
     assert index.requests == []
+    assert not list((tmp_path / "home").rglob("*.sqlite"))  # asked before anything was created
 
 
 @pytest.mark.needs_default_model

@@ -27,8 +27,12 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
 
     Example: groove index ~/Notes
     """
+    from ..config import load_config
+    from ..vault.scan import check_vault
+
+    # Ask about the model before anything is created on disk.
+    ensure_model_downloaded(model or load_config(check_vault(vault or Path.cwd())).index.model, yes=yes)
     rt = runtime_from(vault, index_path, model)
-    ensure_model_downloaded(rt.model or rt.config.index.model, yes=yes)
     console = Console(stderr=True)
     start = time.perf_counter()
     state = {"chunks": 0}
