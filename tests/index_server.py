@@ -52,6 +52,7 @@ class IndexServer:
     files: dict[str, ServedFile] = field(default_factory=dict)
     cut_after: dict[str, list[int]] = field(default_factory=dict)  # file -> bytes to send per request, then drop
     missing: set[str] = field(default_factory=set)  # files listed on the page but answered 404
+    busy: dict[str, list[int]] = field(default_factory=dict)  # file -> error statuses to answer first (503...)
     json_api: bool = True  # honour a PEP 691 Accept header
     requests: list[tuple[str, str | None]] = field(default_factory=list)  # (path, Range header)
 
@@ -97,6 +98,8 @@ class IndexServer:
                 f = outer.files.get(name)
                 if f is None or name in outer.missing:
                     return self._send(404, b"not found", "text/plain")
+                if outer.busy.get(name):
+                    return self._send(outer.busy[name].pop(0), b"busy", "text/plain")
                 size = f.size()
                 start, code, extra = 0, 200, {}
                 rng = self.headers.get("Range")

@@ -131,6 +131,20 @@ def test_a_pull_that_keeps_failing_keeps_its_part_and_the_next_pull_resumes_from
     assert events[1] == {"event": "start", "file": tiny_pin.filename, "total": tiny_pin.size, "resumed_from": 1_300_000}
 
 
+def test_a_busy_server_is_retried_with_backoff_and_a_4xx_is_not(index, tiny_pin, models):
+    index.busy[tiny_pin.filename] = [503, 429]
+    path, events = _fetch(index, tiny_pin, models, retries=3)
+    assert sha256_of(path) == tiny_pin.sha256
+    assert [e["reason"] for e in events if e["event"] == "retry"] == ["HTTP 503 Service Unavailable",
+                                                                        "HTTP 429 Too Many Requests"]
+    path.unlink()
+    index.busy[tiny_pin.filename] = [403]
+    with pytest.raises(DownloadError) as exc:
+        _fetch(index, tiny_pin, models, retries=3)
+    assert exc.value.kind == "http" and "HTTP 403" in str(exc.value)
+    assert len(index.file_requests(tiny_pin.filename)) == 4  # 503, 429, 200, then one 403 and no retry
+
+
 def test_bytes_that_do_not_match_the_pinned_sha256_are_refused_and_nothing_is_installed(index, tiny_pin, models):
     # The index page claims the pinned hash, but serves other bytes of the same size.
     index.files[tiny_pin.filename] = ServedFile(tiny_pin.filename, data=os.urandom(tiny_pin.size),
