@@ -18,6 +18,7 @@ install-dev: $(PY)
 	$(PIP) install -e '.[dev]'
 
 demo: install
+	$(GROOVE) models pull default   # a no-op where pip installed it (Linux x86-64)
 	$(GROOVE) index $(SAMPLE)
 	$(GROOVE) search "how do I use the same notes on my phone and my laptop" --vault $(SAMPLE) --limit 5
 	$(GROOVE) search "脚注" --vault $(SAMPLE) --limit 3
