@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // Says loudly when the browser tests cannot run here, and how to enable them.
+    globalSetup: ["test/browser/announce.ts"],
     environment: "happy-dom",
     testTimeout: 20_000,
     hookTimeout: 180_000,

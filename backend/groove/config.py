@@ -84,7 +84,11 @@ class SearchConfig:
     candidates: int = 50  # top-N taken from each leg before fusion
     reranker: str = ""
     rerank_by_default: bool = False
-    min_confidence_ratio: float = 0.12  # pipeline/confidence.py, ADR-0075
+    # low_confidence (pipeline/confidence.py): the calibrated rule's threshold
+    # (ADR 0103); the margin rule's, used by an index without a calibration
+    # (ADR 0075); 0 turns both off (only empty results are flagged).
+    low_confidence_threshold: float = 0.75
+    min_confidence_ratio: float = 0.12
     exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MMRConfig = field(default_factory=MMRConfig)
@@ -118,6 +122,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.limit": (lambda v: 1 <= v <= 1000, "an integer between 1 and 1000"),
     "search.candidates": (lambda v: 1 <= v <= 10000, "an integer between 1 and 10000"),
     "search.min_confidence_ratio": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
+    "search.low_confidence_threshold": (lambda v: -10.0 <= v <= 10.0, "a number between -10 and 10"),
     "search.exclusion_scope": (lambda v: v in ("chunk", "note"), '"chunk" or "note"'),
     "search.fusion.rrf_k": (lambda v: v > 0, "a number > 0"),
     "search.fusion.heading_weight": (lambda v: v >= 0, "a number >= 0"),

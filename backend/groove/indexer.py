@@ -23,7 +23,7 @@ import numpy as np
 
 from .config import IndexConfig
 from .errors import EmbedderMismatch
-from .index import store
+from .index import calibration, store
 from .index.db import Index
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
@@ -247,6 +247,11 @@ def index_vault(
             continue
         if store.delete_doc(idx, p):
             summary.deleted.append(p)
+    try:
+        # low_confidence's yardstick (ADR 0103): measured when missing or outdated.
+        calibration.ensure(idx, embedder)
+    except Exception as e:  # searches fall back to the margin rule and say so
+        summary.warnings.append(("", f"confidence calibration failed ({e}); low_confidence uses the margin rule"))
     if summary.indexed or summary.deleted or summary.renamed:
         idx.set_meta("last_indexed", str(time.time()))
     elif idx.get_meta("last_indexed") is None:

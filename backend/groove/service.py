@@ -20,6 +20,7 @@ from typing import Any
 
 from . import __version__, notes
 from .errors import GrooveError, InvalidArgument
+from .index import calibration
 from .index.store import all_docs
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
@@ -100,6 +101,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "model_load_seconds": rt.model_load_seconds,
         "groove_version": __version__,
         "warnings": warnings,
+        "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
     }
 
 

@@ -6,3 +6,5 @@ export * from "./hits";
 export * from "./session";
 export * from "./emitter";
 export type { PendingRequest } from "./client";
+export * from "./connection";
+export * from "./snippet";

@@ -13,7 +13,12 @@ import * as net from "node:net";
 import { Emitter } from "./emitter";
 import { GrooveError } from "./errors";
 import {
+  announcedProtocol,
+  capabilityMethods,
+  checkProtocol,
+  CLIENT_PROTOCOL,
   ErrorCode,
+  formatProtocol,
   PROTOCOL_VERSION,
   type ConnectInfo,
   type EventName,
@@ -57,15 +62,24 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
               new GrooveError(
                 "not-installed",
                 `groove executable not found or not executable: "${opts.executable}". Install the groove backend ` +
-                  `(pip install groove) or set the full path to "groove" in the settings.`,
+                  `or set the full path to "groove" in the settings.`,
                 { cause: err },
               ),
             );
             return;
           }
-          const tail = String(stderr || stdout || err.message).trim().split("\n").slice(-3).join(" ");
-          const what = (err as { killed?: boolean }).killed ? "timed out" : "failed";
-          reject(new GrooveError("connect-info", `"groove ${args.join(" ")}" ${what}: ${tail}`, { cause: err }));
+          const output = String(stderr || stdout || err.message).trim();
+          const tail = output.split("\n").slice(-3).join(" ");
+          const timedOut = !!(err as { killed?: boolean }).killed;
+          const what = timedOut ? "timed out" : "failed";
+          reject(
+            new GrooveError("connect-info", `"groove ${args.join(" ")}" ${what}: ${tail}`, {
+              cause: err,
+              // The whole stderr (the daemon log's tail on a start failure) lets
+              // the connection state name the cause (crash, missing model, …).
+              data: { stderr: output, exitCode: typeof err.code === "number" ? err.code : null, timedOut },
+            }),
+          );
           return;
         }
         try {
@@ -215,8 +229,9 @@ export class GrooveClient extends Emitter<ClientEvents> {
           this.connecting = null;
           if (this._state !== "closed") {
             this.setState("disconnected", err);
-            // Retrying cannot fix a missing executable; the next request tries again.
-            if (err.kind !== "not-installed") this.scheduleReconnect();
+            // Retrying cannot fix a missing executable or a version mismatch;
+            // the next request (or the user's "check again") tries again.
+            if (err.kind !== "not-installed" && err.kind !== "protocol") this.scheduleReconnect();
           }
           throw err;
         },
@@ -247,11 +262,23 @@ export class GrooveClient extends Emitter<ClientEvents> {
       throw new GrooveError(
         "not-running",
         `groove daemon is not running for ${info.vault}. Enable "auto-start daemon" or run: groove serve --vault "${info.vault}"`,
+        { data: { vault: info.vault } },
       );
     }
-    if (info.protocol_version !== PROTOCOL_VERSION) {
-      throw new GrooveError("protocol", `groove daemon speaks protocol ${info.protocol_version}, this editor needs ${PROTOCOL_VERSION} — update groove or the plugin`);
-    }
+    // An unreadable connect-info version is left to hello, which is authoritative.
+    const v = announcedProtocol(info);
+    if (v) checkVersion(v);
+  }
+
+  /** Method names the daemon announced in hello (null: it announced none). */
+  get capabilities(): Set<string> | null {
+    return capabilityMethods(this._hello);
+  }
+
+  /** False only when the daemon listed its methods and `method` is not among them. */
+  supports(method: string): boolean {
+    const caps = this.capabilities;
+    return method === "hello" || method === "cancel" || !caps || caps.has(method);
   }
 
   private handshake(info: ConnectInfo): Promise<HelloResult> {
@@ -306,6 +333,14 @@ export class GrooveClient extends Emitter<ClientEvents> {
             clearTimeout(helloTimer);
             authed = true;
             if (settled) return;
+            try {
+              // connect-info may be older than the daemon it found (or absent): hello is authoritative.
+              checkVersion(announcedProtocol(hello) ?? announcedProtocol(info));
+            } catch (e) {
+              if (this.socket === sock) this.socket = null; // not a lost connection: no reconnect loop
+              fail(toGrooveError(e));
+              return;
+            }
             this._hello = hello;
             this._info = info;
             try {
@@ -429,6 +464,12 @@ export class GrooveClient extends Emitter<ClientEvents> {
       (async () => {
         await this.connect();
         if (cancelled) throw cancelledError();
+        if (!this.supports(method)) {
+          throw new GrooveError("rpc", `this groove daemon does not support "${method}" — update groove`, {
+            code: ErrorCode.MethodNotFound,
+            serverMessage: "not in the daemon's capabilities",
+          });
+        }
         return this.sendRaw(method, params, opts, (i) => (id = i));
       })().then(resolve, (e) => reject(toGrooveError(e)));
     });
@@ -502,6 +543,21 @@ export class GrooveClient extends Emitter<ClientEvents> {
     this.socket = null;
     this.emit("state", "closed");
   }
+}
+
+/** Throws a "protocol" GrooveError unless the daemon's major version is ours. */
+function checkVersion(server: ReturnType<typeof announcedProtocol>): void {
+  const c = checkProtocol(server);
+  if (c.ok) return;
+  const theirs = formatProtocol(c.server);
+  const ours = formatProtocol(CLIENT_PROTOCOL);
+  const msg =
+    c.reason === "daemon-too-old"
+      ? `the groove daemon speaks protocol ${theirs}, this editor needs ${CLIENT_PROTOCOL.major}.x — update groove`
+      : c.reason === "daemon-too-new"
+        ? `the groove daemon speaks protocol ${theirs}, newer than this editor's ${ours} — update the plugin`
+        : `the groove daemon did not say which protocol it speaks — update groove`;
+  throw new GrooveError("protocol", msg, { data: { reason: c.reason, server: c.server, client: CLIENT_PROTOCOL } });
 }
 
 function openSocket(info: ConnectInfo): net.Socket {

@@ -8,7 +8,7 @@
  * `content`; the editor needs a file position. The pieces below map one to
  * the other.
  */
-import { indexToLineCh, utf8Length, Utf8Mapper, type LineCh, highlightSegments, type Segment } from "./offsets";
+import { indexToLineCh, utf8Length, Utf8Mapper, type LineCh, highlightSegments, segmentsOf, type IndexedSpan, type Segment } from "./offsets";
 import type { ByteSpan, SearchHit } from "./protocol";
 
 /** A stretch of `content` that is a verbatim copy of file bytes. */
@@ -115,18 +115,22 @@ export function ownChunkWindow(hit: SearchHit): ByteSpan {
 
 /**
  * Highlight segments for a hit: the whole (possibly expanded) content, or
- * only the hit's own chunk. In the latter case spans are clipped to it;
- * `before`/`after` say whether context was cut off (to show "…").
+ * only the hit's own chunk. In the latter case spans are clipped to it (a
+ * span partly outside keeps its index: clicking the visible part selects
+ * the whole span); `before`/`after` say whether context was cut off (to
+ * show "…"). Every highlighted segment's `span` is its index in
+ * `hit.match_spans`.
  */
 export function hitSegments(hit: SearchHit, withContext: boolean): { segments: Segment[]; before: boolean; after: boolean } {
-  if (withContext || !hit.expanded_from?.length) return { segments: highlightSegments(hit.content, hit.match_spans ?? []), before: false, after: false };
+  const spans = hit.match_spans ?? [];
+  if (withContext || !hit.expanded_from?.length) return { segments: highlightSegments(hit.content, spans), before: false, after: false };
   const [ws, we] = ownChunkWindow(hit);
   const m = new Utf8Mapper(hit.content);
   const text = hit.content.slice(m.toIndex(ws), m.toIndex(we));
-  const spans = (hit.match_spans ?? [])
-    .map(([s, e]) => [Math.max(s, ws) - ws, Math.min(e, we) - ws] as ByteSpan)
-    .filter(([s, e]) => e > s);
-  return { segments: highlightSegments(text, spans), before: ws > 0, after: we < m.byteLength };
+  const clipped: IndexedSpan[] = spans
+    .map(([s, e], span) => ({ start: Math.max(s, ws) - ws, end: Math.min(e, we) - ws, span }))
+    .filter((sp) => sp.end > sp.start);
+  return { segments: segmentsOf(text, clipped), before: ws > 0, after: we < m.byteLength };
 }
 
 export interface FileSelection {

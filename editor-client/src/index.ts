@@ -11,3 +11,5 @@ export * from "./session";
 export * from "./emitter";
 export { GrooveClient, runConnectInfo, parseConnectInfo } from "./client";
 export type { ClientState, ClientEvents, GrooveClientOptions, RequestOptions, PendingRequest, ConnectInfoOptions } from "./client";
+export * from "./connection";
+export * from "./snippet";

@@ -127,34 +127,49 @@ export function sliceBytes(text: string, start: number, end: number): string {
 export interface Segment {
   text: string;
   highlighted: boolean;
-  /** Index of the match span this segment shows (highlighted segments only). */
+  /** Index into the hit's `match_spans` of the span this segment shows
+   * (highlighted segments only). It survives sorting, clipping and
+   * elision, so a click on a highlight can select that very span. */
   span?: number;
+}
+
+/** A `[start, end)` byte span with its index in the list it came from. */
+export interface IndexedSpan {
+  start: number;
+  end: number;
+  /** Index in `match_spans`. */
+  span: number;
 }
 
 /**
  * Splits `content` into plain / highlighted segments using the hit's
- * `match_spans` (UTF-8 byte offsets). Tolerates unsorted or overlapping spans
- * (merged) and spans past the end (clamped); empty spans are dropped.
- * Concatenating the segments' text gives back `content` exactly.
+ * `match_spans` (UTF-8 byte offsets). Every highlighted segment carries the
+ * index of its span in `spans`, whatever the order the spans came in.
+ * Adjacent spans stay separate segments (one highlight per span); spans that
+ * overlap (the daemon never sends any) are trimmed so no character is shown
+ * twice — the span that starts first keeps the overlap. Spans past the end
+ * are clamped; empty spans are dropped. Concatenating the segments' text
+ * gives back `content` exactly.
  */
 export function highlightSegments(content: string, spans: ReadonlyArray<readonly [number, number]>): Segment[] {
-  const idx = spansToIndices(
+  return segmentsOf(
     content,
-    [...spans].sort((a, b) => a[0] - b[0] || a[1] - b[1]),
+    spans.map(([start, end], span) => ({ start, end, span })),
   );
+}
+
+/** `highlightSegments` for spans that carry their own index (e.g. clipped to a window). */
+export function segmentsOf(content: string, spans: ReadonlyArray<IndexedSpan>): Segment[] {
+  const sorted = [...spans].sort((a, b) => a.start - b.start || a.end - b.end || a.span - b.span);
+  const m = new Utf8Mapper(content);
   const out: Segment[] = [];
   let pos = 0;
-  let spanNo = 0;
-  for (const [s0, e] of idx) {
-    const s = Math.max(s0, pos);
+  for (const sp of sorted) {
+    const s = Math.max(m.toIndex(sp.start), pos);
+    const e = m.toIndex(sp.end);
     if (e <= s) continue;
     if (s > pos) out.push({ text: content.slice(pos, s), highlighted: false });
-    const prev = out[out.length - 1];
-    if (prev && prev.highlighted && s === pos) {
-      prev.text += content.slice(s, e); // overlapping/adjacent spans merge
-    } else {
-      out.push({ text: content.slice(s, e), highlighted: true, span: spanNo++ });
-    }
+    out.push({ text: content.slice(s, e), highlighted: true, span: sp.span });
     pos = e;
   }
   if (pos < content.length) out.push({ text: content.slice(pos), highlighted: false });
@@ -238,4 +253,18 @@ export function indexToLineCh(text: string, index: number): LineCh {
 /** Line/column (see `indexToLineCh`) of a UTF-8 byte offset into `text`. */
 export function byteToLineCh(text: string, byteOffset: number): LineCh {
   return indexToLineCh(text, byteToIndex(text, byteOffset));
+}
+
+/**
+ * The text between two line/column positions of `text`, as an editor that
+ * normalises line ends to "\n" shows it (what a selection from
+ * `hitSelection` covers).
+ */
+export function textBetween(text: string, from: LineCh, to: LineCh): string {
+  const lines = text.split(/\r\n|\n|\r/);
+  if (from.line === to.line) return (lines[from.line] ?? "").slice(from.ch, to.ch);
+  const parts = [(lines[from.line] ?? "").slice(from.ch)];
+  for (let l = from.line + 1; l < to.line; l++) parts.push(lines[l] ?? "");
+  parts.push((lines[to.line] ?? "").slice(0, to.ch));
+  return parts.join("\n");
 }

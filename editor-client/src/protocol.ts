@@ -5,7 +5,16 @@
  * ./offsets.ts before touching a JS string.
  */
 
-export const PROTOCOL_VERSION = 1;
+/** The protocol this client speaks: `major` must equal the daemon's; a
+ * daemon with a newer `minor` only adds methods, params and fields. */
+export const CLIENT_PROTOCOL: ProtocolVersion = { major: 1, minor: 0 };
+/** What the client sends as `protocol_version` in hello (the major). */
+export const PROTOCOL_VERSION = CLIENT_PROTOCOL.major;
+
+export interface ProtocolVersion {
+  major: number;
+  minor: number;
+}
 
 /** `[start, end)` UTF-8 byte offsets. */
 export type ByteSpan = [number, number];
@@ -21,7 +30,9 @@ export interface ConnectInfo {
   token: string;
   pid: number | null;
   running: boolean;
-  protocol_version: number;
+  /** 1, "1.2" or {major, minor}: see `parseProtocolVersion`. */
+  protocol_version: number | string | ProtocolVersion;
+  protocol?: ProtocolVersion;
 }
 
 export interface HelloParams {
@@ -32,11 +43,15 @@ export interface HelloParams {
 }
 
 export interface HelloResult {
-  protocol_version: number;
+  /** 1 (v1 daemons), "1.2" or {major, minor}: see `parseProtocolVersion`. */
+  protocol_version: number | string | ProtocolVersion;
+  /** Newer daemons may send the version as an object here. */
+  protocol?: ProtocolVersion;
   server_version: string;
   vault: string;
-  /** Methods this daemon serves; missing ones answer -32601. */
-  capabilities: string[];
+  /** Methods this daemon serves (missing ones answer -32601). A daemon may
+   * send an object instead (e.g. `{methods: [...], ...}`); absent = unknown. */
+  capabilities?: string[] | { methods?: string[]; [feature: string]: unknown };
   pid?: number;
 }
 
@@ -122,7 +137,8 @@ export interface RelatedNotesResult {
   path: string;
   similar: Array<{ path: string; title: string; score: number }>;
   backlinks: Array<{ path: string; title: string; line: number }>;
-  outgoing: Array<{ target: string; path: string | null; heading: string | null; line: number }>;
+  /** `block` is sent by newer daemons (the `^id` of `[[Note#^id]]`). */
+  outgoing: Array<{ target: string; path: string | null; heading: string | null; block?: string | null; line: number }>;
 }
 
 export interface ResolveLinkParams {
@@ -255,4 +271,58 @@ export interface JsonRpcNotification {
   jsonrpc: "2.0";
   method: string;
   params?: unknown;
+}
+
+/**
+ * A daemon's protocol version from connect-info or hello, in any of the
+ * shapes a daemon may send: `1` (v1: major 1, minor 0), `1.2` / `"1.2"`,
+ * or `{major, minor}`. Null when it is none of these.
+ */
+export function parseProtocolVersion(v: unknown): ProtocolVersion | null {
+  if (typeof v === "number" && Number.isFinite(v) && v >= 0) {
+    if (Number.isInteger(v)) return { major: v, minor: 0 };
+    return parseProtocolVersion(String(v));
+  }
+  if (typeof v === "string") {
+    const m = /^\s*(\d+)(?:\.(\d+))?(?:\.\d+)?\s*$/.exec(v);
+    return m ? { major: Number(m[1]), minor: Number(m[2] ?? 0) } : null;
+  }
+  if (v && typeof v === "object") {
+    const o = v as { major?: unknown; minor?: unknown };
+    if (typeof o.major === "number" && Number.isInteger(o.major)) {
+      return { major: o.major, minor: typeof o.minor === "number" && Number.isInteger(o.minor) ? o.minor : 0 };
+    }
+  }
+  return null;
+}
+
+/** The version a hello result or connect-info announces (`protocol` wins over `protocol_version`). */
+export function announcedProtocol(r: { protocol?: unknown; protocol_version?: unknown }): ProtocolVersion | null {
+  return parseProtocolVersion(r.protocol) ?? parseProtocolVersion(r.protocol_version);
+}
+
+export type ProtocolCheck =
+  | { ok: true; server: ProtocolVersion }
+  | { ok: false; reason: "daemon-too-old" | "daemon-too-new" | "unreadable"; server: ProtocolVersion | null };
+
+/** Majors must match; any minor is accepted (a newer daemon only adds things;
+ * an older one is asked only for what its capabilities list). */
+export function checkProtocol(server: ProtocolVersion | null, client: ProtocolVersion = CLIENT_PROTOCOL): ProtocolCheck {
+  if (!server) return { ok: false, reason: "unreadable", server };
+  if (server.major < client.major) return { ok: false, reason: "daemon-too-old", server };
+  if (server.major > client.major) return { ok: false, reason: "daemon-too-new", server };
+  return { ok: true, server };
+}
+
+export function formatProtocol(v: ProtocolVersion | null): string {
+  return v ? `${v.major}.${v.minor}` : "?";
+}
+
+/** The method names a hello result lists, or null when it lists none (then every method is tried). */
+export function capabilityMethods(hello: Pick<HelloResult, "capabilities"> | null | undefined): Set<string> | null {
+  const c = hello?.capabilities;
+  const list = Array.isArray(c) ? c : c && typeof c === "object" && Array.isArray(c.methods) ? c.methods : null;
+  if (!list) return null;
+  const names = list.filter((m): m is string => typeof m === "string");
+  return names.length ? new Set(names) : null;
 }

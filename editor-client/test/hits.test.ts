@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hitPieces, hitSegments, hitSelection, hitWikilink, ownChunkWindow, verifiedPieces } from "../src/hits";
+import { sliceBytes, textBetween } from "../src/offsets";
 import type { SearchHit } from "../src/protocol";
 
 const enc = new TextEncoder();
@@ -126,5 +127,78 @@ describe("wikilinks for dragged hits", () => {
   });
   it("strips characters that break a heading link", () => {
     expect(hitWikilink({ ...base, heading_path: ["A", "C# | [notes] ^x"] }, "n")).toBe("[[n#C notes x]]");
+  });
+});
+
+describe("span identity: every rendered highlight maps to its match_spans index", () => {
+  // The issue-20 case: parent retriever on, context collapsed; spans
+  // `sync, Conflicting, copies, sync` with the first outside the hit's own chunk.
+  const file = "# Sync\r\n\r\nsync keeps notes equal.\r\n\r\n## Conflicts\r\n\r\nConflicting copies appear when sync runs offline. 🎉\r\n";
+  const parent = "# Sync\r\n\r\nsync keeps notes equal.\r\n\r\n";
+  const own = "## Conflicts\r\n\r\nConflicting copies appear when sync runs offline. 🎉\r\n";
+  const fileBytes = (s: string) => B(file.slice(0, file.indexOf(s)));
+  const content = parent + own;
+  const at = (t: string, from = 0) => {
+    const i = content.indexOf(t, from);
+    const s = B(content.slice(0, i));
+    return [s, s + B(t)] as [number, number];
+  };
+  const hit: SearchHit = {
+    path: "Sync.md",
+    title: "Sync",
+    heading_path: ["Sync", "Conflicts"],
+    level: 2,
+    content,
+    score: 0.5,
+    rank: 1,
+    match_spans: [at("sync"), at("Conflicting"), at("copies"), at("sync", content.indexOf("appear"))],
+    expanded_from: [
+      { chunk_id: 1, byte_range: [0, B(parent)], line_range: [1, 4] },
+      { chunk_id: 2, byte_range: [fileBytes(own), fileBytes(own) + B(own)], line_range: [5, 7] },
+    ],
+    byte_range: [fileBytes(own), fileBytes(own) + B(own)],
+    line_range: [5, 7],
+    chunk_id: 2,
+  };
+
+  it("context collapsed: the three shown highlights are spans 1, 2, 3 and each selects its own text", () => {
+    const { segments, before } = hitSegments(hit, false);
+    expect(before).toBe(true);
+    const marks = segments.filter((s) => s.highlighted);
+    expect(marks.map((m) => [m.text, m.span])).toEqual([
+      ["Conflicting", 1],
+      ["copies", 2],
+      ["sync", 3],
+    ]);
+    for (const m of marks) {
+      const sel = hitSelection(hit, file, m.span!);
+      expect(sel.exact).toBe(true);
+      expect(textBetween(file, sel.from, sel.to)).toBe(m.text);
+      expect(sel.from.line).toBe(6);
+    }
+  });
+
+  it("context shown: all four highlights, the first one on line 3", () => {
+    const marks = hitSegments(hit, true).segments.filter((s) => s.highlighted);
+    expect(marks.map((m) => m.span)).toEqual([0, 1, 2, 3]);
+    const first = hitSelection(hit, file, 0);
+    expect([first.from.line, textBetween(file, first.from, first.to)]).toEqual([2, "sync"]);
+    for (const m of marks) {
+      const sel = hitSelection(hit, file, m.span!);
+      expect(textBetween(file, sel.from, sel.to)).toBe(sliceBytes(content, ...hit.match_spans[m.span!]!));
+    }
+  });
+
+  it("a span cut by the hit's own window keeps its index and selects the whole span", () => {
+    // "equal.\r\n\r\n## Conf" straddles the boundary between the two ranges.
+    const crossing = at("equal.\r\n\r\n## Conf");
+    const h: SearchHit = { ...hit, match_spans: [crossing, at("copies")] };
+    const marks = hitSegments(h, false).segments.filter((s) => s.highlighted);
+    expect(marks.map((m) => [m.text, m.span])).toEqual([
+      ["## Conf", 0],
+      ["copies", 1],
+    ]);
+    const sel = hitSelection(h, file, 0);
+    expect(textBetween(file, sel.from, sel.to)).toBe("equal.\n\n## Conf");
   });
 });

@@ -101,13 +101,38 @@ describe("highlightSegments", () => {
     expect(segs.map((s) => s.text).join("")).toBe(content);
   });
 
-  it("merges overlapping and unsorted spans and drops empty ones", () => {
+  it("keeps each span's index in match_spans, whatever order the spans came in", () => {
     const content = "abcdefgh";
-    const segs = highlightSegments(content, [[4, 6], [1, 3], [2, 4], [7, 7]]);
+    const segs = highlightSegments(content, [[6, 8], [1, 3], [4, 5], [7, 7]]);
     expect(segs).toEqual([
       { text: "a", highlighted: false },
-      { text: "bcdef", highlighted: true, span: 0 },
-      { text: "gh", highlighted: false },
+      { text: "bc", highlighted: true, span: 1 },
+      { text: "d", highlighted: false },
+      { text: "e", highlighted: true, span: 2 },
+      { text: "f", highlighted: false },
+      { text: "gh", highlighted: true, span: 0 },
+    ]);
+  });
+
+  it("shows adjacent spans as separate highlights, each with its own index", () => {
+    const content = "予算承認の会議";
+    const s = (t: string) => byteSpan(content, t);
+    const segs = highlightSegments(content, [s("予算"), s("承認"), s("会議")]);
+    expect(segs.filter((x) => x.highlighted).map((x) => [x.text, x.span])).toEqual([
+      ["予算", 0],
+      ["承認", 1],
+      ["会議", 2],
+    ]);
+    expect(segs.map((x) => x.text).join("")).toBe(content);
+  });
+
+  it("trims overlapping spans so no character shows twice, the earlier span keeping the overlap", () => {
+    const segs = highlightSegments("abcdefgh", [[2, 4], [1, 3], [7, 7]]);
+    expect(segs).toEqual([
+      { text: "a", highlighted: false },
+      { text: "bc", highlighted: true, span: 1 },
+      { text: "d", highlighted: true, span: 0 },
+      { text: "efgh", highlighted: false },
     ]);
   });
 

@@ -3,16 +3,19 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { GrooveClient } from "@groove/editor-client/client";
+import { diagnose, VaultConnection, type ConnectionState, type EditorHints } from "@groove/editor-client/connection";
 import { GrooveError } from "@groove/editor-client/errors";
 import { hitWikilink } from "@groove/editor-client/hits";
-import type { IndexProgress, IndexStatusResult, SearchHit, SearchParams } from "@groove/editor-client/protocol";
+import type { SearchHit, SearchParams } from "@groove/editor-client/protocol";
 import type { SearchRunner } from "@groove/editor-client/session";
 import { DEFAULT_SETTINGS, type GrooveSettings } from "./settings";
 import { GrooveSettingTab } from "./settingsTab";
 import { GrooveSearchView, VIEW_TYPE_SEARCH } from "./view";
 import { QuickSearchModal } from "./modal";
-import { formatStatus, type DaemonState } from "./render";
+import { formatStatus } from "./render";
 import { openPathAtLine } from "./jump";
+import { linktextOf, resolveLinkInVault } from "./links";
+import { OBSIDIAN_HINTS } from "./hints";
 
 /**
  * A bare "groove" is looked up on PATH, then in the usual user install
@@ -52,16 +55,22 @@ export function linkAt(line: string, ch: number): string | null {
 export default class GroovePlugin extends Plugin {
   settings: GrooveSettings = { ...DEFAULT_SETTINGS };
   private _client: GrooveClient | null = null;
+  private _connection: VaultConnection | null = null;
   private statusEl: HTMLElement | null = null;
-  private lastStatus: IndexStatusResult | null = null;
-  private progress: IndexProgress | null = null;
   private lastNoticeAt = 0;
-  private statusTimer: number | null = null;
   private reconnectTimer: number | null = null;
-  private shownState: DaemonState["kind"] | null = null;
+  /** Views and the status bar follow this; it survives client re-creation. */
+  private readonly stateListeners = new Set<(s: ConnectionState) => void>();
+  private _state: ConnectionState = { kind: "idle" };
 
   /** Stable runner for search panels; survives client re-creation on settings change. */
-  readonly runner: SearchRunner = { startSearch: (p: SearchParams) => this.client().startSearch(p) };
+  readonly runner: SearchRunner = {
+    startSearch: (p: SearchParams) => {
+      const h = this.client().startSearch(p);
+      h.promise.catch((e) => this._connection?.noteError(e));
+      return h;
+    },
+  };
 
   async onload(): Promise<void> {
     await this.loadSettings();
@@ -87,10 +96,10 @@ export default class GroovePlugin extends Plugin {
 
     this.statusEl = this.addStatusBarItem();
     this.statusEl.classList.add("groove-status", "mod-clickable");
-    this.renderStatus({ kind: "connecting" });
+    this.renderStatus(this._state);
     this.registerDomEvent(this.statusEl, "click", () => {
-      if (this._client?.state === "connected") void this.activateView();
-      else void this.connect(true);
+      if (this._state.kind === "problem") void this.checkAgain();
+      else void this.activateView();
     });
 
     this.addSettingTab(new GrooveSettingTab(this.app, this));
@@ -99,9 +108,7 @@ export default class GroovePlugin extends Plugin {
   }
 
   onunload(): void {
-    this._client?.close();
-    this._client = null;
-    if (this.statusTimer !== null) window.clearTimeout(this.statusTimer);
+    this.dropClient();
     if (this.reconnectTimer !== null) window.clearTimeout(this.reconnectTimer);
   }
 
@@ -116,16 +123,32 @@ export default class GroovePlugin extends Plugin {
     if (this.reconnectTimer !== null) window.clearTimeout(this.reconnectTimer);
     this.reconnectTimer = window.setTimeout(() => {
       this.reconnectTimer = null;
-      this._client?.close();
-      this._client = null;
+      this.dropClient();
       void this.connect(false);
     }, 800);
+  }
+
+  private dropClient(): void {
+    this._connection?.dispose();
+    this._connection = null;
+    this._client?.close();
+    this._client = null;
   }
 
   vaultPath(): string {
     const a = this.app.vault.adapter;
     if (a instanceof FileSystemAdapter) return a.getBasePath();
-    throw new GrooveError("not-installed", "groove needs a vault on the local file system (desktop only)");
+    throw new GrooveError("not-installed", "groove needs a vault on the local file system (desktop only)", { data: { unsupported: true } });
+  }
+
+  hints(): EditorHints {
+    let vault: string | undefined;
+    try {
+      vault = this.vaultPath();
+    } catch {
+      vault = undefined;
+    }
+    return { ...OBSIDIAN_HINTS, executable: resolveExecutable(this.settings.executable), vault };
   }
 
   /** The client for this vault, created on first use. */
@@ -138,59 +161,80 @@ export default class GroovePlugin extends Plugin {
       clientName: `obsidian-groove/${this.manifest.version}`,
       subscribe: ["index.progress", "index.changed"],
     });
-    c.on("state", (state, err) => {
-      // Background retries should not flicker "connecting…" over "not running".
-      if (state === "connecting" && this.shownState !== "not-running") this.renderStatus({ kind: "connecting" });
-      else if (state === "disconnected") this.renderStatus({ kind: "not-running", detail: err?.message });
-    });
-    c.on("connected", () => void this.updateStatus());
-    c.on("index.progress", (p) => {
-      this.progress = p;
-      if (this.lastStatus) this.renderStatus({ kind: "status", status: { ...this.lastStatus, indexing: p.phase !== "done" }, progress: p });
-      if (p.phase === "done") this.scheduleStatus();
-    });
-    c.on("index.changed", () => {
-      this.progress = null;
-      this.scheduleStatus();
+    const conn = new VaultConnection(c, { hints: () => this.hints() });
+    conn.on("state", (s) => this.setState(s));
+    conn.on("changed", () => {
       for (const v of this.searchViews()) v.refresh();
     });
     this._client = c;
+    this._connection = conn;
     return c;
+  }
+
+  /** The vault's connection state machine (null before the first connect). */
+  get connection(): VaultConnection | null {
+    return this._connection;
+  }
+
+  get state(): ConnectionState {
+    return this._state;
+  }
+
+  /** Follow the connection state (the panel's first-index and problem cards). */
+  onState(fn: (s: ConnectionState) => void): () => void {
+    this.stateListeners.add(fn);
+    fn(this._state);
+    return () => this.stateListeners.delete(fn);
+  }
+
+  private setState(s: ConnectionState): void {
+    this._state = s;
+    this.renderStatus(s);
+    for (const fn of [...this.stateListeners]) fn(s);
   }
 
   async connect(userAction: boolean): Promise<void> {
     try {
-      await this.client().connect();
+      this.client();
     } catch (e) {
-      this.reportError(e, userAction);
+      // No client can be made (e.g. mobile): that is a state too.
+      this.setState({ kind: "problem", problem: diagnose(e, this.hints()), error: e instanceof GrooveError ? e : undefined });
+      if (userAction) this.reportError(e, true);
+      return;
     }
+    const ok = await this._connection!.start();
+    if (!ok && userAction) this.reportError(this._connection!.state.kind === "problem" ? new Error(this.problemText()) : new Error("groove is not available"), true);
   }
 
-  private scheduleStatus(): void {
-    if (this.statusTimer !== null) return;
-    this.statusTimer = window.setTimeout(() => {
-      this.statusTimer = null;
-      void this.updateStatus();
-    }, 300);
+  /** "Check again" from the status bar or a problem card. */
+  async checkAgain(): Promise<void> {
+    if (!this._connection) return this.connect(true);
+    await this._connection.retry();
   }
 
+  /** "Build the index" from a not-indexed / index-missing card. */
+  async buildIndex(): Promise<void> {
+    this.client();
+    await this._connection!.buildIndex(this._connection!.state.kind === "problem" && this._connection!.state.problem.cause === "index-missing");
+  }
+
+  private problemText(): string {
+    const s = this._state;
+    return s.kind === "problem" ? `${s.problem.title}. ${s.problem.fix}${s.problem.command ? ` (${s.problem.command})` : ""}` : "";
+  }
+
+  /** Re-read the index state (after a rebuild). */
   async updateStatus(): Promise<void> {
-    try {
-      this.lastStatus = await this.client().indexStatus();
-      this.renderStatus({ kind: "status", status: this.lastStatus, progress: this.lastStatus.indexing ? this.progress : null });
-    } catch (e) {
-      const err = e instanceof GrooveError ? e : null;
-      this.renderStatus(err && err.kind !== "rpc" ? { kind: "not-running", detail: err.message } : { kind: "error", message: String((e as Error).message) });
-    }
+    await this._connection?.refresh();
   }
 
-  renderStatus(s: DaemonState): void {
+  renderStatus(s: ConnectionState): void {
     if (!this.statusEl) return;
-    this.shownState = s.kind;
     const { text, tooltip } = formatStatus(s);
     this.statusEl.textContent = text;
     this.statusEl.setAttribute("aria-label", tooltip);
     this.statusEl.title = tooltip;
+    this.statusEl.setAttribute("data-state", s.kind === "problem" ? s.problem.cause : s.kind);
   }
 
   /** Readable notice; background errors at most every 30 s so typing never floods notices. */
@@ -235,15 +279,20 @@ export default class GroovePlugin extends Plugin {
     view.containerEl.querySelector(".groove-related")?.scrollIntoView?.({ block: "start" });
   }
 
-  /** Resolves through the daemon so `#Heading` and `^block` land on the right line. */
+  /**
+   * Opens a `[[link]]` written in `fromPath` where Obsidian itself would:
+   * Obsidian's resolver picks the note and the heading/block; the daemon only
+   * places a heading in a note Obsidian has not parsed yet.
+   */
   async followLink(link: string, fromPath: string, evt: MouseEvent | KeyboardEvent | null): Promise<void> {
     try {
-      const r = await this.client().resolveLink(link.startsWith("[[") ? link : `[[${link}]]`, fromPath || undefined);
-      if (!r.exists || !r.path) {
-        new Notice(`groove: "${link}" does not resolve to a note`);
+      const jump = await resolveLinkInVault(this.app, link, fromPath, (l, from) => this.client().resolveLink(l, from || undefined));
+      if (!jump) {
+        new Notice(`groove: [[${linktextOf(link)}]] does not point to a note in this vault`);
         return;
       }
-      await openPathAtLine(this.app, r.path, r.line_range?.[0] ?? null, evt, r.line_range?.[1]);
+      if (!jump.subpathFound) new Notice(`groove: ${jump.path} has no ${linktextOf(link).includes("#^") ? "block" : "heading"} "${linktextOf(link).split("#").slice(1).join("#")}"; opened the note`);
+      await openPathAtLine(this.app, jump.path, jump.line, evt);
     } catch (e) {
       this.reportError(e, true);
     }
@@ -258,6 +307,7 @@ export default class GroovePlugin extends Plugin {
       void this.updateStatus();
     } catch (e) {
       notice.hide();
+      this._connection?.noteError(e);
       this.reportError(e, true);
     }
   }
@@ -268,5 +318,12 @@ export default class GroovePlugin extends Plugin {
     const active = this.app.workspace.getActiveViewOfType(MarkdownView)?.file?.path ?? "";
     const target = file instanceof TFile ? this.app.metadataCache.fileToLinktext(file, active, true) : undefined;
     return hitWikilink(hit, target);
+  }
+
+  /** True when another note has the same file name (then lists show its folder). */
+  nameIsAmbiguous(path: string): boolean {
+    const file = this.app.vault.getFileByPath(path);
+    if (!(file instanceof TFile)) return false;
+    return this.app.metadataCache.fileToLinktext(file, "", true) !== file.basename;
   }
 }

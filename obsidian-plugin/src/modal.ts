@@ -7,6 +7,7 @@ import { openHit } from "./jump";
 export class QuickSearchModal extends Modal {
   private plugin: GroovePlugin;
   private panel: SearchPanel | null = null;
+  private offState: (() => void) | null = null;
 
   constructor(app: App, plugin: GroovePlugin) {
     super(app);
@@ -30,11 +31,16 @@ export class QuickSearchModal extends Modal {
         openHit(this.app, hit, span, evt).catch((e) => new Notice(`groove: ${e.message}`));
       },
       onError: (e) => this.plugin.reportError(e, false),
+      stateActions: { onRetry: () => void this.plugin.checkAgain(), onBuildIndex: () => void this.plugin.buildIndex() },
     });
+    const panel = this.panel;
+    this.offState = this.plugin.onState((s) => panel.setConnection(s));
     this.panel.focus();
   }
 
   onClose(): void {
+    this.offState?.();
+    this.offState = null;
     this.panel?.dispose();
     this.panel = null;
     this.contentEl.replaceChildren();

@@ -3,11 +3,12 @@
  * latest-only SearchSession. Framework-free (standard DOM), so the same code
  * runs in the Obsidian ItemView, the quick-search modal and the browser test.
  */
+import type { ConnectionState } from "@groove/editor-client/connection";
 import { SearchSession, type SearchRunner, type SearchTiming, type Timers } from "@groove/editor-client/session";
 import type { GrooveError } from "@groove/editor-client/errors";
 import type { SearchHit, SearchParams, SearchResponse } from "@groove/editor-client/protocol";
 import { clear, el } from "./dom";
-import { renderError, renderResults, type HitHandlers } from "./render";
+import { renderError, renderResults, renderState, spanForClick, type HitHandlers, type StateActions } from "./render";
 import { buildParams, nextTri, type Filters, type Toggles, type TriState } from "./settings";
 
 export interface PanelOptions extends HitHandlers {
@@ -21,10 +22,14 @@ export interface PanelOptions extends HitHandlers {
   compact?: boolean;
   placeholder?: string;
   onError?(e: GrooveError): void;
+  /** "Check again" / "Build the index" on the state card. */
+  stateActions?: StateActions;
   /** After results are in the DOM (latency measurement, tests). */
   onRendered?(info: { params: SearchParams; response: SearchResponse; timing: SearchTiming; renderedAt: number }): void;
   now?: () => number;
 }
+
+let panels = 0;
 
 const TOGGLE_LABELS: Record<keyof Toggles, string> = { rerank: "Rerank", mmr: "MMR", parentRetriever: "Parent" };
 const TRI_TEXT: Record<TriState, string> = { default: "auto", on: "on", off: "off" };
@@ -38,7 +43,11 @@ export class SearchPanel {
   readonly root: HTMLElement;
   readonly input: HTMLInputElement;
   readonly results: HTMLElement;
+  /** The first-index / problem card above the results. */
+  readonly stateEl: HTMLElement;
   private readonly busyEl: HTMLElement;
+  private readonly idPrefix = `groove-${++panels}`;
+  private connection: ConnectionState = { kind: "idle" };
   private readonly session: SearchSession;
   private readonly o: PanelOptions;
   private toggles: Toggles;
@@ -57,13 +66,25 @@ export class SearchPanel {
     this.root = el(container, "div", { cls: ["groove-panel", opts.compact ? "groove-compact" : ""] });
 
     const bar = el(this.root, "div", { cls: "groove-query-row" });
+    // A combobox whose listbox is the results: focus stays in the box, the
+    // selected hit is announced through aria-activedescendant.
     this.input = el(bar, "input", {
       cls: "groove-query",
-      attr: { type: "search", placeholder: opts.placeholder ?? "Semantic search…", spellcheck: "false", "aria-label": "Search query" },
+      attr: {
+        type: "search",
+        placeholder: opts.placeholder ?? "Semantic search…",
+        spellcheck: "false",
+        "aria-label": "Search query",
+        role: "combobox",
+        "aria-autocomplete": "list",
+        "aria-expanded": "false",
+        "aria-controls": `${this.idPrefix}-hits`,
+      },
     });
     this.busyEl = el(bar, "span", { cls: "groove-busy", attr: { "aria-hidden": "true" } });
 
     if (!opts.compact) this.buildControls();
+    this.stateEl = el(this.root, "div", { cls: "groove-state" });
     this.results = el(this.root, "div", { cls: "groove-results" });
 
     const now = opts.now ?? (() => (typeof performance !== "undefined" ? performance.now() : Date.now()));
@@ -77,15 +98,16 @@ export class SearchPanel {
       },
       onError: (e) => {
         this.lastResponse = null;
-        this.hits = [];
-        this.hitData = [];
-        renderError(this.results, e.message);
+        this.setHits([], []);
+        // A connection problem is on the state card already; say it once. During
+        // the first index a failing search is "not yet": the card says so.
+        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index") clear(this.results);
+        else renderError(this.results, e.message);
         this.o.onError?.(e);
       },
       onClear: () => {
         this.lastResponse = null;
-        this.hits = [];
-        this.hitData = [];
+        this.setHits([], []);
         clear(this.results);
       },
       onBusy: (b) => {
@@ -149,6 +171,11 @@ export class SearchPanel {
     });
   }
 
+  /** The response on screen (null when cleared or failed). */
+  get response(): SearchResponse | null {
+    return this.lastResponse;
+  }
+
   params(): SearchParams {
     return buildParams(this.input.value, this.o.limit, this.toggles, this.filters);
   }
@@ -176,25 +203,60 @@ export class SearchPanel {
     this.o.limit = n;
   }
 
+  /**
+   * The vault's connection state: the first index shows its progress here
+   * (and an empty answer meanwhile is "not yet", not "no results"); a
+   * problem shows its fix. When it becomes ready the query runs again.
+   */
+  setConnection(state: ConnectionState): void {
+    const prev = this.connection;
+    this.connection = state;
+    renderState(this.stateEl, state, this.o.stateActions);
+    const wasWaiting = prev.kind === "first-index" || prev.kind === "problem";
+    if (wasWaiting && (state.kind === "ready" || state.kind === "indexing")) this.refresh();
+    else if (state.kind === "first-index" && this.lastResponse && !this.lastResponse.results.length) clear(this.results);
+  }
+
   private show(response: SearchResponse, footnote?: string): void {
     this.lastResponse = response;
-    this.hitData = response.results;
-    this.hits = renderResults(this.results, response, {
+    if (this.connection.kind === "first-index" && response.results.length === 0) {
+      // Nothing is indexed yet: the card above says so; "No results" would be wrong.
+      clear(this.results);
+      this.setHits([], []);
+      return;
+    }
+    const hits = renderResults(this.results, response, {
       showContext: this.showContext,
       footnote,
       onOpen: this.o.onOpen,
       linkFor: this.o.linkFor,
+      idPrefix: this.idPrefix,
+      listId: `${this.idPrefix}-hits`,
     });
-    this.select(this.hits.length ? 0 : -1, false);
+    this.setHits(hits, response.results);
+  }
+
+  private setHits(els: HTMLElement[], data: SearchHit[]): void {
+    this.hits = els;
+    this.hitData = data;
+    this.selected = -1;
+    this.input.setAttribute("aria-expanded", String(els.length > 0));
+    this.select(els.length ? 0 : -1, false);
   }
 
   private select(i: number, scroll = true): void {
-    this.hits[this.selected]?.classList.remove("is-selected");
+    const prev = this.hits[this.selected];
+    prev?.classList.remove("is-selected");
+    prev?.setAttribute("aria-selected", "false");
     this.selected = i;
     const h = this.hits[i];
     if (h) {
       h.classList.add("is-selected");
+      h.setAttribute("aria-selected", "true");
+      this.input.setAttribute("aria-activedescendant", h.id);
       if (scroll) h.scrollIntoView?.({ block: "nearest" });
+    } else {
+      this.input.removeAttribute("aria-activedescendant");
     }
   }
 
@@ -206,11 +268,15 @@ export class SearchPanel {
     } else if (e.key === "ArrowUp" && this.hits.length) {
       e.preventDefault();
       this.select(Math.max(this.selected - 1, 0));
+    } else if ((e.key === "Home" || e.key === "End") && this.hits.length && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      this.select(e.key === "Home" ? 0 : this.hits.length - 1);
     } else if (e.key === "Enter") {
       e.preventDefault();
       // While a newer query is pending the selection belongs to stale results.
       const hit = this.busy ? undefined : this.hitData[this.selected];
-      if (hit) this.o.onOpen?.(hit, 0, e);
+      const el = this.hits[this.selected];
+      if (hit && el) this.o.onOpen?.(hit, spanForClick(el, null), e);
       else if (!this.session.flush()) this.search(true);
     }
   }

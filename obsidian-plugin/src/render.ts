@@ -1,15 +1,20 @@
 /**
- * Rendering of search responses, related notes and status — plain functions
- * over a container element, no Obsidian imports, so they are unit-tested
- * with happy-dom and rendered in headless Chromium with real daemon results.
+ * Rendering of search responses, related notes, connection states and status
+ * text — plain functions over a container element, no Obsidian imports, so
+ * they are unit-tested with happy-dom and rendered in headless Chromium with
+ * real daemon results.
  */
+import { describeState, progressText, type ConnectionState, type Problem } from "@groove/editor-client/connection";
 import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
-import { elideSegments, type Segment } from "@groove/editor-client/offsets";
-import type { IndexProgress, IndexStatusResult, RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
+import { elideSegments } from "@groove/editor-client/offsets";
+import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
+import { tidySegments } from "@groove/editor-client/snippet";
 import { clear, el } from "./dom";
 
+export { tidySegments };
+
 export interface HitHandlers {
-  /** Open the note at match span `spanIndex` (0 when the hit itself was clicked). */
+  /** Open the note at match span `spanIndex` (an index into `hit.match_spans`; -1: the hit's chunk). */
   onOpen?(hit: SearchHit, spanIndex: number, evt: MouseEvent | KeyboardEvent): void;
   /** Text dropped into a note when a hit is dragged ([[Note#Heading]]). */
   linkFor?(hit: SearchHit): string;
@@ -22,10 +27,12 @@ export interface RenderOptions extends HitHandlers {
   snippetContext?: number;
   /** Rendered next to the result count, e.g. "42 ms". */
   footnote?: string;
+  /** Prefix for element ids (aria-activedescendant needs ids unique in the page). */
+  idPrefix?: string;
 }
 
 /** Folder part of a vault path ("a/b/c.md" -> "a/b"). */
-function folderOf(path: string): string {
+export function folderOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i > 0 ? path.slice(0, i) : "";
 }
@@ -44,37 +51,11 @@ export function formatScore(score: number): string {
   return Math.abs(score) >= 1 ? score.toFixed(2) : score.toFixed(3);
 }
 
-const HEADING_LINE = /^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)/;
-const BLANK_RUNS = /(?:\r?\n[ \t]*){2,}/g;
-const HEADING_MARKER = /(^|\n)[ \t]*#{1,6}[ \t]+/g;
-
 /**
- * Display-only clean-up of a snippet: chunk text starts with its Markdown
- * heading lines (already shown as the heading path), blank lines waste the
- * narrow sidebar, and "## " markers are noise. Highlighted segments are never
- * changed, so every match span stays visible exactly.
+ * Fills `snippetEl` with the hit's text, every match span in a <mark> whose
+ * `data-span` is that span's index in `hit.match_spans` — the identity a
+ * click passes on, whatever clipping or elision did to the text around it.
  */
-export function tidySegments(segments: Segment[]): Segment[] {
-  const out = segments.map((s) => ({ ...s }));
-  // Leading heading lines that contain no highlight.
-  const first = out[0];
-  if (first && !first.highlighted) {
-    let t = first.text.replace(/^\s+/, "");
-    while (HEADING_LINE.test(t) && t.includes("\n")) t = t.replace(HEADING_LINE, "").replace(/^\s+/, "");
-    first.text = t;
-  }
-  for (let i = 0; i < out.length; i++) {
-    const seg = out[i]!;
-    if (seg.highlighted) continue;
-    const atLineStart = i === 0 || out[i - 1]!.text.endsWith("\n");
-    seg.text = seg.text.replace(BLANK_RUNS, "\n").replace(HEADING_MARKER, (m, nl: string, off: number) => (off === 0 && !atLineStart && !nl ? m : nl));
-  }
-  const last = out[out.length - 1];
-  if (last && !last.highlighted) last.text = last.text.replace(/\s+$/, "");
-  return out.filter((s) => s.text.length > 0);
-}
-
-/** Fills `snippetEl` with the hit's text, every match span in a <mark>. */
 export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContext: boolean, context = 80): void {
   clear(snippetEl);
   const { segments, before, after } = hitSegments(hit, withContext);
@@ -82,8 +63,8 @@ export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContex
   const shown = withContext ? tidy : elideSegments(tidy, context);
   if (before) el(snippetEl, "span", { cls: "groove-elided", text: "… " });
   for (const seg of shown) {
-    if (seg.highlighted) {
-      el(snippetEl, "mark", { cls: "groove-match", text: seg.text, attr: { "data-span": seg.span ?? 0 } });
+    if (seg.highlighted && seg.span !== undefined) {
+      el(snippetEl, "mark", { cls: "groove-match", text: seg.text, attr: { "data-span": seg.span } });
     } else {
       snippetEl.appendChild(snippetEl.ownerDocument.createTextNode(seg.text));
     }
@@ -92,10 +73,18 @@ export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContex
   snippetEl.classList.toggle("groove-with-context", withContext);
 }
 
+/** The span a click on the hit opens: the clicked mark's, else the first one shown, else -1 (the chunk). */
+export function spanForClick(item: HTMLElement, target: EventTarget | null): number {
+  const mark = (target as HTMLElement | null)?.closest?.("mark.groove-match") ?? item.querySelector("mark.groove-match");
+  const n = mark ? Number(mark.getAttribute("data-span")) : NaN;
+  return Number.isInteger(n) && n >= 0 ? n : -1;
+}
+
 export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, opts: RenderOptions): HTMLElement {
+  const id = `${opts.idPrefix ?? "groove"}-hit-${index}`;
   const item = el(parent, "div", {
     cls: "groove-hit",
-    attr: { draggable: "true", "data-index": index, "data-path": hit.path, role: "option", tabindex: -1 },
+    attr: { id, draggable: "true", "data-index": index, "data-path": hit.path, role: "option", "aria-selected": "false", tabindex: -1 },
   });
   const header = el(item, "div", { cls: "groove-hit-header" });
   el(header, "span", { cls: "groove-hit-title", text: hit.title || hit.path, title: hit.path });
@@ -113,6 +102,8 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
   const expandable = (hit.expanded_from?.length ?? 0) > 0;
   let withContext = opts.showContext && expandable;
   renderSnippet(snippet, hit, withContext, opts.snippetContext);
+  // Screen readers read the option's name: title, headings, then the snippet text.
+  item.setAttribute("aria-label", [hit.title || hit.path, folder, trail.join(", "), snippet.textContent ?? ""].filter(Boolean).join(" — "));
 
   if (expandable) {
     const lines = hit.expanded_from.map((r) => `${r.line_range[0]}–${r.line_range[1]}`).join(", ");
@@ -132,14 +123,16 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
     });
   }
 
-  item.addEventListener("click", (evt) => {
-    const mark = (evt.target as HTMLElement | null)?.closest?.("mark.groove-match");
-    const span = mark ? Number(mark.getAttribute("data-span")) || 0 : 0;
-    opts.onOpen?.(hit, span, evt);
-  });
+  item.addEventListener("click", (evt) => opts.onOpen?.(hit, spanForClick(item, evt.target), evt));
   // Middle click opens in a new tab like Obsidian's own lists.
   item.addEventListener("auxclick", (evt) => {
-    if (evt.button === 1) opts.onOpen?.(hit, 0, evt);
+    if (evt.button === 1) opts.onOpen?.(hit, spanForClick(item, evt.target), evt);
+  });
+  // Focused directly (a screen reader's virtual cursor, a click then Tab): Enter/Space open it.
+  item.addEventListener("keydown", (evt) => {
+    if (evt.target !== item || (evt.key !== "Enter" && evt.key !== " ")) return;
+    evt.preventDefault();
+    opts.onOpen?.(hit, spanForClick(item, null), evt);
   });
   item.addEventListener("dragstart", (evt) => {
     const link = (opts.linkFor ?? ((h: SearchHit) => hitWikilink(h)))(hit);
@@ -150,10 +143,12 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
 }
 
 /** Renders a whole response (or clears for null). Returns the hit elements. */
-export function renderResults(container: HTMLElement, response: SearchResponse | null, opts: RenderOptions): HTMLElement[] {
+export function renderResults(container: HTMLElement, response: SearchResponse | null, opts: RenderOptions & { listId?: string }): HTMLElement[] {
   clear(container);
   if (!response) return [];
-  if (response.low_confidence) {
+  const n = response.results.length;
+  // "No strong match" describes the closest notes: there must be some.
+  if (response.low_confidence === true && n > 0) {
     el(container, "div", {
       cls: ["groove-banner", "groove-low-confidence"],
       text: "No strong match — these are the closest notes.",
@@ -161,11 +156,10 @@ export function renderResults(container: HTMLElement, response: SearchResponse |
     });
   }
   for (const w of response.warnings ?? []) el(container, "div", { cls: ["groove-banner", "groove-warning"], text: w });
-  const n = response.results.length;
-  const summary = el(container, "div", { cls: "groove-summary" });
+  const summary = el(container, "div", { cls: "groove-summary", attr: { role: "status", "aria-live": "polite" } });
   summary.textContent = n === 0 ? "No results" : `${n} result${n === 1 ? "" : "s"}`;
   if (opts.footnote) el(summary, "span", { cls: "groove-footnote", text: ` · ${opts.footnote}` });
-  const list = el(container, "div", { cls: "groove-hits", attr: { role: "listbox" } });
+  const list = el(container, "div", { cls: "groove-hits", attr: { role: "listbox", id: opts.listId, "aria-label": "Search results" } });
   return response.results.map((hit, i) => renderHit(list, hit, i, opts));
 }
 
@@ -174,68 +168,164 @@ export function renderError(container: HTMLElement, message: string): void {
   el(container, "div", { cls: ["groove-banner", "groove-error"], text: message, attr: { role: "alert" } });
 }
 
-export interface RelatedHandlers {
-  onOpenPath(path: string, line: number | null, evt: MouseEvent): void;
-  /** Outgoing links are resolved by the daemon (headings, block refs). */
-  onOpenLink(target: string, fromPath: string, evt: MouseEvent): void;
+export interface StateActions {
+  onRetry?(): void;
+  onBuildIndex?(): void;
 }
 
+/**
+ * The connection state as a card above the results: the first index (with
+ * progress), or a problem with its fix and the buttons that act on it.
+ * Ready / connecting / a background update render nothing (the status bar
+ * has them). Returns whether something was rendered.
+ */
+export function renderState(container: HTMLElement, state: ConnectionState, actions: StateActions = {}): boolean {
+  clear(container);
+  container.className = "groove-state";
+  if (state.kind === "first-index") {
+    container.classList.add("groove-state-first-index");
+    container.setAttribute("role", "status");
+    el(container, "div", { cls: "groove-state-title", text: "Building the search index for the first time" });
+    const p = state.progress;
+    const bar = el(container, "progress", { cls: "groove-progress", attr: { "aria-label": "Indexing progress" } });
+    if (p && p.total > 0) {
+      bar.max = p.total;
+      bar.value = p.done;
+    }
+    el(container, "div", { cls: "groove-state-detail", text: `${progressText(p)[0]!.toUpperCase()}${progressText(p).slice(1)}. Results appear here when it is done.` });
+    return true;
+  }
+  if (state.kind === "problem") {
+    renderProblem(container, state.problem, actions);
+    return true;
+  }
+  container.removeAttribute("role");
+  return false;
+}
+
+function renderProblem(container: HTMLElement, p: Problem, actions: StateActions): void {
+  container.classList.add("groove-state-problem");
+  container.setAttribute("data-cause", p.cause);
+  container.setAttribute("role", "alert");
+  el(container, "div", { cls: "groove-state-title", text: p.title });
+  el(container, "div", { cls: "groove-state-detail", text: p.detail });
+  el(container, "div", { cls: "groove-state-fix", text: p.fix });
+  if (p.command) el(container, "code", { cls: "groove-state-command", text: p.command });
+  // The last lines matter most: the inner span sits at the bottom of the scrolled box (CSS).
+  if (p.logTail) el(el(container, "pre", { cls: "groove-state-log", attr: { tabindex: 0, "aria-label": "Daemon log" } }), "span", { text: p.logTail });
+  const buttons = el(container, "div", { cls: "groove-state-actions" });
+  if (p.canReindex && actions.onBuildIndex) {
+    const b = el(buttons, "button", { cls: "mod-cta", text: "Build the index", attr: { type: "button" } });
+    b.addEventListener("click", () => actions.onBuildIndex?.());
+  }
+  if (actions.onRetry) {
+    const b = el(buttons, "button", { text: "Check again", attr: { type: "button" } });
+    b.addEventListener("click", () => actions.onRetry?.());
+  }
+}
+
+/** `Target#Heading` / `Target#^block` for an outgoing link the daemon listed: the heading stays on the link. */
+export function outgoingLinktext(o: { target: string; heading: string | null; block?: string | null }): string {
+  if (o.block) return `${o.target}#^${o.block}`;
+  if (o.heading) return `${o.target}#${o.heading}`;
+  return o.target;
+}
+
+export interface RelatedHandlers {
+  onOpenPath(path: string, line: number | null, evt: MouseEvent | KeyboardEvent): void;
+  /** Outgoing links are resolved like Obsidian does (`Target#Heading` / `Target#^block`). */
+  onOpenLink(linktext: string, fromPath: string, evt: MouseEvent | KeyboardEvent): void;
+  /** Another note has the same name (Obsidian's fileToLinktext would need the path). */
+  nameIsAmbiguous?(path: string): boolean;
+}
+
+/**
+ * Related notes: similar notes, backlinks, outgoing links. Each list is a
+ * listbox: arrow keys move, Enter/Space open, Home/End jump. Names that
+ * collide (in these lists or in the vault) show their folder.
+ */
 export function renderRelated(container: HTMLElement, related: RelatedNotesResult | null, h: RelatedHandlers): void {
   clear(container);
   if (!related) return;
-  const section = (title: string, count: number) => {
-    const s = el(container, "div", { cls: "groove-related-section" });
-    el(s, "div", { cls: "groove-related-heading", text: `${title} (${count})` });
-    if (!count) el(s, "div", { cls: "groove-related-empty", text: "None" });
-    return el(s, "ul", { cls: "groove-related-list" });
+  const names = new Map<string, Set<string>>();
+  const note = (title: string, path: string) => {
+    const k = title.toLowerCase();
+    if (!names.has(k)) names.set(k, new Set());
+    names.get(k)!.add(path);
   };
-  const item = (list: HTMLElement, text: string, sub: string, onClick: (e: MouseEvent) => void) => {
-    const li = el(list, "li", { cls: "groove-related-item", attr: { tabindex: 0 } });
+  for (const s of related.similar) note(s.title || s.path, s.path);
+  for (const b of related.backlinks) note(b.title || b.path, b.path);
+  const collides = (title: string, path: string) => (names.get(title.toLowerCase())?.size ?? 0) > 1 || !!h.nameIsAmbiguous?.(path);
+  const where = (title: string, path: string) => (collides(title, path) ? folderOf(path) || "(vault root)" : "");
+
+  const section = (key: string, title: string, count: number) => {
+    const s = el(container, "div", { cls: "groove-related-section" });
+    const headingId = `groove-related-${key}`;
+    el(s, "div", { cls: "groove-related-heading", text: `${title} (${count})`, attr: { id: headingId } });
+    if (!count) el(s, "div", { cls: "groove-related-empty", text: "None" });
+    return el(s, "ul", { cls: "groove-related-list", attr: { role: "listbox", "aria-labelledby": headingId } });
+  };
+  const item = (list: HTMLElement, text: string, folder: string, sub: string, open: (e: MouseEvent | KeyboardEvent) => void) => {
+    const li = el(list, "li", { cls: "groove-related-item", attr: { role: "option", "aria-selected": "false", tabindex: list.children.length === 0 ? 0 : -1 } });
     el(li, "span", { cls: "groove-related-name", text });
+    if (folder) el(li, "span", { cls: "groove-related-folder", text: folder });
     if (sub) el(li, "span", { cls: "groove-related-sub", text: sub });
-    li.addEventListener("click", onClick);
+    li.setAttribute("aria-label", [text, folder && `in ${folder}`, sub].filter(Boolean).join(", "));
+    li.addEventListener("click", open);
+    li.addEventListener("keydown", (e) => {
+      if (e.key === "Enter" || e.key === " ") {
+        e.preventDefault();
+        open(e);
+      }
+    });
     return li;
   };
 
-  const sim = section("Similar", related.similar.length);
-  for (const s of related.similar) item(sim, s.title || s.path, formatScore(s.score), (e) => h.onOpenPath(s.path, null, e));
-  const back = section("Backlinks", related.backlinks.length);
-  for (const b of related.backlinks) item(back, b.title || b.path, `line ${b.line}`, (e) => h.onOpenPath(b.path, b.line, e));
-  const out = section("Outgoing links", related.outgoing.length);
+  const sim = section("similar", "Similar", related.similar.length);
+  for (const s of related.similar) item(sim, s.title || s.path, where(s.title || s.path, s.path), formatScore(s.score), (e) => h.onOpenPath(s.path, null, e));
+  const back = section("backlinks", "Backlinks", related.backlinks.length);
+  for (const b of related.backlinks) item(back, b.title || b.path, where(b.title || b.path, b.path), `line ${b.line}`, (e) => h.onOpenPath(b.path, b.line, e));
+  const out = section("outgoing", "Outgoing links", related.outgoing.length);
   for (const o of related.outgoing) {
-    const li = item(out, o.target, o.path ? "" : "unresolved", (e) => h.onOpenLink(o.target, related.path, e));
+    const linktext = outgoingLinktext(o);
+    const li = item(out, linktext, o.path && collides(o.target, o.path) ? folderOf(o.path) : "", o.path ? "" : "unresolved", (e) => h.onOpenLink(linktext, related.path, e));
     if (!o.path) li.classList.add("groove-unresolved");
   }
+  for (const list of container.querySelectorAll<HTMLElement>(".groove-related-list")) listKeys(list);
 }
 
-export type DaemonState =
-  | { kind: "not-running"; detail?: string }
-  | { kind: "connecting" }
-  | { kind: "error"; message: string }
-  | { kind: "status"; status: IndexStatusResult; progress?: IndexProgress | null };
-
-const fmt = (n: number) => n.toLocaleString("en-US");
+/** Roving focus in a listbox: Up/Down/Home/End move the focus and aria-selected. */
+function listKeys(list: HTMLElement): void {
+  const items = () => [...list.querySelectorAll<HTMLElement>("[role=option]")];
+  const focus = (i: number) => {
+    const all = items();
+    const next = all[Math.max(0, Math.min(i, all.length - 1))];
+    if (!next) return;
+    for (const it of all) {
+      it.setAttribute("tabindex", it === next ? "0" : "-1");
+      it.setAttribute("aria-selected", String(it === next));
+    }
+    next.focus();
+  };
+  list.addEventListener("keydown", (e) => {
+    const all = items();
+    const at = all.indexOf(e.target as HTMLElement);
+    if (at < 0) return;
+    if (e.key === "ArrowDown") focus(at + 1);
+    else if (e.key === "ArrowUp") focus(at - 1);
+    else if (e.key === "Home") focus(0);
+    else if (e.key === "End") focus(all.length - 1);
+    else return;
+    e.preventDefault();
+  });
+  list.addEventListener("focusin", (e) => {
+    for (const it of items()) it.setAttribute("aria-selected", String(it === e.target));
+  });
+}
 
 /** Status-bar text and tooltip. */
-export function formatStatus(s: DaemonState): { text: string; tooltip: string } {
-  switch (s.kind) {
-    case "not-running":
-      return { text: "groove: daemon not running", tooltip: s.detail ?? "Click to start/connect" };
-    case "connecting":
-      return { text: "groove: connecting…", tooltip: "Connecting to the groove daemon" };
-    case "error":
-      return { text: "groove: error", tooltip: s.message };
-    case "status": {
-      const st = s.status;
-      const p = s.progress ?? st.progress;
-      const tooltip = `${fmt(st.documents)} notes · ${fmt(st.chunks)} chunks · ${st.model}` + (st.last_error ? `\nlast index error: ${st.last_error}` : "");
-      if ((st.indexing || (p && p.phase !== "done")) && p) {
-        return { text: p.total ? `groove: indexing ${fmt(p.done)}/${fmt(p.total)}` : "groove: indexing…", tooltip };
-      }
-      if (st.indexing) return { text: "groove: indexing…", tooltip };
-      if (st.last_error) return { text: "groove: index error", tooltip };
-      if (st.stale_files > 0) return { text: `groove: ${fmt(st.stale_files)} file${st.stale_files === 1 ? "" : "s"} to index`, tooltip };
-      return { text: "groove: up to date", tooltip };
-    }
-  }
+export function formatStatus(s: ConnectionState): { text: string; tooltip: string } {
+  const d = describeState(s);
+  const tooltip = s.kind === "problem" ? `${d.tooltip}${s.problem.command ? ` — ${s.problem.command}` : ""} (click to check again)` : d.tooltip;
+  return { text: `groove: ${d.text}`, tooltip };
 }

@@ -1,5 +1,8 @@
 import type { SearchParams } from "@groove/editor-client/protocol";
 
+/** The daemon caps `search.limit` at 50 (docs/protocol.md). */
+export const MAX_LIMIT = 50;
+
 /** "default" leaves the choice to the vault's groove.toml (sends null). */
 export type TriState = "default" | "on" | "off";
 
@@ -66,7 +69,7 @@ export interface Toggles {
 export function buildParams(query: string, limit: number, toggles: Toggles, filters: Filters): SearchParams {
   return {
     query,
-    limit,
+    limit: Math.max(1, Math.min(MAX_LIMIT, Math.round(limit) || DEFAULT_SETTINGS.limit)),
     rerank: triToParam(toggles.rerank),
     mmr: triToParam(toggles.mmr),
     parent_retriever: triToParam(toggles.parentRetriever),

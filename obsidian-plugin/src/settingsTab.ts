@@ -1,6 +1,6 @@
 import { PluginSettingTab, Setting, type App } from "obsidian";
 import type GroovePlugin from "./main";
-import type { TriState } from "./settings";
+import { MAX_LIMIT, type TriState } from "./settings";
 
 const TRI_OPTIONS: Record<TriState, string> = { default: "Vault default (groove.toml)", on: "On", off: "Off" };
 
@@ -42,9 +42,10 @@ export class GrooveSettingTab extends PluginSettingTab {
 
     new Setting(containerEl)
       .setName("Default result limit")
+      .setDesc(`Results per search (the daemon answers at most ${MAX_LIMIT}).`)
       .addSlider((sl) =>
         sl
-          .setLimits(5, 100, 5)
+          .setLimits(5, MAX_LIMIT, 5)
           .setValue(s.limit)
           .setDynamicTooltip()
           .onChange(async (v) => {

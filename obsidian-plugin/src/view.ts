@@ -44,7 +44,10 @@ export class GrooveSearchView extends ItemView {
       onOpen: (hit, span, evt) => this.open(hit, span, evt),
       linkFor: (hit) => this.plugin.wikilinkFor(hit),
       onError: (e) => this.plugin.reportError(e, false),
+      stateActions: { onRetry: () => void this.plugin.checkAgain(), onBuildIndex: () => void this.plugin.buildIndex() },
     });
+    const panel = this.panel;
+    this.register(this.plugin.onState((s) => panel.setConnection(s)));
     const details = el(root, "details", { cls: "groove-related", attr: { open: true } });
     el(details, "summary", { text: "Related notes" });
     this.relatedEl = el(details, "div", { cls: "groove-related-body" });
@@ -89,6 +92,7 @@ export class GrooveSearchView extends ItemView {
     renderRelated(target, related, {
       onOpenPath: (path, line, evt) => void openPathAtLine(this.app, path, line, evt).catch((e) => new Notice(`groove: ${e.message}`)),
       onOpenLink: (link, from, evt) => void this.plugin.followLink(link, from, evt),
+      nameIsAmbiguous: (path) => this.plugin.nameIsAmbiguous(path),
     });
   }
 }

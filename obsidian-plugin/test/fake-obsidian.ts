@@ -218,25 +218,207 @@ export class Vault {
     this.adapter = new FileSystemAdapter(base);
   }
   getFileByPath(p: string) {
-    return fs.existsSync(nodePath.join(this.adapter.getBasePath(), p)) ? new TFile(p) : null;
+    const abs = nodePath.join(this.adapter.getBasePath(), p);
+    return fs.existsSync(abs) && fs.statSync(abs).isFile() ? new TFile(p) : null;
+  }
+  getAbstractFileByPath(p: string) {
+    return this.getFileByPath(p);
+  }
+  /** Every file of the vault (like Obsidian: config folders starting with "." are not part of it). */
+  getFiles(): TFile[] {
+    const base = this.adapter.getBasePath();
+    const out: TFile[] = [];
+    const walk = (rel: string) => {
+      for (const e of fs.readdirSync(nodePath.join(base, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        if (e.name.startsWith(".")) continue;
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(r);
+        else out.push(new TFile(r));
+      }
+    };
+    walk("");
+    return out;
+  }
+  getMarkdownFiles(): TFile[] {
+    return this.getFiles().filter((f) => f.extension === "md");
   }
   async read(f: TFile) {
     return this.adapter.read(f.path);
   }
+  async cachedRead(f: TFile) {
+    return this.adapter.read(f.path);
+  }
 }
 
+interface Loc {
+  line: number;
+  col: number;
+  offset: number;
+}
+interface Pos {
+  start: Loc;
+  end: Loc;
+}
+export interface HeadingCache {
+  heading: string;
+  level: number;
+  position: Pos;
+}
+export interface BlockCache {
+  id: string;
+  position: Pos;
+}
+export interface CachedMetadata {
+  headings?: HeadingCache[];
+  blocks?: Record<string, BlockCache>;
+  frontmatter?: Record<string, unknown>;
+}
+
+const loc = (line: number): Loc => ({ line, col: 0, offset: 0 });
+
+/** Headings and ^block ids of a note, 0-based lines, the way Obsidian's cache holds them. */
+export function parseCache(text: string): CachedMetadata {
+  const lines = text.split(/\r\n|\n|\r/);
+  let i = 0;
+  const frontmatter: Record<string, unknown> = {};
+  if (lines[0] === "---") {
+    for (i = 1; i < lines.length && lines[i] !== "---"; i++) {
+      const m = /^(\w+):\s*(.*)$/.exec(lines[i]!);
+      if (m) frontmatter[m[1]!] = m[2];
+    }
+    i++;
+  }
+  const headings: HeadingCache[] = [];
+  const blocks: Record<string, BlockCache> = {};
+  let fence: string | null = null;
+  for (let n = i; n < lines.length; n++) {
+    const line = lines[n]!;
+    const f = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (f && f[1]![0] === fence[0]) fence = null;
+      continue;
+    }
+    if (f) {
+      fence = f[1]!;
+      continue;
+    }
+    const h = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/.exec(line);
+    if (h) {
+      headings.push({ heading: h[2]!, level: h[1]!.length, position: { start: loc(n), end: loc(n) } });
+      continue;
+    }
+    const b = /(?:^|\s)\^([A-Za-z0-9-]+)\s*$/.exec(line);
+    if (b) {
+      let start = n;
+      if (!/^\s*(?:[-*+]|\d+[.)])\s/.test(line)) {
+        while (start > i && lines[start - 1]!.trim() && !/^\s*(?:#|[-*+]\s|\d+[.)]\s)/.test(lines[start - 1]!)) start--;
+      }
+      blocks[b[1]!.toLowerCase()] = { id: b[1]!, position: { start: loc(start), end: loc(n) } };
+    }
+  }
+  return { headings, blocks, frontmatter };
+}
+
+const norm = (h: string) => h.replace(/\s+/g, " ").trim().toLowerCase();
+
+/** Obsidian's `resolveSubpath`: "#^id" -> the block; "#A#B" -> heading B under heading A (case-insensitive). */
+export function resolveSubpath(cache: CachedMetadata, subpath: string) {
+  if (subpath.startsWith("#^")) {
+    const block = cache.blocks?.[subpath.slice(2).toLowerCase()];
+    return block ? { type: "block" as const, block, start: block.position.start, end: block.position.end } : null;
+  }
+  const parts = subpath.split("#").map(norm).filter(Boolean);
+  if (!parts.length) return null;
+  const hs = cache.headings ?? [];
+  let k = 0;
+  for (let j = 0; j < hs.length; j++) {
+    if (norm(hs[j]!.heading) !== parts[k]) continue;
+    if (++k < parts.length) continue;
+    const current = hs[j]!;
+    const next = hs.slice(j + 1).find((x) => x.level <= current.level) ?? null;
+    return { type: "heading" as const, current, next, start: current.position.start, end: next ? next.position.start : null };
+  }
+  return null;
+}
+
+/** Obsidian's `parseLinktext`: the path before the first "#", the rest (with "#") the subpath. */
+export function parseLinktext(linktext: string) {
+  const i = linktext.indexOf("#");
+  return i < 0 ? { path: linktext, subpath: "" } : { path: linktext.slice(0, i), subpath: linktext.slice(i) };
+}
+
+export function getLinkpath(linktext: string) {
+  return parseLinktext(linktext).path;
+}
+
+const dirOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "");
+
 export class MetadataCache {
-  fileToLinktext(file: TFile, _source: string, omitMd = true) {
-    return omitMd ? file.basename : file.name;
+  /** Paths Obsidian has not parsed yet: getFileCache returns null for them. */
+  unparsed = new Set<string>();
+  constructor(private vault: Vault) {}
+
+  /**
+   * Obsidian's getFirstLinkpathDest, following the rules written down in
+   * editor-client/test/fixtures/link-resolution.json.
+   */
+  getFirstLinkpathDest(linkpath: string, sourcePath: string): TFile | null {
+    const files = this.vault.getFiles();
+    if (linkpath === "") return files.find((f) => f.path === sourcePath) ?? null;
+    const lower = linkpath.toLowerCase();
+    const last = lower.split("/").pop()!;
+    let want = lower;
+    let cands = last.includes(".") ? files.filter((f) => f.name.toLowerCase() === last) : [];
+    if (!cands.length) {
+      want = lower + ".md";
+      cands = files.filter((f) => f.name.toLowerCase() === last + ".md");
+    }
+    if (!cands.length) return null;
+    if (!want.includes("/") && cands.length === 1) return cands[0]!;
+    const folder = dirOf(sourcePath).toLowerCase();
+    if (want.startsWith("./") || want.startsWith("../")) {
+      let rel = want.startsWith("./../") ? want.slice(2) : want;
+      let base = folder;
+      if (rel.startsWith("./")) rel = rel.slice(2);
+      else
+        while (rel.startsWith("../")) {
+          rel = rel.slice(3);
+          base = dirOf(base);
+        }
+      const full = base ? `${base}/${rel}` : rel;
+      return cands.find((f) => f.path.toLowerCase() === full) ?? null;
+    }
+    const abs = want.startsWith("/") ? want.slice(1) : want;
+    const exact = cands.find((f) => f.path.toLowerCase() === abs);
+    if (exact) return exact;
+    if (linkpath.startsWith("/")) return null;
+    const suffix = cands.filter((f) => f.path.toLowerCase().endsWith(abs));
+    const byLength = (a: TFile, b: TFile) => a.path.length - b.path.length;
+    const under = suffix.filter((f) => f.path.toLowerCase().startsWith(folder)).sort(byLength);
+    const rest = suffix.filter((f) => !f.path.toLowerCase().startsWith(folder)).sort(byLength);
+    return [...under, ...rest][0] ?? null;
+  }
+
+  getFileCache(file: TFile): CachedMetadata | null {
+    if (file.extension !== "md" || this.unparsed.has(file.path)) return null;
+    return parseCache(fs.readFileSync(nodePath.join(this.vault.adapter.getBasePath(), file.path), "utf8"));
+  }
+
+  /** Obsidian's default "shortest path when possible". */
+  fileToLinktext(file: TFile, sourcePath: string, omitMd = true) {
+    const name = omitMd && file.extension === "md" ? file.basename : file.name;
+    const dest = this.getFirstLinkpathDest(name, sourcePath);
+    return dest && dest.path === file.path ? name : omitMd && file.extension === "md" ? file.path.slice(0, -3) : file.path;
   }
 }
 
 export class App {
   workspace: Workspace;
   vault: Vault;
-  metadataCache = new MetadataCache();
+  metadataCache: MetadataCache;
   constructor(base: string) {
     this.vault = new Vault(base);
+    this.metadataCache = new MetadataCache(this.vault);
     this.workspace = new Workspace(this);
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { SearchPanel } from "../src/panel";
+import { GrooveError } from "@groove/editor-client/errors";
 import type { PendingRequest } from "@groove/editor-client/client";
 import type { SearchParams, SearchResponse } from "@groove/editor-client/protocol";
 
@@ -119,5 +120,79 @@ describe("SearchPanel", () => {
     expect(titles()).toEqual(["q"]);
     type("");
     expect(titles()).toEqual([]);
+  });
+});
+
+describe("SearchPanel: screen readers and the connection state", () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  function mount() {
+    const runner = manualRunner();
+    const container = document.createElement("div");
+    const panel = new SearchPanel(container, { runner, limit: 10, toggles: { rerank: "default", mmr: "default", parentRetriever: "default" }, showContext: false });
+    const type = (v: string) => {
+      panel.input.value = v;
+      panel.input.dispatchEvent(new InputEvent("input"));
+    };
+    return { runner, container, panel, type };
+  }
+
+  it("the query box is a combobox whose aria-activedescendant follows the selected hit", async () => {
+    const { runner, container, panel, type } = mount();
+    expect(panel.input.getAttribute("role")).toBe("combobox");
+    expect(panel.input.getAttribute("aria-expanded")).toBe("false");
+    type("q");
+    await vi.advanceTimersByTimeAsync(150);
+    const two = resp("a");
+    two.results.push({ ...resp("b").results[0]!, rank: 2 });
+    runner.calls[0]!.resolve(two);
+    await vi.advanceTimersByTimeAsync(0);
+    const list = container.querySelector(".groove-hits")!;
+    expect(panel.input.getAttribute("aria-controls")).toBe(list.id);
+    expect(panel.input.getAttribute("aria-expanded")).toBe("true");
+    const hits = [...container.querySelectorAll(".groove-hit")];
+    expect(panel.input.getAttribute("aria-activedescendant")).toBe(hits[0]!.id);
+    panel.input.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown" }));
+    expect(panel.input.getAttribute("aria-activedescendant")).toBe(hits[1]!.id);
+    expect(hits.map((h) => h.getAttribute("aria-selected"))).toEqual(["false", "true"]);
+    type("");
+    expect(panel.input.hasAttribute("aria-activedescendant")).toBe(false);
+  });
+
+  it("during the first index an empty answer is 'not yet' (progress card, no 'No results', no banner); ready re-runs the query", async () => {
+    const { runner, container, panel, type } = mount();
+    panel.setConnection({ kind: "first-index", progress: { phase: "embed", done: 3, total: 10 }, status: null });
+    type("sync");
+    await vi.advanceTimersByTimeAsync(150);
+    runner.calls[0]!.resolve({ results: [], low_confidence: true, filter_applied: {}, warnings: [] });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(container.querySelector(".groove-state progress")).not.toBeNull();
+    expect(container.querySelector(".groove-summary")).toBeNull();
+    expect(container.querySelector(".groove-low-confidence")).toBeNull();
+    panel.setConnection({ kind: "ready", status: { documents: 10, chunks: 20, model: "m", dim: 1, last_indexed: 1, stale_files: 0, indexing: false, progress: null, index_path: "/i" } });
+    expect(container.querySelector(".groove-state")!.childNodes).toHaveLength(0);
+    expect(runner.calls.map((c) => c.params.query)).toEqual(["sync", "sync"]);
+    runner.calls[1]!.resolve(resp("Sync"));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(container.querySelector(".groove-hit-title")!.textContent).toBe("Sync");
+  });
+
+  it("a search that fails during the first index shows no error banner (the daemon has no tables yet)", async () => {
+    const runner = {
+      calls: 0,
+      startSearch() {
+        this.calls++;
+        return { promise: Promise.reject(new GrooveError("rpc", "groove daemon error: internal error: SQLError: no such table: vec_chunks", { code: -32000 })), cancel: () => {} };
+      },
+    };
+    const container = document.createElement("div");
+    const panel = new SearchPanel(container, { runner, limit: 10, toggles: { rerank: "default", mmr: "default", parentRetriever: "default" }, showContext: false });
+    panel.setConnection({ kind: "first-index", progress: null, status: null });
+    panel.setQuery("sync");
+    await vi.advanceTimersByTimeAsync(0);
+    expect(runner.calls).toBe(1);
+    expect(container.querySelector(".groove-error")).toBeNull();
+    expect(container.querySelector(".groove-state-first-index")).not.toBeNull();
   });
 });

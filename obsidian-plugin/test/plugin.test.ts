@@ -104,18 +104,40 @@ describe("plugin onload", () => {
   it("connects when the layout is ready and shows the index state in the status bar", async () => {
     for (const cb of app.workspace.layoutReady) cb();
     const status = fake().statusBarItems[0]!;
-    await until(() => status.textContent === "groove: up to date", 3000, "status");
+    await until(() => status.textContent === "groove: up to date", 8000, "status");
     expect(daemon.received[0]!.params.client).toBe("obsidian-groove/0.1.0");
     daemon.notify("index.progress", { phase: "embed", done: 1, total: 2 });
-    await until(() => status.textContent === "groove: indexing 1/2", 3000, "progress");
+    await until(() => status.textContent === "groove: indexing 1/2", 8000, "progress");
   });
 
-  it("shows 'daemon not running' when the daemon goes away", async () => {
+  it("says it is reconnecting when the daemon goes away, and comes back by itself", async () => {
     await plugin.connect(false);
-    await daemon.stop();
     const status = fake().statusBarItems[0]!;
-    await until(() => status.textContent === "groove: daemon not running", 3000, "not running");
+    await until(() => status.textContent === "groove: up to date", 8000, "up to date");
+    await daemon.stop();
+    await until(() => status.textContent === "groove: reconnecting", 8000, "reconnecting");
+    expect(status.getAttribute("data-state")).toBe("connection-lost");
+    expect(status.title).toMatch(/Lost the connection.*groove serve --status --vault/);
     await daemon.listen(); // afterEach stops it again
+    await until(() => status.textContent === "groove: up to date", 8000, "back");
+  });
+
+  it("a missing executable is 'not installed' in the status bar and a card with the fix in the panel; Check again reconnects", async () => {
+    const good = plugin.settings.executable;
+    plugin.settings.executable = path.join(dir, "no-such", "groove");
+    await plugin.connect(false);
+    const status = fake().statusBarItems[0]!;
+    expect(status.textContent).toBe("groove: not installed");
+    const view = await openView();
+    const card = view.contentEl.querySelector(".groove-state")!;
+    expect(card.getAttribute("data-cause")).toBe("backend-not-found");
+    expect(card.textContent).toContain('the "groove executable" setting');
+    expect(card.textContent).toContain("no-such");
+    plugin.settings.executable = good;
+    (plugin as unknown as { dropClient(): void }).dropClient();
+    [...card.querySelectorAll("button")].find((b) => b.textContent === "Check again")!.click();
+    await until(() => status.textContent === "groove: up to date", 8000, "connected");
+    expect(view.contentEl.querySelector(".groove-state")!.childNodes).toHaveLength(0);
   });
 });
 
@@ -124,7 +146,7 @@ describe("search view", () => {
     const view = await openView();
     expect(app.workspace.rightLeaves).toHaveLength(1);
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll("mark.groove-match").length > 0, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll("mark.groove-match").length > 0, 8000, "results");
     expect([...view.contentEl.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["競合", "オフライン"]);
     expect(daemon.received.filter((r) => r.method === "search").map((r) => r.params.query)).toEqual(["競合"]);
   });
@@ -132,9 +154,9 @@ describe("search view", () => {
   it("selects exactly the clicked span in the opened CRLF note, centred", async () => {
     const view = await openView();
     type(view.panel!.input, "sync conflicts");
-    await until(() => view.contentEl.querySelectorAll("mark").length === 2, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll("mark").length === 2, 8000, "results");
     view.contentEl.querySelectorAll<HTMLElement>("mark")[1]!.click();
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
     const leaf = app.workspace.leaves.find((l) => l.view instanceof MarkdownView) as WorkspaceLeaf;
     const editor = (leaf.view as MarkdownView).editor as FakeEditor;
     const [, from, to] = editor.calls.find((c) => c[0] === "setSelection") as [string, { line: number; ch: number }, { line: number; ch: number }];
@@ -147,9 +169,9 @@ describe("search view", () => {
   it("opens in a new tab on modifier-click", async () => {
     const view = await openView();
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     view.contentEl.querySelector(".groove-hit")!.dispatchEvent(new MouseEvent("click", { bubbles: true, ctrlKey: true }));
-    await until(() => app.workspace.getLeafCalls.length > 0, 3000, "open");
+    await until(() => app.workspace.getLeafCalls.length > 0, 8000, "open");
     expect(app.workspace.getLeafCalls).toEqual(["tab"]);
   });
 
@@ -164,7 +186,7 @@ describe("search view", () => {
     tags.value = "#sync";
     tags.dispatchEvent(new Event("input"));
     type(view.panel!.input, "競合");
-    await until(() => daemon.methods.includes("search"), 3000, "search");
+    await until(() => daemon.methods.includes("search"), 8000, "search");
     expect(daemon.received.find((r) => r.method === "search")!.params).toMatchObject({
       query: "競合",
       rerank: true,
@@ -179,25 +201,36 @@ describe("search view", () => {
   it("re-runs the visible query when the index changes", async () => {
     const view = await openView();
     type(view.panel!.input, "競合");
-    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => view.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     daemon.notify("index.changed", { paths: [NOTE_PATH], deleted: [], documents: 2, chunks: 4 });
-    await until(() => daemon.methods.filter((m) => m === "search").length === 2, 3000, "refresh");
+    await until(() => daemon.methods.filter((m) => m === "search").length === 2, 8000, "refresh");
   });
 
-  it("shows related notes of the active note and resolves outgoing links through the daemon", async () => {
-    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8 }], backlinks: [], outgoing: [{ target: "同期#競合の解決", path: NOTE_PATH, heading: "競合の解決", line: 3 }] });
-    daemon.resolveResult = () => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: true });
+  it("shows related notes; an outgoing link keeps its #heading and lands where Obsidian resolves it", async () => {
+    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8 }], backlinks: [], outgoing: [{ target: "同期", path: NOTE_PATH, heading: "競合の解決", line: 3 }] });
     app.workspace.activeFile = new (await import("./fake-obsidian")).TFile("Other.md");
     await plugin.showRelated();
     const view = app.workspace.getLeavesOfType(VIEW_TYPE_SEARCH)[0]!.view as GrooveSearchView;
-    await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 3000, "related");
-    view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!.click();
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
-    expect(daemon.received.find((r) => r.method === "resolve_link")!.params).toEqual({ link: "[[同期#競合の解決]]", from_path: "Other.md" });
+    await until(() => view.contentEl.querySelectorAll(".groove-related-item").length === 2, 8000, "related");
+    const out = view.contentEl.querySelectorAll<HTMLElement>(".groove-related-item")[1]!;
+    expect(out.querySelector(".groove-related-name")!.textContent).toBe("同期#競合の解決");
+    out.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
+    // Obsidian's own resolver and heading cache answered: the daemon was not asked.
+    expect(daemon.methods).not.toContain("resolve_link");
     const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
     const sel = editor.calls.find((c) => c[0] === "setSelection")!;
     expect(sel[1]).toEqual({ line: 5, ch: 0 });
     expect(editor.getLine(5)).toBe("## 競合の解決");
+  });
+
+  it("asks the daemon only for the heading line of a note Obsidian has not parsed yet, naming the note Obsidian chose", async () => {
+    app.metadataCache.unparsed.add(NOTE_PATH);
+    daemon.resolveResult = (p) => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: p.link === `[[${NOTE_PATH}#競合の解決]]` });
+    await plugin.followLink("[[同期#競合の解決|alias]]", "Other.md", null);
+    expect(daemon.received.find((r) => r.method === "resolve_link")!.params).toEqual({ link: `[[${NOTE_PATH}#競合の解決]]`, from_path: "Other.md" });
+    const editor = (app.workspace.leaves.find((l) => l.view instanceof MarkdownView)!.view as MarkdownView).editor;
+    expect(editor.calls.find((c) => c[0] === "setSelection")![1]).toEqual({ line: 5, ch: 0 });
   });
 });
 
@@ -208,24 +241,30 @@ describe("commands", () => {
     modal.open();
     const input = modal.contentEl.querySelector<HTMLInputElement>(".groove-query")!;
     type(input, "競合");
-    await until(() => modal.contentEl.querySelectorAll(".groove-hit").length === 1, 3000, "results");
+    await until(() => modal.contentEl.querySelectorAll(".groove-hit").length === 1, 8000, "results");
     input.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter" }));
-    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 3000, "open");
+    await until(() => app.workspace.leaves.some((l) => l.view instanceof MarkdownView), 8000, "open");
     expect((modal as unknown as { isOpen: boolean }).isOpen).toBe(false);
   });
 
-  it("follow-link resolves the [[link]] under the cursor via resolve_link", async () => {
-    daemon.resolveResult = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
+  it("follow-link resolves the [[link]] under the cursor the way Obsidian does", async () => {
     const editor = new FakeEditor();
     editor.setValue("See [[Nowhere#x]] here");
     editor.cursor = { line: 0, ch: 8 };
     const cmd = command("follow-link");
     expect(cmd.editorCheckCallback!(true, editor, { file: { path: "Other.md" } })).toBe(true);
     cmd.editorCheckCallback!(false, editor, { file: { path: "Other.md" } });
-    await until(() => Notice.shown.length > 0, 3000, "notice");
-    expect(Notice.shown[0]).toMatch(/does not resolve/);
+    await until(() => Notice.shown.length > 0, 8000, "notice");
+    expect(Notice.shown[0]).toBe("groove: [[Nowhere#x]] does not point to a note in this vault");
+    expect(daemon.methods).not.toContain("resolve_link");
     editor.cursor = { line: 0, ch: 1 };
     expect(cmd.editorCheckCallback!(true, editor, {})).toBe(false);
+  });
+
+  it("a missing heading still opens the note, at the top, and says which heading is missing", async () => {
+    await plugin.followLink("同期#No such heading", "Other.md", null);
+    expect(Notice.shown).toContain(`groove: ${NOTE_PATH} has no heading "No such heading"; opened the note`);
+    expect(app.workspace.leaves.some((l) => l.view instanceof MarkdownView && l.view.file?.path === NOTE_PATH)).toBe(true);
   });
 
   it("the settings tab's Rebuild index button sends reindex", async () => {
@@ -247,7 +286,9 @@ describe("settings", () => {
     const exe = Setting.all.find((s) => s.name === "groove executable")!.components[0]!;
     const bin = plugin.settings.executable;
     for (const partial of [bin.slice(0, -2), bin.slice(0, -1), bin]) await exe.onChangeCb!(partial);
-    await new Promise((r) => setTimeout(r, 1200));
+    // One reconnect once typing paused (800 ms); then none for the earlier keystrokes.
+    await until(() => daemon.connections > before, 8000, "reconnect");
+    await new Promise((r) => setTimeout(r, 1000));
     expect(daemon.connections).toBe(before + 1);
     expect(plugin.settings.executable).toBe(bin);
     expect((plugin as unknown as { data: { executable: string } }).data.executable).toBe(bin);

@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
-import { formatStatus, renderRelated, renderResults, tidySegments } from "../src/render";
+import { formatStatus, renderRelated, renderResults, renderState, tidySegments } from "../src/render";
+import { diagnose, stateForStatus } from "@groove/editor-client/connection";
+import { GrooveError } from "@groove/editor-client/errors";
 import { highlightSegments } from "@groove/editor-client/offsets";
 import type { IndexStatusResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 
@@ -68,6 +70,36 @@ describe("renderResults", () => {
     expect(root.querySelectorAll(".groove-hit")).toHaveLength(0);
   });
 
+  it("never puts the low-confidence banner over an empty list", () => {
+    const root = document.createElement("div");
+    renderResults(root, response([], { low_confidence: true }), { showContext: false });
+    expect(root.querySelector(".groove-low-confidence")).toBeNull();
+    expect(root.querySelector(".groove-summary")!.textContent).toBe("No results");
+    renderResults(root, response([hit({ content: "x" })], { low_confidence: false }), { showContext: false });
+    expect(root.querySelector(".groove-low-confidence")).toBeNull();
+  });
+
+  it("marks the list as a listbox of options with ids for aria-activedescendant", () => {
+    const root = document.createElement("div");
+    const els = renderResults(root, response([hit({ content: "a b", terms: ["a"] }), hit({ content: "c d", terms: ["d"] })]), { showContext: false, idPrefix: "p7", listId: "p7-hits" });
+    expect(root.querySelector(".groove-hits")!.getAttribute("role")).toBe("listbox");
+    expect(root.querySelector(".groove-hits")!.id).toBe("p7-hits");
+    expect(els.map((e) => [e.id, e.getAttribute("role"), e.getAttribute("aria-selected")])).toEqual([
+      ["p7-hit-0", "option", "false"],
+      ["p7-hit-1", "option", "false"],
+    ]);
+    expect(els[0]!.getAttribute("aria-label")).toMatch(/^同期 — Projects — 競合の解決 — a b$/);
+  });
+
+  it("a focused hit opens with Enter and with Space", () => {
+    const onOpen = vi.fn();
+    const root = document.createElement("div");
+    const [item] = renderResults(root, response([hit({ content: "alpha beta", terms: ["beta"] })]), { showContext: false, onOpen });
+    item!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    item!.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
+    expect(onOpen.mock.calls.map((c) => c[1])).toEqual([0, 0]);
+  });
+
   it("toggles the expanded_from context of a hit", () => {
     const parent = "# Intro\nSetup notes.\n\n## Sync\nConflicts happen offline.";
     const own = "## Sync\nConflicts happen offline.";
@@ -95,7 +127,7 @@ describe("renderResults", () => {
     expect(root.querySelector(".groove-context-toggle")).toBeNull();
   });
 
-  it("opens the clicked span, or span 0 when the hit itself is clicked", () => {
+  it("opens the clicked span, or the first span shown when the hit itself is clicked", () => {
     const onOpen = vi.fn();
     const root = document.createElement("div");
     const content = "alpha beta gamma";
@@ -104,6 +136,33 @@ describe("renderResults", () => {
     expect(onOpen.mock.calls[0]![1]).toBe(1);
     root.querySelector<HTMLElement>(".groove-hit-title")!.click();
     expect(onOpen.mock.calls[1]![1]).toBe(0);
+  });
+
+  it("data-span is the index into match_spans, even when spans arrive unsorted, adjacent or clipped", () => {
+    const onOpen = vi.fn();
+    const parent = "# Sync\nsync keeps notes equal.\n\n## Conflicts\nConflicting copies appear when sync runs.";
+    const own = "## Conflicts\nConflicting copies appear when sync runs.";
+    const at = (t: string, from = 0) => {
+      const i = parent.indexOf(t, from);
+      return [B(parent.slice(0, i)), B(parent.slice(0, i)) + B(t)] as [number, number];
+    };
+    const h = hit({
+      content: parent,
+      // the issue-20 report: spans `sync, Conflicting, copies, sync`, listed out of order here
+      match_spans: [at("copies"), at("sync"), at("Conflicting"), at("sync", parent.indexOf("appear"))],
+      expanded_from: [{ chunk_id: 1, byte_range: [0, B(parent)], line_range: [1, 5] }],
+      byte_range: [B(parent) - B(own), B(parent)],
+    });
+    const root = document.createElement("div");
+    renderResults(root, response([h]), { showContext: false, onOpen });
+    const ms = [...root.querySelectorAll<HTMLElement>("mark")];
+    expect(ms.map((m) => [m.textContent, m.getAttribute("data-span")])).toEqual([
+      ["Conflicting", "2"],
+      ["copies", "0"],
+      ["sync", "3"],
+    ]);
+    for (const m of ms) m.click();
+    expect(onOpen.mock.calls.map((c) => c[1])).toEqual([2, 0, 3]);
   });
 
   it("puts a [[Note#Heading]] wikilink on the drag data", () => {
@@ -137,7 +196,7 @@ describe("renderRelated", () => {
         similar: [{ path: "b.md", title: "B", score: 0.9 }],
         backlinks: [{ path: "c.md", title: "C", line: 7 }],
         outgoing: [
-          { target: "D#Heading", path: "D.md", heading: "Heading", line: 3 },
+          { target: "D", path: "D.md", heading: "Heading", line: 3 },
           { target: "Missing", path: null, heading: null, line: 4 },
         ],
       },
@@ -150,25 +209,131 @@ describe("renderRelated", () => {
     expect(onOpenPath).toHaveBeenCalledWith("c.md", 7, expect.anything());
     items[2]!.click();
     expect(onOpenLink).toHaveBeenCalledWith("D#Heading", "a.md", expect.anything());
+    expect(items[2]!.querySelector(".groove-related-name")!.textContent).toBe("D#Heading");
     expect(items[3]!.classList.contains("groove-unresolved")).toBe(true);
+  });
+
+  it("keeps a block reference on an outgoing link", () => {
+    const root = document.createElement("div");
+    const onOpenLink = vi.fn();
+    renderRelated(root, { path: "a.md", similar: [], backlinks: [], outgoing: [{ target: "D", path: "D.md", heading: null, block: "steps", line: 3 }] }, { onOpenPath: vi.fn(), onOpenLink });
+    root.querySelector<HTMLElement>(".groove-related-item")!.click();
+    expect(onOpenLink).toHaveBeenCalledWith("D#^steps", "a.md", expect.anything());
+  });
+
+  it("shows the folder of notes whose names collide, and only of those", () => {
+    const root = document.createElement("div");
+    renderRelated(
+      root,
+      {
+        path: "a.md",
+        similar: [
+          { path: "Dup.md", title: "Dup", score: 0.9 },
+          { path: "Projects/Dup.md", title: "Dup", score: 0.8 },
+          { path: "Archive/2023/Dup.md", title: "Dup", score: 0.7 },
+          { path: "Notes/Unique.md", title: "Unique", score: 0.6 },
+        ],
+        backlinks: [{ path: "Notes/Ref.md", title: "Ref", line: 2 }],
+        outgoing: [],
+      },
+      { onOpenPath: vi.fn(), onOpenLink: vi.fn(), nameIsAmbiguous: (p) => p === "Notes/Ref.md" },
+    );
+    const rows = [...root.querySelectorAll(".groove-related-item")].map((li) => [li.querySelector(".groove-related-name")!.textContent, li.querySelector(".groove-related-folder")?.textContent ?? null]);
+    expect(rows).toEqual([
+      ["Dup", "(vault root)"],
+      ["Dup", "Projects"],
+      ["Dup", "Archive/2023"],
+      ["Unique", null],
+      ["Ref", "Notes"],
+    ]);
+  });
+
+  it("is keyboard-operable: arrows move the focus, Enter and Space open", () => {
+    const root = document.createElement("div");
+    document.body.appendChild(root);
+    const onOpenPath = vi.fn();
+    renderRelated(
+      root,
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9 }, { path: "c.md", title: "C", score: 0.8 }, { path: "d.md", title: "D", score: 0.7 }], backlinks: [], outgoing: [] },
+      { onOpenPath, onOpenLink: vi.fn() },
+    );
+    const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
+    expect(items.map((i) => i.getAttribute("tabindex"))).toEqual(["0", "-1", "-1"]);
+    expect(root.querySelector(".groove-related-list")!.getAttribute("role")).toBe("listbox");
+    items[0]!.focus();
+    items[0]!.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowDown", bubbles: true }));
+    expect(document.activeElement).toBe(items[1]);
+    expect(items.map((i) => i.getAttribute("aria-selected"))).toEqual(["false", "true", "false"]);
+    items[1]!.dispatchEvent(new KeyboardEvent("keydown", { key: "End", bubbles: true }));
+    expect(document.activeElement).toBe(items[2]);
+    items[2]!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    items[2]!.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
+    expect(onOpenPath.mock.calls.map((c) => c[0])).toEqual(["d.md", "d.md"]);
+    root.remove();
+  });
+});
+
+describe("renderState", () => {
+  const hints = { executableSetting: 'the "groove executable" setting', autoStartSetting: '"Auto-start daemon"', vault: "/v" };
+  it("first index: a progress bar with the counts, and a promise of results", () => {
+    const root = document.createElement("div");
+    expect(renderState(root, { kind: "first-index", progress: { phase: "embed", done: 120, total: 400 }, status: null })).toBe(true);
+    const bar = root.querySelector("progress")!;
+    expect([bar.value, bar.max]).toEqual([120, 400]);
+    expect(root.textContent).toMatch(/first time.*120 of 400 notes.*Results appear here when it is done/s);
+  });
+
+  it("a problem: title, detail, fix, command, log and the buttons that act on it", () => {
+    const root = document.createElement("div");
+    const onRetry = vi.fn();
+    const onBuildIndex = vi.fn();
+    const crashed = diagnose(new GrooveError("connect-info", "groove serve exited with code 1 before accepting connections", { data: { stderr: "line 1\nRuntimeError: boom" } }), hints);
+    renderState(root, { kind: "problem", problem: crashed }, { onRetry, onBuildIndex });
+    expect(root.getAttribute("data-cause")).toBe("daemon-crashed");
+    expect(root.querySelector(".groove-state-log")!.textContent).toContain("RuntimeError: boom");
+    expect(root.querySelector(".groove-state-command")!.textContent).toBe("groove doctor");
+    expect([...root.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Check again"]);
+    root.querySelector("button")!.click();
+    expect(onRetry).toHaveBeenCalledTimes(1);
+
+    const notIndexed = stateForStatus({ documents: 0, chunks: 0, model: "e5", dim: 384, last_indexed: null, stale_files: 9, indexing: false, progress: null, index_path: "/i" }, null);
+    renderState(root, notIndexed, { onRetry, onBuildIndex });
+    expect(root.getAttribute("data-cause")).toBe("not-indexed");
+    expect([...root.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Build the index", "Check again"]);
+    root.querySelector("button")!.click();
+    expect(onBuildIndex).toHaveBeenCalledTimes(1);
+  });
+
+  it("renders nothing when ready", () => {
+    const root = document.createElement("div");
+    expect(renderState(root, { kind: "ready", status: { documents: 1, chunks: 1, model: "m", dim: 1, last_indexed: 1, stale_files: 0, indexing: false, progress: null, index_path: "/i" } })).toBe(false);
+    expect(root.childNodes).toHaveLength(0);
   });
 });
 
 describe("formatStatus", () => {
-  const st: IndexStatusResult = { documents: 5000, chunks: 12000, model: "e5-small", dim: 384, last_indexed: null, stale_files: 0, indexing: false, progress: null, index_path: "/i" };
+  const st: IndexStatusResult = { documents: 5000, chunks: 12000, model: "e5-small", dim: 384, last_indexed: 1_700_000_000, stale_files: 0, indexing: false, progress: null, index_path: "/i" };
+  const hints = { executableSetting: 'the "groove executable" setting', autoStartSetting: '"Auto-start daemon"', vault: "/v" };
   it("shows indexing progress with thousands separators", () => {
-    expect(formatStatus({ kind: "status", status: { ...st, indexing: true }, progress: { phase: "embed", done: 1234, total: 5000 } }).text).toBe("groove: indexing 1,234/5,000");
+    expect(formatStatus({ kind: "indexing", status: { ...st, indexing: true }, progress: { phase: "embed", done: 1234, total: 5000 } }).text).toBe("groove: indexing 1,234/5,000");
   });
   it("says up to date when idle", () => {
-    expect(formatStatus({ kind: "status", status: st })).toEqual({ text: "groove: up to date", tooltip: "5,000 notes · 12,000 chunks · e5-small" });
+    expect(formatStatus({ kind: "ready", status: st })).toEqual({ text: "groove: up to date", tooltip: "groove: 5,000 notes · 12,000 sections · e5-small" });
   });
   it("flags the last index job's failure", () => {
-    const f = formatStatus({ kind: "status", status: { ...st, last_error: "model failed to load" } });
+    const f = formatStatus({ kind: "ready", status: { ...st, last_error: "model failed to load" } });
     expect(f.text).toBe("groove: index error");
     expect(f.tooltip).toMatch(/last index error: model failed to load/);
   });
-  it("says the daemon is not running", () => {
-    expect(formatStatus({ kind: "not-running" }).text).toBe("groove: daemon not running");
+  it("says what is wrong, one text per cause, not 'daemon not running' for everything", () => {
+    const texts = [
+      new GrooveError("not-installed", "x"),
+      new GrooveError("not-running", "x"),
+      new GrooveError("auth", "x"),
+      new GrooveError("protocol", "x", { data: { reason: "daemon-too-old" } }),
+      new GrooveError("disconnected", "x"),
+    ].map((e) => formatStatus({ kind: "problem", problem: diagnose(e, hints) }).text);
+    expect(texts).toEqual(["groove: not installed", "groove: not running", "groove: token rejected", "groove: update groove", "groove: reconnecting"]);
   });
 });
 

@@ -58,7 +58,9 @@ def stage1_only(rt, p: SearchParams) -> SearchResponse:
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
     warnings = list(r.warnings) + list(parsed.warnings)
-    return SearchResponse(hits, _low_confidence(top, stage1.vec_sims, r), restriction.applied, warnings)
+    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
+    warnings += [conf.warning] if conf.warning else []
+    return SearchResponse(hits, conf.low, restriction.applied, warnings)
 
 
 def as_cli_json(resp: SearchResponse) -> str:

@@ -1,23 +1,21 @@
 /**
  * Backend glue: one shared `GrooveClient` per workspace folder (one daemon per
- * vault), found or started through `groove connect-info [--start]`, plus the
- * index state the status bar shows. No `vscode` import here, so the
+ * vault), found or started through `groove connect-info [--start]`, and the
+ * shared connection state machine (`VaultConnection` in editor-client) that
+ * the status bar and the results view show. No `vscode` import here, so the
  * integration tests drive this file against the real daemon in plain Node.
  */
 import * as path from "node:path";
-import { Emitter, GrooveClient } from "@groove/editor-client";
-import type {
-  GrooveError,
-  HelloResult,
-  IndexProgress,
-  IndexStatusResult,
-  RelatedNotesResult,
-  ResolveLinkResult,
-  SearchParams,
-  SearchResponse,
-} from "@groove/editor-client";
+import { Emitter, GrooveClient, VaultConnection } from "@groove/editor-client";
+import type { ConnectionState, EditorHints, HelloResult, RelatedNotesResult, ResolveLinkResult, SearchParams, SearchResponse } from "@groove/editor-client";
 
 export const CLIENT_NAME = "vscode-groove/0.1.0";
+
+/** The extension's settings, in the words of its settings UI (every fix text uses them). */
+export const VSCODE_HINTS: Omit<EditorHints, "executable" | "vault"> = {
+  executableSetting: "the setting groove › Executable Path (groove.executablePath)",
+  autoStartSetting: "groove › Auto Start (groove.autoStart)",
+};
 
 export interface BackendOptions {
   executable: string;
@@ -25,15 +23,8 @@ export interface BackendOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** What the status bar shows for a vault. */
-export type IndexState =
-  | { kind: "connecting" }
-  | { kind: "indexing"; done: number; total: number; phase: IndexProgress["phase"] }
-  | { kind: "ready"; documents: number; chunks: number; stale: number }
-  | { kind: "error"; error: GrooveError };
-
 interface BackendEvents {
-  state: (s: IndexState) => void;
+  state: (s: ConnectionState) => void;
   /** Notes changed on disk and were re-indexed (results may be stale). */
   changed: (paths: string[], deleted: string[]) => void;
 }
@@ -47,7 +38,7 @@ export function relativeToVault(root: string, file: string): string | null {
 
 export class VaultBackend extends Emitter<BackendEvents> {
   readonly client: GrooveClient;
-  private _state: IndexState = { kind: "connecting" };
+  readonly connection: VaultConnection;
 
   constructor(
     /** The workspace folder path: vault-relative paths from the daemon join onto this. */
@@ -63,28 +54,13 @@ export class VaultBackend extends Emitter<BackendEvents> {
       clientName: CLIENT_NAME,
       subscribe: ["index.progress", "index.changed"],
     });
-    this.client.on("connected", () => void this.refreshStatus());
-    this.client.on("state", (s, err) => {
-      if (s === "connecting" && this._state.kind !== "indexing") this.setState({ kind: "connecting" });
-      if (s === "disconnected" && err) this.setState({ kind: "error", error: err });
-    });
-    this.client.on("index.progress", (p) => {
-      if (p.phase === "done") void this.refreshStatus();
-      else this.setState({ kind: "indexing", done: p.done, total: p.total, phase: p.phase });
-    });
-    this.client.on("index.changed", (c) => {
-      this.setState({ kind: "ready", documents: c.documents, chunks: c.chunks, stale: 0 });
-      this.emit("changed", c.paths, c.deleted);
-    });
+    this.connection = new VaultConnection(this.client, { hints: { ...VSCODE_HINTS, executable: opts.executable, vault: root } });
+    this.connection.on("state", (s) => this.emit("state", s));
+    this.connection.on("changed", (c) => this.emit("changed", c.paths, c.deleted));
   }
 
-  get state(): IndexState {
-    return this._state;
-  }
-
-  private setState(s: IndexState): void {
-    this._state = s;
-    this.emit("state", s);
+  get state(): ConnectionState {
+    return this.connection.state;
   }
 
   /** Connects (starting the daemon when allowed); rejects with a readable GrooveError. */
@@ -92,24 +68,19 @@ export class VaultBackend extends Emitter<BackendEvents> {
     try {
       return await this.client.connect();
     } catch (e) {
-      this.setState({ kind: "error", error: e as GrooveError });
+      this.connection.noteError(e);
       throw e;
     }
   }
 
-  async refreshStatus(): Promise<IndexStatusResult | null> {
-    try {
-      const st = await this.client.indexStatus();
-      if (st.indexing && st.progress && st.progress.phase !== "done") {
-        this.setState({ kind: "indexing", done: st.progress.done, total: st.progress.total, phase: st.progress.phase });
-      } else {
-        this.setState({ kind: "ready", documents: st.documents, chunks: st.chunks, stale: st.stale_files });
-      }
-      return st;
-    } catch (e) {
-      this.setState({ kind: "error", error: e as GrooveError });
-      return null;
-    }
+  /** Re-reads the index status (the state follows). */
+  refreshStatus(): Promise<void> {
+    return this.connection.refresh();
+  }
+
+  /** A request failed: connection-level failures change the state. */
+  noteError(e: unknown): void {
+    this.connection.noteError(e);
   }
 
   search(params: SearchParams): Promise<SearchResponse> {
@@ -117,9 +88,9 @@ export class VaultBackend extends Emitter<BackendEvents> {
   }
 
   /**
-   * Resolves a wikilink as written in `fromFile` (absolute path). The daemon
-   * decides what it means, so relative links and same-note `[[#Heading]]`
-   * behave exactly as in Obsidian and groove's CLI.
+   * Resolves a wikilink as written in `fromFile` (absolute path) with the
+   * daemon's `resolve_link` (see editor-client/test/fixtures/link-resolution.json
+   * for where it still differs from Obsidian).
    */
   resolveLink(raw: string, fromFile?: string): Promise<ResolveLinkResult> {
     const from = fromFile ? relativeToVault(this.root, fromFile) : null;
@@ -142,6 +113,7 @@ export class VaultBackend extends Emitter<BackendEvents> {
   }
 
   dispose(): void {
+    this.connection.dispose();
     this.client.close();
   }
 }

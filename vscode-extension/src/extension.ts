@@ -5,12 +5,12 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { runConnectInfo, type SearchHit, type SearchResponse } from "@groove/editor-client";
-import { BackendRegistry, type VaultBackend } from "./backend";
+import { progressText, runConnectInfo, snippetLine, type ConnectionState, type EditorHints, type SearchHit, type SearchResponse } from "@groove/editor-client";
+import { BackendRegistry, VSCODE_HINTS, type VaultBackend } from "./backend";
 import { Highlights } from "./highlights";
 import { openAtLine, openHit } from "./jump";
 import { MISSING_LINK_COMMAND, missingLinkMessage, WikiLinkProvider } from "./links";
-import { Notifier } from "./notify";
+import { describeError, Notifier } from "./notify";
 import { relatedItems, type RelatedItem } from "./related";
 import { ResultsTree } from "./resultsTree";
 import { showSearchQuickPick, type SearchPick } from "./search";
@@ -22,9 +22,13 @@ const MARKDOWN: vscode.DocumentSelector = [
   { pattern: "**/*.md", scheme: "file" },
 ];
 
-/** A folder that is clearly a notes vault gets its daemon started at activation. */
-function looksLikeVault(root: string): boolean {
-  return [".obsidian", "groove.toml", ".foam"].some((n) => fs.existsSync(path.join(root, n)));
+/**
+ * A folder that uses groove: an Obsidian vault or a folder with a groove.toml
+ * (package.json activates on the same two signals). Only these get a daemon
+ * at start-up; anywhere else groove waits for one of its commands.
+ */
+export function looksLikeVault(root: string): boolean {
+  return [".obsidian", "groove.toml"].some((n) => fs.existsSync(path.join(root, n)));
 }
 
 export class GrooveExtension implements vscode.Disposable {
@@ -32,7 +36,7 @@ export class GrooveExtension implements vscode.Disposable {
   readonly highlights = new Highlights();
   readonly status = new StatusBar();
   readonly notifier = new Notifier(
-    () => readSettings().executablePath,
+    () => this.hints(),
     (l) => this.output.appendLine(l),
   );
   readonly registry: BackendRegistry;
@@ -62,7 +66,9 @@ export class GrooveExtension implements vscode.Disposable {
         try {
           return { root: b.root, result: await b.resolveLink(raw, doc.uri.fsPath) };
         } catch (e) {
-          void this.notifier.error(e);
+          // Hovering a link is not asking for groove: the status bar says what is wrong.
+          b.noteError(e);
+          this.notifier.background(e);
           return undefined;
         }
       },
@@ -70,7 +76,7 @@ export class GrooveExtension implements vscode.Disposable {
 
     const cmd = (id: string, fn: (...a: any[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
     cmd("groove.search", () => this.search());
-    cmd("groove.openHit", (hit: SearchHit) => this.openTreeHit(hit));
+    cmd("groove.openHit", (hit: SearchHit, span?: number) => this.openTreeHit(hit, span));
     cmd("groove.relatedNotes", () => this.relatedNotes());
     cmd("groove.rebuildIndex", () => this.rebuildIndex());
     cmd("groove.showOutput", () => this.output.show(true));
@@ -104,11 +110,17 @@ export class GrooveExtension implements vscode.Disposable {
     return root ? this.registry.get(root) : undefined;
   }
 
+  hints(root = this.folderFor()): EditorHints {
+    return { ...VSCODE_HINTS, executable: readSettings().executablePath, vault: root };
+  }
+
   private watch(b: VaultBackend): void {
     b.on("state", (s) => {
-      if (s.kind === "error") void this.notifier.error(s.error);
+      // Never a popup from here: background state goes to the status bar and the log.
+      if (s.kind === "problem") this.output.appendLine(`${b.root}: ${s.problem.title} — ${s.problem.fix}${s.problem.logTail ? `\n${s.problem.logTail}` : ""}`);
       if (s.kind === "ready") this.notifier.reset();
       if (this.registry.peek(this.folderFor() ?? "") === b) this.status.show(s);
+      if (this.treeRoot === b.root || (!this.treeRoot && this.folderFor() === b.root)) this.showState(s);
     });
     b.on("changed", (paths, deleted) => {
       this.output.appendLine(`index changed: ${paths.length} updated, ${deleted.length} deleted`);
@@ -126,9 +138,25 @@ export class GrooveExtension implements vscode.Disposable {
   }
 
   /**
-   * At activation: connect if a daemon already runs for the folder, or start
-   * one when the folder is a vault and auto-start is on. A plain code repo
-   * with a README does not get a daemon until groove is first used.
+   * The first index and problems in the results view: its message line says
+   * what is going on (progress, or the problem and its fix).
+   */
+  private showState(s: ConnectionState): void {
+    if (s.kind === "first-index") {
+      this.treeView.message = `Building the index for the first time: ${progressText(s.progress)}. Results appear when it is done.`;
+    } else if (s.kind === "problem") {
+      this.treeView.message = `${s.problem.title}. ${s.problem.fix}${s.problem.command ? ` — ${s.problem.command}` : ""}`;
+    } else if (this.tree.response) {
+      this.treeView.message = this.resultsMessage(this.tree.query, this.tree.response);
+    } else {
+      this.treeView.message = undefined;
+    }
+  }
+
+  /**
+   * At activation (only in folders that use groove, see package.json): connect
+   * if a daemon already runs for the folder, or start one when auto-start is
+   * on. Nothing here pops up: a failure shows in the status bar and the log.
    */
   async warmUp(): Promise<void> {
     const root = this.folderFor();
@@ -138,14 +166,16 @@ export class GrooveExtension implements vscode.Disposable {
     try {
       running = (await runConnectInfo({ executable: s.executablePath, vault: root, start: false, env: this.env, timeoutMs: 20_000 })).running;
     } catch (e) {
-      void this.notifier.error(e);
-      this.status.show({ kind: "error", error: e as never });
+      const b = this.registry.get(root);
+      b.noteError(e);
+      this.notifier.background(e);
+      this.updateStatus();
       return;
     }
     if (running || (s.autoStart && looksLikeVault(root))) {
       const b = this.registry.get(root);
       this.updateStatus();
-      await b.ensure().catch(() => {}); // the state listener reports it
+      await b.connection.start(); // a failure becomes the status bar's state
     }
   }
 
@@ -165,8 +195,14 @@ export class GrooveExtension implements vscode.Disposable {
       initialQuery: sel && !sel.includes("\n") ? sel : undefined,
       onNewQuery: () => this.highlights.clear(),
       onResults: (query, response) => this.showResults(b.root, query, response),
-      onPick: (hit) => openHit(b.root, hit, this.highlights),
-      onError: (e) => void this.notifier.error(e),
+      onPick: (hit) => openHit(b.root, hit, this.highlights, { span: firstShownSpan(hit) }),
+      onError: (e) => {
+        b.noteError(e);
+        void this.notifier.error(e);
+      },
+      state: () => b.state,
+      onState: (fn) => b.on("state", fn),
+      describe: (e) => describeError(e, this.hints(b.root)),
     });
     const current = (this.currentSearch = { ...pick, backend: b });
     void pick.done.then(() => {
@@ -175,15 +211,23 @@ export class GrooveExtension implements vscode.Disposable {
     return pick;
   }
 
+  private resultsMessage(query: string, response: SearchResponse): string {
+    const n = response.results.length;
+    return `${n} result${n === 1 ? "" : "s"} for “${query}”${response.low_confidence && n > 0 ? " — no strong match" : ""}`;
+  }
+
   private showResults(root: string, query: string, response: SearchResponse): void {
     this.treeRoot = root;
     this.tree.setResults(query, response);
-    this.treeView.message = `${response.results.length} results for “${query}”${response.low_confidence ? " — no strong match" : ""}`;
+    const b = this.registry.peek(root);
+    if (b && (b.state.kind === "first-index" || b.state.kind === "problem")) this.showState(b.state);
+    else this.treeView.message = this.resultsMessage(query, response);
   }
 
-  async openTreeHit(hit: SearchHit): Promise<void> {
+  /** `span`: the match to select (an index into `hit.match_spans`); -1 or absent: the first one. */
+  async openTreeHit(hit: SearchHit, span?: number): Promise<void> {
     if (!this.treeRoot) return;
-    await openHit(this.treeRoot, hit, this.highlights).catch((e) => this.notifier.error(e));
+    await openHit(this.treeRoot, hit, this.highlights, { span: span !== undefined && span >= 0 ? span : undefined }).catch((e) => this.notifier.error(e));
   }
 
   async relatedNotes(): Promise<void> {
@@ -195,6 +239,7 @@ export class GrooveExtension implements vscode.Disposable {
     try {
       items = relatedItems(await b.relatedNotes(ed.document.uri.fsPath));
     } catch (e) {
+      b.noteError(e);
       return this.notifier.error(e);
     }
     const pick = await vscode.window.showQuickPick(items, { title: `groove: Related to ${path.basename(ed.document.uri.fsPath)}`, matchOnDescription: true });
@@ -220,6 +265,7 @@ export class GrooveExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage(`groove: index rebuilt — ${r.indexed} indexed, ${r.unchanged} unchanged, ${r.deleted} removed${skipped}.`);
       void b.refreshStatus();
     } catch (e) {
+      b.noteError(e);
       await this.notifier.error(e);
     }
   }
@@ -248,6 +294,11 @@ export class GrooveExtension implements vscode.Disposable {
     this.treeView.dispose();
     this.output.dispose();
   }
+}
+
+/** The match a QuickPick pick selects: the first one its snippet shows (own chunk first). */
+function firstShownSpan(hit: SearchHit): number | undefined {
+  return snippetLine(hit, 60).highlights[0]?.span;
 }
 
 let instance: GrooveExtension | undefined;

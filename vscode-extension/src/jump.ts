@@ -11,14 +11,15 @@ export function vaultFile(root: string, rel: string): string {
 }
 
 /**
- * Opens the hit's note, selects the first matched span (or the chunk start),
+ * Opens the hit's note, selects match span `opts.span` (an index into
+ * `hit.match_spans`; default the first in the note, else the chunk start),
  * reveals it in the centre and decorates every span.
  */
-export async function openHit(root: string, hit: SearchHit, highlights: Highlights, opts: { preview?: boolean } = {}): Promise<vscode.TextEditor> {
+export async function openHit(root: string, hit: SearchHit, highlights: Highlights, opts: { preview?: boolean; span?: number } = {}): Promise<vscode.TextEditor> {
   const uri = vscode.Uri.file(vaultFile(root, hit.path));
   const doc = await vscode.workspace.openTextDocument(uri);
   const editor = await vscode.window.showTextDocument(doc, { preview: opts.preview ?? true });
-  const loc = locateHit(doc.getText(), hit);
+  const loc = locateHit(doc.getText(), hit, opts.span);
   const ranges = loc.spans.map(([s, e]) => new vscode.Range(doc.positionAt(s), doc.positionAt(e)));
   const [s, e] = loc.selection;
   const sel = new vscode.Selection(doc.positionAt(s), doc.positionAt(e));

@@ -9,10 +9,19 @@
  */
 import { contentToFileByte, Utf8Mapper, utf8Length, verifiedPieces, type Piece, type SearchHit } from "@groove/editor-client";
 
+export interface LocatedSpan {
+  /** UTF-16 [start, end) offsets into the document text. */
+  range: [number, number];
+  /** Index in `hit.match_spans`. */
+  span: number;
+}
+
 export interface HitLocation {
-  /** UTF-16 [start, end) offsets into the document text, one per match span. */
+  /** UTF-16 [start, end) offsets into the document text, one per match span that has a place, in document order. */
   spans: Array<[number, number]>;
-  /** Where the selection goes: the first span, else the chunk start. */
+  /** The same, each with its index in `hit.match_spans`. */
+  located: LocatedSpan[];
+  /** Where the selection goes: the requested span, else the first one, else the chunk start. */
   selection: [number, number];
   /** "exact": the indexed text is where the daemon said; "moved": it was found
    * elsewhere (lines inserted above since indexing); "lines": only line_range. */
@@ -48,7 +57,8 @@ export function lineStartOffset(text: string, line: number): number {
   return at;
 }
 
-export function locateHit(docText: string, hit: SearchHit): HitLocation {
+/** `spanIndex`: the match span to select (a click on that highlight); by default the first one in the note. */
+export function locateHit(docText: string, hit: SearchHit, spanIndex?: number): HitLocation {
   const doc = new Utf8Mapper(docText);
   let quality: HitLocation["quality"] = "exact";
   let pieces = verifiedPieces(hit, docText);
@@ -58,19 +68,21 @@ export function locateHit(docText: string, hit: SearchHit): HitLocation {
   }
   if (!pieces) {
     const at = lineStartOffset(docText, hit.line_range[0]);
-    return { spans: [], selection: [at, at], quality };
+    return { spans: [], located: [], selection: [at, at], quality };
   }
-  const spans: Array<[number, number]> = [];
-  for (const [s, e] of hit.match_spans) {
+  const located: LocatedSpan[] = [];
+  hit.match_spans.forEach(([s, e], span) => {
     const fs = contentToFileByte(pieces, s, "start");
     const fe = contentToFileByte(pieces, e, "end");
     // A span running into the separator between two merged ranges has no file place.
-    if (fs === null || fe === null || fe <= fs) continue;
-    spans.push([doc.toIndex(fs), doc.toIndex(fe)]);
-  }
-  spans.sort((a, b) => a[0] - b[0]);
-  if (spans.length > 0) return { spans, selection: spans[0], quality };
+    if (fs === null || fe === null || fe <= fs) return;
+    located.push({ range: [doc.toIndex(fs), doc.toIndex(fe)], span });
+  });
+  located.sort((a, b) => a.range[0] - b.range[0] || a.span - b.span);
+  const spans = located.map((l) => l.range);
+  const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex) : undefined) ?? located[0];
+  if (chosen) return { spans, located, selection: chosen.range, quality };
   // No lexical match (a pure vector hit): land on the hit's own chunk.
   const own = quality === "moved" ? doc.toIndex(pieces[0].fileStart) : doc.toIndex(hit.byte_range[0]);
-  return { spans, selection: [own, own], quality };
+  return { spans, located, selection: [own, own], quality };
 }

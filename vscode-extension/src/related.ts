@@ -7,21 +7,36 @@ export interface RelatedItem extends vscode.QuickPickItem {
   open?: { path: string; line: number | null; link?: string };
 }
 
+const folderOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "(vault root)");
+
+/**
+ * Quick-pick items for related notes. Every item names its note's path, so
+ * three notes called "Dup" in three folders stay apart; notes whose titles
+ * collide also say "in <folder>" in the label itself.
+ */
 export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
   const items: RelatedItem[] = [];
   const section = (label: string) => items.push({ label, kind: vscode.QuickPickItemKind.Separator });
+  const titles = new Map<string, Set<string>>();
+  for (const x of [...r.similar, ...r.backlinks]) {
+    const k = (x.title || x.path).toLowerCase();
+    if (!titles.has(k)) titles.set(k, new Set());
+    titles.get(k)!.add(x.path);
+  }
+  const name = (title: string, p: string) => ((titles.get((title || p).toLowerCase())?.size ?? 0) > 1 ? `${title || p} — in ${folderOf(p)}` : title || p);
   if (r.similar.length) {
     section("Similar notes");
-    for (const s of r.similar) items.push({ label: `$(sparkle) ${s.title}`, description: s.path, detail: `similarity ${s.score.toFixed(3)}`, open: { path: s.path, line: null } });
+    for (const s of r.similar) items.push({ label: `$(sparkle) ${name(s.title, s.path)}`, description: s.path, detail: `similarity ${s.score.toFixed(3)}`, open: { path: s.path, line: null } });
   }
   if (r.backlinks.length) {
     section("Backlinks");
-    for (const b of r.backlinks) items.push({ label: `$(arrow-left) ${b.title}`, description: `${b.path}:${b.line}`, open: { path: b.path, line: b.line } });
+    for (const b of r.backlinks) items.push({ label: `$(arrow-left) ${name(b.title, b.path)}`, description: `${b.path}:${b.line}`, open: { path: b.path, line: b.line } });
   }
   if (r.outgoing.length) {
     section("Outgoing links");
     for (const o of r.outgoing) {
-      const label = o.heading ? `${o.target}#${o.heading}` : o.target;
+      // The heading (or block) stays on the link, so the pick lands on it.
+      const label = o.block ? `${o.target}#^${o.block}` : o.heading ? `${o.target}#${o.heading}` : o.target;
       items.push(
         o.path
           ? // Resolve again on pick, so a heading link lands on the heading's line.

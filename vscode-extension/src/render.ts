@@ -1,5 +1,5 @@
 /** Text for QuickPick items and tree tooltips, built from a search hit. */
-import { elideSegments, highlightSegments } from "@groove/editor-client";
+import { highlightSegments, snippetLine } from "@groove/editor-client";
 import type { SearchHit } from "@groove/editor-client";
 
 /** "Title › H1 › H2" without repeating the title when it is the first heading. */
@@ -8,14 +8,12 @@ export function headingTrail(hit: SearchHit): string {
   return hp.join(" › ");
 }
 
-/** One-line snippet around the matches (QuickPick `detail` is plain text). */
+/**
+ * One-line snippet around the matches for plain-text places (QuickPick
+ * `detail`): no Markdown heading markers, whitespace collapsed.
+ */
 export function snippet(hit: SearchHit, width = 60): string {
-  const segs = elideSegments(highlightSegments(hit.content, hit.match_spans), width);
-  return segs
-    .map((s) => s.text)
-    .join("")
-    .replace(/\s+/g, " ")
-    .trim();
+  return snippetLine(hit, width).text;
 }
 
 /** Escapes Markdown so note text shows literally inside a MarkdownString. */

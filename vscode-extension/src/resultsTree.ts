@@ -1,17 +1,20 @@
 /**
  * The results view: the last search's hits grouped by note, in the order the
- * notes first appear in the ranking. Clicking a hit opens it like the
- * QuickPick does; hovering shows the expanded_from context.
+ * notes first appear in the ranking. A hit's label is its snippet with the
+ * matched words emphasised (TreeItemLabel highlights); under it, one row per
+ * match, and clicking a row selects exactly that match in the note. Hovering
+ * a hit shows the expanded_from context.
  */
 import * as vscode from "vscode";
 import { vaultFile } from "./jump";
-import type { SearchHit, SearchResponse } from "@groove/editor-client";
-import { headingTrail, hitTooltipMarkdown, snippet } from "./render";
+import { snippetLine, spanContextLine, type SearchHit, type SearchResponse, type SnippetLine } from "@groove/editor-client";
+import { headingTrail, hitTooltipMarkdown } from "./render";
 
 export type ResultNode =
   | { kind: "note"; path: string; title: string; hits: SearchHit[] }
   | { kind: "hit"; hit: SearchHit }
-  | { kind: "info"; text: string };
+  | { kind: "match"; hit: SearchHit; span: number }
+  | { kind: "info"; text: string; tooltip?: string };
 
 export function groupByNote(hits: SearchHit[]): Array<Extract<ResultNode, { kind: "note" }>> {
   const byPath = new Map<string, Extract<ResultNode, { kind: "note" }>>();
@@ -21,6 +24,20 @@ export function groupByNote(hits: SearchHit[]): Array<Extract<ResultNode, { kind
     g.hits.push(hit);
   }
   return [...byPath.values()];
+}
+
+/** A tree label with the snippet's highlights (VS Code renders them emphasised). */
+export function highlightedLabel(line: SnippetLine): vscode.TreeItemLabel {
+  return { label: line.text, highlights: line.highlights.map((h) => [h.start, h.end] as [number, number]) };
+}
+
+/** The match spans of a hit in the order they read in its text (each at most once). */
+export function spansInOrder(hit: SearchHit): number[] {
+  return hit.match_spans
+    .map(([s, e], span) => ({ s, e, span }))
+    .filter((x) => x.e > x.s)
+    .sort((a, b) => a.s - b.s || a.span - b.span)
+    .map((x) => x.span);
 }
 
 export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
@@ -36,8 +53,10 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     this.query = query;
     this.response = response;
     const roots: ResultNode[] = [];
-    if (response.low_confidence) roots.push({ kind: "info", text: "No strong match" });
+    // "No strong match" qualifies the notes listed: never over an empty list.
+    if (response.low_confidence && response.results.length > 0) roots.push({ kind: "info", text: "No strong match — these are the closest notes" });
     for (const w of response.warnings) roots.push({ kind: "info", text: w });
+    if (response.results.length === 0) roots.push({ kind: "info", text: `No results for “${query}”` });
     roots.push(...groupByNote(response.results));
     this.roots = roots;
     this.changed.fire(undefined);
@@ -53,6 +72,10 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
   getChildren(node?: ResultNode): ResultNode[] {
     if (!node) return this.roots;
     if (node.kind === "note") return node.hits.map((hit) => ({ kind: "hit", hit }));
+    if (node.kind === "hit") {
+      const spans = spansInOrder(node.hit);
+      return spans.length > 1 ? spans.map((span) => ({ kind: "match", hit: node.hit, span })) : [];
+    }
     return [];
   }
 
@@ -60,6 +83,7 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     if (node.kind === "info") {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon("info");
+      if (node.tooltip) item.tooltip = node.tooltip;
       return item;
     }
     if (node.kind === "note") {
@@ -72,16 +96,28 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
       item.contextValue = "grooveNote";
       return item;
     }
+    if (node.kind === "match") {
+      const line = spanContextLine(node.hit, node.span, 30);
+      const item = new vscode.TreeItem(line ? highlightedLabel(line) : `match ${node.span + 1}`, vscode.TreeItemCollapsibleState.None);
+      item.id = `match:${node.hit.chunk_id}:${node.hit.rank}:${node.span}`;
+      item.iconPath = new vscode.ThemeIcon("symbol-key");
+      item.contextValue = "grooveMatch";
+      item.command = { command: "groove.openHit", title: "Open match", arguments: [node.hit, node.span] };
+      return item;
+    }
     const { hit } = node;
-    const item = new vscode.TreeItem(headingTrail(hit) || hit.title, vscode.TreeItemCollapsibleState.None);
+    const spans = spansInOrder(hit);
+    const line = snippetLine(hit, 30);
+    const item = new vscode.TreeItem(highlightedLabel(line), spans.length > 1 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
     item.id = `hit:${hit.chunk_id}:${hit.rank}`;
-    item.description = `${hit.score.toFixed(3)} · ${snippet(hit, 30)}`;
+    item.description = [headingTrail(hit), hit.score.toFixed(3)].filter(Boolean).join(" · ");
     const md = new vscode.MarkdownString(hitTooltipMarkdown(hit));
     md.supportThemeIcons = false;
     item.tooltip = md;
     item.iconPath = new vscode.ThemeIcon(hit.expanded_from.length ? "list-tree" : "symbol-text");
     item.contextValue = "grooveHit";
-    item.command = { command: "groove.openHit", title: "Open", arguments: [hit] };
+    // The first match the label shows (the own chunk's, when the parent retriever widened the text).
+    item.command = { command: "groove.openHit", title: "Open", arguments: [hit, line.highlights[0]?.span ?? spans[0] ?? -1] };
     return item;
   }
 }

@@ -5,7 +5,7 @@
  * stale results never reach the list.
  */
 import * as vscode from "vscode";
-import { SearchSession, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
+import { progressText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
 import { headingTrail, snippet } from "./render";
 import { searchParams, type Settings } from "./settings";
 
@@ -35,6 +35,11 @@ export interface SearchDeps {
   onPick(hit: SearchHit): Promise<unknown>;
   onError(e: GrooveError): void;
   initialQuery?: string;
+  /** The vault's connection state: during the first index an empty answer means "not yet". */
+  state?: () => ConnectionState;
+  /** The QuickPick title for an error (the cause and its fix). */
+  describe?: (e: GrooveError) => string;
+  onState?: (fn: (s: ConnectionState) => void) => () => void;
 }
 
 export interface SearchPick {
@@ -51,6 +56,11 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
   qp.matchOnDescription = false;
   qp.matchOnDetail = false;
   const settings = deps.settings();
+  const TITLE = "groove: Semantic Search";
+  const firstIndex = (): string | null => {
+    const st = deps.state?.();
+    return st?.kind === "first-index" ? `${TITLE} — building the index for the first time (${progressText(st.progress)}); results appear when it is done` : null;
+  };
 
   const session = new SearchSession({
     runner: deps.runner,
@@ -62,19 +72,34 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
     },
     onResults: (response, params) => {
       qp.items = response.results.map(hitItem);
+      const waiting = response.results.length === 0 ? firstIndex() : null;
       const notes = [
         response.results.length === 0 ? "no results" : null,
         response.low_confidence && response.results.length > 0 ? "no strong match" : null,
         ...response.warnings,
       ].filter(Boolean);
-      qp.title = notes.length ? `groove: Semantic Search — ${notes.join("; ")}` : "groove: Semantic Search";
+      qp.title = waiting ?? (notes.length ? `${TITLE} — ${notes.join("; ")}` : TITLE);
       deps.onResults(params.query, response);
     },
     onError: (e) => {
       qp.items = [];
-      qp.title = `groove: ${e.message}`;
+      const waiting = firstIndex();
+      if (waiting) {
+        qp.title = waiting; // the daemon has nothing to search yet: not an error
+        return;
+      }
+      qp.title = deps.describe ? deps.describe(e) : `groove: ${e.message}`;
       deps.onError(e);
     },
+  });
+  // When the first index finishes, the open QuickPick searches again by itself.
+  let prevState = deps.state?.().kind;
+  const offState = deps.onState?.((s) => {
+    const was = prevState;
+    prevState = s.kind;
+    if ((was === "first-index" || was === "problem") && (s.kind === "ready" || s.kind === "indexing") && qp.value.trim()) {
+      session.refresh(searchParams(qp.value, deps.settings()));
+    } else if (s.kind === "first-index" && !qp.items.length && qp.value.trim()) qp.title = firstIndex() ?? qp.title;
   });
 
   qp.onDidChangeValue((value) => {
@@ -93,6 +118,7 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
     qp.hide();
   });
   qp.onDidHide(() => {
+    offState?.();
     session.dispose();
     qp.dispose();
     void opening.then(() => resolveDone());

@@ -2,6 +2,9 @@
 import * as vscode from "vscode";
 import type { SearchParams } from "@groove/editor-client";
 
+/** The daemon caps `search.limit` at 50 (docs/protocol.md); package.json's maximum says the same. */
+export const MAX_LIMIT = 50;
+
 export interface Settings {
   executablePath: string;
   autoStart: boolean;
@@ -21,7 +24,7 @@ export function readSettings(): Settings {
   return {
     executablePath: (c.get<string>("executablePath", "groove") || "groove").trim(),
     autoStart: c.get<boolean>("autoStart", true) !== false,
-    limit: Math.max(1, Math.min(200, Number(c.get<number>("search.limit", 20)) || 20)),
+    limit: Math.max(1, Math.min(MAX_LIMIT, Number(c.get<number>("search.limit", 20)) || 20)),
     debounceMs: Math.max(0, Number(c.get<number>("search.debounceMs", 150)) || 0),
     reranker: tri("search.reranker"),
     mmr: tri("search.mmr"),

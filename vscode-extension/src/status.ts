@@ -1,29 +1,28 @@
-/** The status-bar item: index progress of the active folder's daemon. */
+/** The status-bar item: the active folder's connection state, one text per cause. */
 import * as vscode from "vscode";
-import type { IndexState } from "./backend";
+import { describeState, type ConnectionState } from "@groove/editor-client";
 
-export function statusText(s: IndexState | null): { text: string; tooltip: string; error: boolean } {
-  if (!s) return { text: "$(search) groove", tooltip: "groove: no Markdown workspace folder", error: false };
-  switch (s.kind) {
-    case "connecting":
-      return { text: "$(sync~spin) groove", tooltip: "groove: connecting to the backend…", error: false };
-    case "indexing": {
-      const n = s.total > 0 ? `${s.done.toLocaleString("en-US")}/${s.total.toLocaleString("en-US")}` : "…";
-      return { text: `$(sync~spin) groove: indexing ${n}`, tooltip: `groove: ${s.phase === "scan" ? "scanning" : "embedding"} notes ${n}`, error: false };
-    }
-    case "ready":
-      return {
-        text: `$(check) groove: ${s.documents.toLocaleString("en-US")} notes`,
-        tooltip: `groove: index up to date — ${s.documents} notes, ${s.chunks} sections${s.stale ? `, ${s.stale} files changed since` : ""}`,
-        error: false,
-      };
-    case "error":
-      return {
-        text: s.error.kind === "not-installed" ? "$(error) groove: not installed" : "$(debug-disconnect) groove: not running",
-        tooltip: `groove: ${s.error.message}`,
-        error: true,
-      };
+const ICON: Record<ConnectionState["kind"], string> = {
+  idle: "$(search)",
+  connecting: "$(sync~spin)",
+  "first-index": "$(sync~spin)",
+  indexing: "$(sync~spin)",
+  ready: "$(check)",
+  problem: "$(warning)",
+};
+
+export function statusText(s: ConnectionState | null): { text: string; tooltip: string; error: boolean } {
+  if (!s) return { text: "$(search) groove", tooltip: "groove: no workspace folder", error: false };
+  const d = describeState(s);
+  if (s.kind === "ready" && !s.status.last_error && !s.status.stale_files) {
+    return { text: `${ICON.ready} groove: ${s.status.documents.toLocaleString("en-US")} notes`, tooltip: d.tooltip, error: false };
   }
+  if (s.kind === "problem") {
+    const icon = s.problem.cause === "backend-not-found" ? "$(error)" : s.problem.transient ? "$(debug-disconnect)" : "$(warning)";
+    const cmd = s.problem.command ? `\n\n${s.problem.command}` : "";
+    return { text: `${icon} groove: ${d.text}`, tooltip: `groove: ${s.problem.title}\n\n${s.problem.detail}\n\n${s.problem.fix}${cmd}\n\n(click for the log)`, error: !s.problem.transient };
+  }
+  return { text: `${ICON[s.kind]} groove: ${d.text}`, tooltip: d.tooltip, error: d.problem };
 }
 
 export class StatusBar implements vscode.Disposable {
@@ -33,7 +32,7 @@ export class StatusBar implements vscode.Disposable {
     this.show(null);
     this.item.show();
   }
-  show(s: IndexState | null): void {
+  show(s: ConnectionState | null): void {
     const t = statusText(s);
     this.item.text = t.text;
     this.item.tooltip = t.tooltip;

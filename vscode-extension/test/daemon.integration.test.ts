@@ -48,6 +48,7 @@ const NOTES: Record<string, string> = {
     "二台の端末で同じノートを編集すると、競合ファイルが作られます。😀 競合ファイルを開いて内容を統合してください。",
     "",
   ].join("\n"),
+  "Travel/🌸 Spring trip.md": "# 🌸 Spring trip\r\n\r\n## Kyoto 🏯\r\n\r\nCherry 🌸 blossoms peak in early April; book the ryokan 🏨 in January.\r\n\r\n## Budget 💴\r\n\r\nThe budget is 50,000 yen per person; cherry blossom season is expensive.\r\n",
   "Index.md": [
     "# Index",
     "",
@@ -99,7 +100,7 @@ describe.skipIf(!available)("against the real groove serve", () => {
       async () => {
         const st = await backend.client.indexStatus();
         expect(st.indexing).toBe(false);
-        expect(st.documents).toBe(3);
+        expect(st.documents).toBe(4);
       },
       { timeout: 120_000, interval: 500 },
     );
@@ -127,8 +128,9 @@ describe.skipIf(!available)("against the real groove serve", () => {
 
   it("status bar shows the indexed note count", async () => {
     await backend.refreshStatus();
-    expect(ext.status).toBeTruthy();
-    expect(fake.statusItems[0].text).toContain("3 notes");
+    expect(backend.state.kind).toBe("ready");
+    expect(fake.statusItems[0].text).toBe("$(check) groove: 4 notes");
+    expect(fake.statusItems[0].tooltip).toMatch(/^groove: 4 notes · \d+ sections · /);
   });
 
   async function searchAndPick(query: string, path_: string): Promise<{ hit: SearchHit; editor: FakeTextEditor }> {
@@ -137,8 +139,8 @@ describe.skipIf(!available)("against the real groove serve", () => {
     const qp = fake.quickPicks[fake.quickPicks.length - 1] as FakeQuickPick<HitItem>;
     qp.type(query);
     await vi.waitFor(() => expect(qp.items.length).toBeGreaterThan(0), { timeout: 30_000 });
-    const item = qp.items.find((i) => i.hit.path === path_);
-    expect(item, `${path_} in ${qp.items.map((i) => i.hit.path)}`).toBeTruthy();
+    expect(qp.items.map((i) => i.hit.path)).toContain(path_);
+    const item = qp.items.find((i) => i.hit.path === path_)!;
     qp.pick(item);
     await vi.waitFor(() => expect(fake.editors[0]?.revealed.length).toBe(1), { timeout: 10_000 });
     return { hit: item!.hit, editor: fake.editors[0] };
@@ -181,6 +183,41 @@ describe.skipIf(!available)("against the real groove serve", () => {
     expect(tip).toContain("Expanded context");
     await vscode.commands.executeCommand("groove.toggleParentRetriever");
   });
+
+  it("every match row of the results view selects exactly its match (English, Japanese, emoji + CRLF; parent retriever off and on)", async () => {
+    let clicks = 0;
+    const notes = new Set<string>();
+    for (const parent of [false, true]) {
+      if (parent) await vscode.commands.executeCommand("groove.toggleParentRetriever");
+      expect(fake.config.get("groove.search.parentRetriever") ?? false).toBe(parent);
+      for (const q of ["conflict file sync", "競合ファイル 統合", "cherry blossom budget 🌸"]) {
+        await vscode.commands.executeCommand("groove.search");
+        const qp = fake.quickPicks.at(-1)! as FakeQuickPick<HitItem>;
+        qp.type(q);
+        await vi.waitFor(() => expect(ext.tree.query).toBe(q), { timeout: 30_000 });
+        qp.hide();
+        for (const note of ext.tree.getChildren().filter((n) => n.kind === "note")) {
+          for (const hitNode of ext.tree.getChildren(note)) {
+            const rows = ext.tree.getChildren(hitNode);
+            const items = (rows.length ? rows : [hitNode]).map((n) => ext.tree.getTreeItem(n));
+            for (const it of items) {
+              const [hit, span] = it.command!.arguments as [SearchHit, number];
+              if (span < 0) continue; // a hit without lexical matches opens its chunk
+              fake.editors.length = 0;
+              await vscode.commands.executeCommand(it.command!.command, ...it.command!.arguments!);
+              const ed = fake.editors[0]!;
+              expect(ed.document.getText(ed.selection), `${hit.path} span ${span}`).toBe(sliceBytes(hit.content, ...hit.match_spans[span]!));
+              clicks++;
+              notes.add(hit.path);
+            }
+          }
+        }
+      }
+    }
+    await vscode.commands.executeCommand("groove.toggleParentRetriever"); // back to off
+    console.log(`[vscode] clicked ${clicks} match rows in ${notes.size} notes`);
+    expect([...notes]).toEqual(expect.arrayContaining(["Sync.md", "Notes/同期.md", "Travel/🌸 Spring trip.md"]));
+  }, 120_000);
 
   it("Go to Definition on [[Sync#Conflicts]] lands on the heading line", async () => {
     const doc = await openDoc("Index.md");
@@ -240,7 +277,7 @@ describe.skipIf(!available)("against the real groove serve", () => {
     expect(paths).toContain("Garden.md");
     // No keystroke: the open QuickPick re-ran its query on index.changed.
     await vi.waitFor(() => expect(qp.items[0]?.hit.path).toBe("Garden.md"), { timeout: 30_000 });
-    expect(fake.statusItems[0].text).toContain("4 notes");
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(check) groove: 5 notes"), { timeout: 10_000 });
     qp.hide();
   }, 90_000);
 });

@@ -35,31 +35,52 @@ describe("activation", () => {
     expect(fake.treeViews.map((v) => v.id)).toEqual(manifest.contributes.views.groove.map((v: { id: string }) => v.id));
   });
 
-  it("explains a missing backend with the install command, in a notification and the status bar", async () => {
+  it("a command the user runs explains a missing backend once, with the fix, in a notification and the status bar", async () => {
     ext = activate(context());
     const qp = (await vscode.commands.executeCommand("groove.search"), fake.quickPicks[0]) as FakeQuickPick<unknown>;
     qp.type("sync");
     await vi.waitFor(() => expect(fake.messages.some((m) => m.level === "error")).toBe(true), { timeout: 5000 });
     const err = fake.messages.find((m) => m.level === "error")!;
     expect(err.text).toContain("no-such-groove");
-    expect(err.text).toContain("pip install groove");
-    expect(err.text).toContain("make demo");
-    expect(err.items).toContain("Copy Install Command");
-    await vi.waitFor(() => expect(fake.statusItems[0].text).toContain("not installed"));
-    await vi.waitFor(() => expect(qp.title).toContain("not found"), { timeout: 5000 });
+    expect(err.text).toContain("groove.executablePath");
+    expect(err.text).toContain("make install");
+    expect(err.text).not.toContain("pip install groove"); // someone else's package on PyPI (issue 19)
+    expect(err.items).toEqual(["Open Settings", "Show Log"]);
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"));
+    await vi.waitFor(() => expect(qp.title).toMatch(/backend was not found/), { timeout: 5000 });
+    // The same problem again: logged, not shown again.
+    qp.type("sync again");
+    await vi.waitFor(() => expect(fake.output.filter((l) => l.includes("no-such-groove")).length).toBeGreaterThan(1), { timeout: 5000 });
+    expect(fake.messages.filter((m) => m.level === "error")).toHaveLength(1);
   });
 
-  it("shows one notification per distinct problem, however many requests fail", async () => {
+  it("never pops up from background work: activation and link hovers go to the status bar and the log", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
     ext = activate(context());
-    await vi.waitFor(() => expect(fake.messages.filter((m) => m.level === "error")).toHaveLength(1), { timeout: 5000 });
-    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(vault, "a.md")));
-    for (let i = 0; i < 3; i++) expect(await ext.links.provideDefinition(doc as never, new vscode.Position(0, 0))).toBeUndefined();
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
     fs.writeFileSync(path.join(vault, "b.md"), "[[A]] [[A#X]]\n");
     const b = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(vault, "b.md")));
-    await ext.links.provideDefinition(b as never, new vscode.Position(0, 3));
-    await ext.links.provideDefinition(b as never, new vscode.Position(0, 9));
-    expect(fake.messages.filter((m) => m.level === "error")).toHaveLength(1);
-    expect(fake.output.filter((l) => l.includes("pip install groove")).length).toBeGreaterThan(1);
+    expect(await ext.links.provideDefinition(b as never, new vscode.Position(0, 3))).toBeUndefined();
+    const links = ext.links.provideDocumentLinks(b as never);
+    await ext.links.resolveDocumentLink(links[1] as never);
+    expect(fake.messages).toEqual([]);
+    expect(fake.output.filter((l) => l.includes("no-such-groove")).length).toBeGreaterThan(1);
+    expect((fake.statusItems[0].tooltip as string)).toMatch(/backend was not found[\s\S]*groove\.executablePath/);
+  });
+
+  it("in a folder without .obsidian/ or groove.toml, activation runs nothing and says nothing", async () => {
+    const calls = path.join(vault, "calls.log");
+    const bin = path.join(vault, "fake-groove");
+    fs.writeFileSync(bin, `#!/bin/sh\necho "$@" >> ${calls}\nexit 3\n`, { mode: 0o755 });
+    fake.config.set("groove.executablePath", bin);
+    ext = activate(context());
+    await new Promise((r) => setTimeout(r, 300));
+    // warmUp asks connect-info (never --start) once; nothing is started, nothing pops up.
+    const lines = fs.existsSync(calls) ? fs.readFileSync(calls, "utf8").trim().split("\n") : [];
+    expect(lines.every((l) => !l.includes("--start"))).toBe(true);
+    expect(fake.messages.map((m) => m.text)).toEqual([]);
+    expect(ext.registry.all().every((b) => b.client.state !== "connected")).toBe(true);
   });
 
   it("toggles flip the setting and show in the results view header", async () => {
@@ -76,13 +97,20 @@ describe("activation", () => {
 
 describe("status bar text", async () => {
   const { statusText } = await import("../src/status");
-  const { GrooveError } = await import("@groove/editor-client");
+  const { GrooveError, diagnose } = await import("@groove/editor-client");
+  const status = { documents: 173, chunks: 1240, model: "e5", dim: 384, last_indexed: 1, stale_files: 0, indexing: false, progress: null, index_path: "/i" };
+  const hints = { executableSetting: "x", autoStartSetting: "y", vault: "/v" };
+  const problem = (e: InstanceType<typeof GrooveError>) => ({ kind: "problem" as const, problem: diagnose(e, hints) });
   it.each([
-    [{ kind: "indexing", done: 1234, total: 5000, phase: "embed" }, "indexing 1,234/5,000"],
-    [{ kind: "ready", documents: 173, chunks: 1240, stale: 0 }, "173 notes"],
-    [{ kind: "error", error: new GrooveError("not-installed", "x") }, "not installed"],
-    [{ kind: "error", error: new GrooveError("not-running", "x") }, "not running"],
+    [{ kind: "first-index", progress: { phase: "embed", done: 12, total: 48 }, status: null }, "$(sync~spin) groove: indexing 12/48"],
+    [{ kind: "indexing", progress: { phase: "embed", done: 1234, total: 5000 }, status }, "$(sync~spin) groove: indexing 1,234/5,000"],
+    [{ kind: "ready", status }, "$(check) groove: 173 notes"],
+    [problem(new GrooveError("not-installed", "x")), "$(error) groove: not installed"],
+    [problem(new GrooveError("not-running", "x")), "$(warning) groove: not running"],
+    [problem(new GrooveError("auth", "x")), "$(debug-disconnect) groove: token rejected"],
+    [problem(new GrooveError("protocol", "x", { data: { reason: "daemon-too-old" } })), "$(warning) groove: update groove"],
+    [problem(new GrooveError("disconnected", "x")), "$(debug-disconnect) groove: reconnecting"],
   ])("%o -> %s", (state, text) => {
-    expect(statusText(state as never).text).toContain(text);
+    expect(statusText(state as never).text).toBe(text);
   });
 });

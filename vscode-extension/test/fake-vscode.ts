@@ -150,6 +150,10 @@ export enum TreeItemCollapsibleState {
   Collapsed = 1,
   Expanded = 2,
 }
+export interface TreeItemLabel {
+  label: string;
+  highlights?: Array<[number, number]>;
+}
 export class TreeItem {
   description?: string;
   tooltip?: string | MarkdownString;
@@ -159,7 +163,7 @@ export class TreeItem {
   resourceUri?: Uri;
   id?: string;
   constructor(
-    public label: string,
+    public label: string | TreeItemLabel,
     public collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
   ) {}
 }

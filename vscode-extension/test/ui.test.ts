@@ -121,6 +121,7 @@ describe("QuickPick search", () => {
     expect(item.label).toContain("同期");
     expect(item.description).toBe("衝突 😀");
     expect(item.detail).toContain("競合ファイル");
+    expect(item.detail).not.toMatch(/#/);
     expect(item.alwaysShow).toBe(true);
     expect(qp.title).toContain("no strong match");
   });
@@ -186,8 +187,48 @@ describe("results tree", () => {
     expect(tip).toContain("Expanded context");
     expect(tip).toContain("lines 1–2, lines 3–5");
     expect(tip).toContain("**🎉**");
-    expect(item.command).toMatchObject({ command: "groove.openHit", arguments: [a2] });
-    expect(tree.getTreeItem(roots[0]).label).toBe("No strong match");
+    expect(item.command).toMatchObject({ command: "groove.openHit", arguments: [a2, 0] });
+    expect(tree.getTreeItem(roots[0]).label).toBe("No strong match — these are the closest notes");
+  });
+
+  it("never says 'no strong match' over an empty list", () => {
+    const tree = new ResultsTree(() => vault);
+    tree.setResults("zzz", response([], { low_confidence: true }));
+    expect(tree.getChildren().map((n) => tree.getTreeItem(n).label)).toEqual(["No results for “zzz”"]);
+  });
+
+  it("labels a hit with its snippet, matched words emphasised and no Markdown markers; one row per match", () => {
+    const tree = new ResultsTree(() => vault);
+    const hit = hitFor(NOTE, "同期.md", "## 衝突", null, ["衝突", "競合ファイル", "🎉同期"], { title: "同期", heading_path: ["同期", "衝突 😀"] });
+    const [a, b, c] = hit.match_spans; // document order: 衝突, 🎉同期, 競合ファイル
+    hit.match_spans = [a!, c!, b!]; // the daemon's order need not be the document's
+    tree.setResults("q", response([hit]));
+    const [note] = tree.getChildren();
+    const [hitNode] = tree.getChildren(note);
+    const item = tree.getTreeItem(hitNode!);
+    const label = item.label as vscode.TreeItemLabel;
+    expect(label.label).not.toMatch(/#/);
+    expect(label.highlights!.map(([s, e]) => label.label.slice(s, e))).toEqual(["衝突", "🎉同期", "競合ファイル"]);
+    expect(item.description).toBe("衝突 😀 · 0.500");
+    expect(item.collapsibleState).toBe(vscode.TreeItemCollapsibleState.Collapsed);
+    const rows = tree.getChildren(hitNode).map((n) => tree.getTreeItem(n));
+    expect(rows.map((r) => (r.command!.arguments as unknown[])[1])).toEqual([0, 2, 1]); // document order, each its own span
+    for (const r of rows) {
+      const l = r.label as vscode.TreeItemLabel;
+      const [s, e] = l.highlights![0]!;
+      expect(l.label.slice(s, e)).toBe(["衝突", "🎉同期", "競合ファイル"][rows.indexOf(r)]);
+    }
+  });
+
+  it("a click on a match row selects exactly that match in the note", async () => {
+    const highlights = new Highlights();
+    const hit = hitFor(NOTE, "同期.md", "## 衝突", null, ["衝突", "競合ファイル", "🎉同期"]);
+    const [a, b, c] = hit.match_spans;
+    hit.match_spans = [a!, c!, b!];
+    for (const span of [0, 1, 2]) {
+      const ed = await openHit(vault, hit, highlights, { span });
+      expect(ed.document.getText(ed.selection)).toBe(["衝突", "競合ファイル", "🎉同期"][span]);
+    }
   });
 });
 
@@ -234,5 +275,65 @@ describe("wikilink providers", () => {
   it("lineUri uses VS Code's 1-based #L fragment", () => {
     expect(lineUri("/v/a.md", 12).toString()).toBe("file:///v/a.md#L12");
     expect(lineUri("/v/a.md", null).fragment).toBe("");
+  });
+});
+
+describe("related notes quick pick", async () => {
+  const { relatedItems } = await import("../src/related");
+  it("names the folder of notes whose titles collide and keeps #heading / #^block on outgoing links", () => {
+    const items = relatedItems({
+      path: "a.md",
+      similar: [
+        { path: "Dup.md", title: "Dup", score: 0.9 },
+        { path: "Projects/Dup.md", title: "Dup", score: 0.8 },
+        { path: "Notes/Unique.md", title: "Unique", score: 0.7 },
+      ],
+      backlinks: [{ path: "Archive/2023/Dup.md", title: "Dup", line: 4 }],
+      outgoing: [
+        { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: "Setting Up", line: 3 },
+        { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: null, block: "steps", line: 5 },
+      ],
+    });
+    const labels = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
+    expect(labels).toEqual([
+      "$(sparkle) Dup — in (vault root)",
+      "$(sparkle) Dup — in Projects",
+      "$(sparkle) Unique",
+      "$(arrow-left) Dup — in Archive/2023",
+      "$(arrow-right) Mobile sync#Setting Up",
+      "$(arrow-right) Mobile sync#^steps",
+    ]);
+    expect(items.find((i) => i.label.endsWith("#^steps"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#^steps]]" });
+  });
+});
+
+describe("QuickPick during the first index", () => {
+  it("an empty answer is 'not yet' in the title, and the search runs again when the index is ready", async () => {
+    const runner = new ManualRunner();
+    let state: import("@groove/editor-client").ConnectionState = { kind: "first-index", progress: { phase: "embed", done: 5, total: 40 }, status: null };
+    const listeners = new Set<(s: typeof state) => void>();
+    const pick = showSearchQuickPick({
+      runner,
+      settings: readSettings,
+      onResults: () => {},
+      onNewQuery: () => {},
+      onPick: async () => {},
+      onError: () => {},
+      state: () => state,
+      onState: (fn) => (listeners.add(fn), () => listeners.delete(fn)),
+    });
+    const qp = pick.quickPick as unknown as FakeQuickPick<HitItem>;
+    qp.type("sync");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    runner.calls[0].resolve(response([], { low_confidence: true }));
+    await vi.waitFor(() => expect(qp.title).toMatch(/building the index for the first time \(5 of 40 notes\); results appear when it is done/));
+    expect(qp.title).not.toMatch(/no strong match|no results/);
+    state = { kind: "ready", status: { documents: 40, chunks: 80, model: "m", dim: 1, last_indexed: 1, stale_files: 0, indexing: false, progress: null, index_path: "/i" } };
+    for (const fn of listeners) fn(state);
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(2));
+    runner.calls[1].resolve(response([hitFor(NOTE, "同期.md", "## 衝突", null, ["競合ファイル"])]));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(1));
+    expect(qp.title).toBe("groove: Semantic Search");
+    qp.hide();
   });
 });

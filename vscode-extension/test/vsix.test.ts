@@ -56,6 +56,7 @@ describe("vsce package", () => {
     const names = [...files.keys()].sort();
     expect(names).toContain("extension/dist/extension.js");
     expect(names).toContain("extension/media/groove.svg");
+    expect(names).not.toContain("extension/media/make-icon.mjs");
     expect(names.some((n) => n.toLowerCase() === "extension/readme.md")).toBe(true);
     expect(names.filter((n) => /node_modules|\/src\/|\/test\/|\.map$/.test(n))).toEqual([]);
   });
@@ -64,12 +65,22 @@ describe("vsce package", () => {
     const pkg = JSON.parse(files.get("extension/package.json")!.toString("utf8"));
     expect(pkg).toMatchObject({ name: "groove", publisher: "groove", license: "MIT", main: "./dist/extension.js" });
     expect(pkg.engines.vscode).toMatch(/^\^1\.\d+\.\d+$/);
-    expect(pkg.activationEvents).toEqual(expect.arrayContaining(["onCommand:groove.search", "onLanguage:markdown", "workspaceContains:**/*.md"]));
+    // Quiet: only folders that use groove activate it at start-up; commands and the view
+    // activate it implicitly (VS Code >= 1.74), so no onCommand/onView entries.
+    expect(pkg.activationEvents).toEqual(["workspaceContains:.obsidian/*.json", "workspaceContains:groove.toml"]);
+    const [major, minor] = pkg.engines.vscode.replace(/^\^/, "").split(".").map(Number);
+    expect(major > 1 || minor >= 74).toBe(true);
+    expect(pkg.contributes.configuration.properties["groove.search.limit"]).toMatchObject({ minimum: 1, maximum: 50 });
+    expect(pkg.icon).toBe("media/icon.png");
     const titles = Object.fromEntries(pkg.contributes.commands.map((c: any) => [c.command, `${c.category}: ${c.title}`]));
     expect(titles["groove.search"]).toBe("groove: Semantic Search");
     expect(titles["groove.relatedNotes"]).toBe("groove: Related Notes");
     expect(titles["groove.rebuildIndex"]).toBe("groove: Rebuild Index");
-    for (const t of ["groove.toggleReranker", "groove.toggleMmr", "groove.toggleParentRetriever"]) expect(titles[t]).toBeTruthy();
+    expect(["groove.toggleReranker", "groove.toggleMmr", "groove.toggleParentRetriever"].map((t) => titles[t])).toEqual([
+      "groove: Toggle Reranker",
+      "groove: Toggle MMR (diverse results)",
+      "groove: Toggle Parent Retriever (expanded context)",
+    ]);
     expect(pkg.contributes.viewsContainers.activitybar[0]).toMatchObject({ id: "groove", icon: "media/groove.svg" });
     expect(pkg.contributes.views.groove[0].id).toBe("groove.results");
     expect(pkg.contributes.keybindings.map((k: any) => k.command)).toContain("groove.search");
@@ -78,7 +89,16 @@ describe("vsce package", () => {
     );
     // Every command a menu or keybinding names must exist.
     const menuCommands = Object.values(pkg.contributes.menus).flat().map((m: any) => m.command);
-    for (const c of [...menuCommands, ...pkg.contributes.keybindings.map((k: any) => k.command)]) expect(titles[c], c).toBeTruthy();
+    for (const c of [...menuCommands, ...pkg.contributes.keybindings.map((k: any) => k.command)]) expect(Object.keys(titles), c).toContain(c);
+  });
+
+  it("ships a 128x128 PNG marketplace icon", () => {
+    const png = files.get("extension/media/icon.png")!;
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect(png.subarray(12, 16).toString("ascii")).toBe("IHDR");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([128, 128]);
+    const xml = files.get("extension.vsixmanifest")!.toString("utf8");
+    expect(xml).toMatch(/<Icon>extension\/media\/icon\.png<\/Icon>/);
   });
 
   it("declares identity and engine in extension.vsixmanifest", () => {

@@ -14,7 +14,7 @@ from .. import service
 from ..pipeline import SearchParams
 from ..pipeline.spans import utf8_offsets
 from ..types import SearchResponse
-from .common import index_option, model_option, runtime_from, vault_option
+from .common import ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
 
 HIGHLIGHT = "bold black on yellow"
 
@@ -79,7 +79,9 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
         except ConnectError as e:
             raise click.ClickException(f"{e}") from e
     else:
-        resp = service.search(runtime_from(vault, index_path, model, create=False), params, max_limit=None)
+        rt = runtime_from(vault, index_path, model, create=False)
+        ensure_model_downloaded(rt.model or rt.config.index.model)
+        resp = service.search(rt, params, max_limit=None)
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:

@@ -16,10 +16,12 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from ..query import parse_query, span_terms
+from ..index import calibration, vocabulary
+from ..index.db import Index
+from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
-from .confidence import is_low_confidence
+from .confidence import Confidence, judge
 from .filters import build_restriction
 from .fusion import hybrid_candidates
 from .mmr import apply_mmr
@@ -72,8 +74,10 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
 
-    low = _low_confidence(top, stage1.vec_sims, r)
-    return SearchResponse(hits, low, restriction.applied, warnings)
+    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
+    if conf.warning:
+        warnings.append(conf.warning)
+    return SearchResponse(hits, conf.low, restriction.applied, warnings)
 
 
 _pool: ThreadPoolExecutor | None = None
@@ -108,5 +112,16 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
     )
 
 
-def _low_confidence(top: list[Candidate], vec_sims: list[float], r: Resolved) -> bool:
-    return is_low_confidence(bool(top), np.asarray(vec_sims) if vec_sims else None, r.min_confidence_ratio)
+def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_sims: list[float],
+                    r: Resolved) -> Confidence:
+    """The low_confidence verdict (pipeline/confidence.py). The calibration
+    and the query's known-word share are read only when the calibrated rule
+    will use them: a meta read and a few indexed lookups (ADR 0103)."""
+    sims = np.asarray(vec_sims) if vec_sims else None
+    cal = known = None
+    if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
+        cal = calibration.load(idx)
+        if cal is not None:
+            known = vocabulary.known_share(idx.conn, parsed.embed_text)
+    return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
+                 threshold=r.low_confidence_threshold, rule=r.confidence_rule)

@@ -1,28 +1,59 @@
-"""low_confidence: a documented rule so a client can say "no strong match".
+"""low_confidence: "this vault probably cannot answer the query".
 
-The signal is how far the vector leg's best chunk stands out from the rest
-of its candidates:
+The calibrated rule (ADR 0103), for an index that holds a calibration
+(``index/calibration.py``, measured at index time):
 
-    margin = (best_sim - median_sim) / (1 - median_sim)
-    low_confidence = no results  or  margin < [search] min_confidence_ratio
+    z     = (best_cosine - probes_median) / probes_spread
+    score = z - UNKNOWN_WORDS_WEIGHT * (1 - known_share)
+    low_confidence = no results  or  score < [search] low_confidence_threshold
 
-where the similarities are the query's cosine to the vector leg's top-N
-chunks. When a vault simply has no note about the question, every candidate
-is about as (un)related as the next and the margin is small; a real answer
-stands out. Dividing by ``1 - median`` makes the rule independent of where a
-model's cosines cluster (e5's sit at 0.7-0.9). The lexical leg is not used:
-with trigram phrases almost every query matches *something*.
+``best_cosine`` is the query's cosine to its nearest chunk (the vector leg's
+first similarity, no extra embedding). ``z`` says how far that stands above
+what everyday questions the vault is not about reach in *this* vault, in
+robust standard deviations of theirs. ``known_share``
+(``index/vocabulary.py``) is the IDF-weighted share of the query's words the
+vault contains: each unknown word pulls the score down, up to
+``UNKNOWN_WORDS_WEIGHT`` spreads when no word is known. The weight (3) and
+the default threshold (1.0) sit in the middle of a plateau measured on the
+development sets (weights 2.5–4, thresholds 0.75–1.0 all flag 91–98 % of
+unanswerable questions and 1–3 % of answerable ones); both are in units of
+the vault's own spread, not raw cosines.
 
-The default 0.12 is calibrated for the default model and chunk budget on the
-eval vaults (ADR-0075: precision 0.81, recall 0.59 for "nothing useful in the
-top 5");
-0 turns the rule off except for empty results. Queries with no vector leg
-(FTS only) are never flagged unless empty.
+The margin rule (ADR 0075) is the fallback for an index without a
+calibration (built before it existed; a warning says so until the next
+``groove index``) and what an explicit per-request ``min_confidence_ratio``
+asks for:
+
+    margin = (best_sim - median_sim) / (1 - median_sim)   over the vector leg's top N
+    low_confidence = no results  or  margin < min_confidence_ratio
+
+``min_confidence_ratio = 0`` (in groove.toml or per request) turns both rules
+off: only an empty result is low confidence. A query without a vector leg
+(full text only, or nothing to embed) is flagged only when empty.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
+
+from ..index.calibration import Calibration
+
+UNKNOWN_WORDS_WEIGHT = 3.0
+
+UNCALIBRATED_WARNING = (
+    "low_confidence uses the uncalibrated margin rule: this index has no confidence calibration; "
+    "run `groove index` to add it"
+)
+
+
+@dataclass(frozen=True)
+class Confidence:
+    low: bool
+    rule: str  # "calibrated" | "margin" | "off" | "empty" | "no-vector"
+    score: float | None  # the calibrated score or the margin; None when no rule ran
+    warning: str | None = None
 
 
 def similarity_margin(sims: np.ndarray) -> float:
@@ -33,8 +64,34 @@ def similarity_margin(sims: np.ndarray) -> float:
 
 
 def is_low_confidence(has_results: bool, sims: np.ndarray | None, ratio: float) -> bool:
+    """The margin rule (ADR 0075)."""
     if not has_results:
         return True
     if ratio <= 0 or sims is None or len(sims) == 0:
         return False
     return similarity_margin(sims) < ratio
+
+
+def calibrated_score(best_cosine: float, known: float, cal: Calibration) -> float:
+    return cal.z(best_cosine) - UNKNOWN_WORDS_WEIGHT * (1.0 - known)
+
+
+def judge(
+    has_results: bool, sims: np.ndarray | None, known: float | None, cal: Calibration | None, *,
+    ratio: float, threshold: float, rule: str,
+) -> Confidence:
+    """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
+    back to the margin rule without ``cal``) or "margin" (an explicit ratio).
+    ``known`` is only needed by the calibrated rule."""
+    if not has_results:
+        return Confidence(True, "empty", None)
+    if ratio <= 0:
+        return Confidence(False, "off", None)
+    if sims is None or len(sims) == 0:
+        return Confidence(False, "no-vector", None)
+    if rule == "calibrated" and cal is not None and known is not None:
+        score = calibrated_score(float(np.max(sims)), known, cal)
+        return Confidence(score < threshold, "calibrated", score)
+    margin = similarity_margin(sims)
+    warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
+    return Confidence(margin < ratio, "margin", margin, warning)

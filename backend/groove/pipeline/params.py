@@ -83,6 +83,10 @@ class Resolved:
     date_from: str | None = None
     date_to: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    # low_confidence (pipeline/confidence.py): the calibrated rule unless the
+    # request names a min_confidence_ratio, which asks for the margin rule.
+    confidence_rule: str = "calibrated"
+    low_confidence_threshold: float = 0.75
 
     @property
     def pool_size(self) -> int:
@@ -154,6 +158,8 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         date_from=p.date_from,
         date_to=p.date_to,
         warnings=tuple(warnings),
+        confidence_rule="calibrated" if p.min_confidence_ratio is None else "margin",
+        low_confidence_threshold=cfg.low_confidence_threshold,
     )
 
 

@@ -30,6 +30,15 @@ export class FakeDaemon {
   });
   resolveResult: (params: any) => object = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
   relatedResult: (params: any) => object = (p) => ({ path: p.path, similar: [], backlinks: [], outgoing: [] });
+  /** What hello answers (tests of protocol negotiation change it). */
+  helloResult: () => object = () => ({
+    protocol_version: 1,
+    server_version: "fake",
+    vault: "/vault",
+    capabilities: ["search", "cancel", "get_document", "related_notes", "resolve_link", "index_status", "reindex", "subscribe"],
+  });
+  /** What index_status answers. */
+  statusResult: () => object = () => ({ documents: 2, chunks: 5, model: "fake", dim: 3, last_indexed: 1_700_000_000, stale_files: 0, indexing: false, progress: null, index_path: "/x" });
   private server: net.Server;
   private sockets = new Set<net.Socket>();
   private subscribed = new Set<net.Socket>();
@@ -91,7 +100,7 @@ export class FakeDaemon {
         if (!authed) {
           if (msg.method === "hello" && msg.params?.token === this.token) {
             authed = true;
-            reply(msg.id, { result: { protocol_version: 1, server_version: "fake", vault: "/vault", capabilities: ["search", "cancel"] } });
+            reply(msg.id, { result: this.helloResult() });
           } else {
             sock.destroy(); // protocol: close without sending any data
             return;
@@ -124,7 +133,7 @@ export class FakeDaemon {
             reply(msg.id, { result: { subscribed: msg.params.events } });
             break;
           case "index_status":
-            reply(msg.id, { result: { documents: 2, chunks: 5, model: "fake", dim: 3, last_indexed: null, stale_files: 0, indexing: false, progress: null, index_path: "/x" } });
+            reply(msg.id, { result: this.statusResult() });
             break;
           case "resolve_link":
             reply(msg.id, { result: this.resolveResult(msg.params) });

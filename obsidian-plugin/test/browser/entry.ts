@@ -2,15 +2,22 @@
  * Browser bundle for the headless-Chromium test: the real SearchPanel and
  * render code, with searches bridged to the Node side (which talks to the
  * daemon through the real GrooveClient) via Playwright's exposeFunction.
+ * A click on a hit computes the editor selection from the note's raw text
+ * (read through the bridge) with the same code the plugin's jump uses.
  */
 import { SearchPanel } from "../../src/panel";
-import type { SearchParams, SearchResponse } from "@groove/editor-client/protocol";
+import { renderRelated } from "../../src/render";
+import type { ConnectionState } from "@groove/editor-client/connection";
+import { hitSelection } from "@groove/editor-client/hits";
+import { textBetween } from "@groove/editor-client/offsets";
+import type { RelatedNotesResult, SearchParams, SearchResponse } from "@groove/editor-client/protocol";
 import { GrooveError } from "@groove/editor-client/errors";
 
 declare global {
   interface Window {
     __grooveSearch(token: number, params: SearchParams): Promise<{ response?: SearchResponse; error?: { kind: string; code?: number; message: string } }>;
     __grooveCancel(token: number): Promise<void>;
+    __grooveReadNote(path: string): Promise<string>;
     grooveTest: typeof api;
   }
 }
@@ -26,21 +33,35 @@ export interface RenderRecord {
   hits: number;
 }
 
+export interface OpenRecord {
+  path: string;
+  span: number;
+  /** The text the editor selection covers (line ends as "\n"). */
+  selected: string;
+  exact: boolean;
+}
+
 let nextToken = 1;
 const renders: RenderRecord[] = [];
-const opened: Array<{ path: string; span: number }> = [];
+const opened: OpenRecord[] = [];
 /** performance.now() of every input event in the query box. */
 const inputs: number[] = [];
-document.addEventListener("input", (e) => {
-  if ((e.target as HTMLElement).classList?.contains("groove-query")) inputs.push(performance.now());
-}, true);
+document.addEventListener(
+  "input",
+  (e) => {
+    if ((e.target as HTMLElement).classList?.contains("groove-query")) inputs.push(performance.now());
+  },
+  true,
+);
+
+let current: SearchPanel | null = null;
 
 const api = {
   renders,
   opened,
   inputs,
   mount(container: HTMLElement, opts: { limit?: number; showContext?: boolean; debounceMs?: number } = {}) {
-    return new SearchPanel(container, {
+    current = new SearchPanel(container, {
       runner: {
         startSearch(params) {
           const token = nextToken++;
@@ -55,7 +76,13 @@ const api = {
       toggles: { rerank: "default", mmr: "default", parentRetriever: "default" },
       showContext: opts.showContext ?? false,
       debounceMs: opts.debounceMs ?? 150,
-      onOpen: (hit, span) => opened.push({ path: hit.path, span }),
+      onOpen: (hit, span) => {
+        void window.__grooveReadNote(hit.path).then((text) => {
+          const sel = hitSelection(hit, text, span);
+          opened.push({ path: hit.path, span, selected: textBetween(text, sel.from, sel.to), exact: sel.exact });
+        });
+      },
+      stateActions: { onRetry: () => {}, onBuildIndex: () => {} },
       onRendered: ({ params, response, timing }) => {
         requestAnimationFrame(() =>
           renders.push({
@@ -69,6 +96,14 @@ const api = {
         );
       },
     });
+    return current;
+  },
+  /** The Node side's VaultConnection state, as the plugin feeds it to its panels. */
+  setConnection(state: ConnectionState) {
+    current?.setConnection(state);
+  },
+  showRelated(container: HTMLElement, related: RelatedNotesResult) {
+    renderRelated(container, related, { onOpenPath: () => {}, onOpenLink: () => {} });
   },
 };
 

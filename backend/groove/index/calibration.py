@@ -1,0 +1,190 @@
+"""The vault's own yardstick for ``low_confidence``: how close questions it
+cannot answer come to its passages (ADR 0103).
+
+At index time a fixed set of everyday questions (the probes: weather, pets,
+films, car repair … in English and Japanese, nothing a note-taking vault is
+usually about) is embedded as queries, and each probe's best cosine to the
+vault's chunks is measured. Their median and robust spread (1.4826 × MAD)
+are stored in the index meta. A search then reads its own best cosine in
+those units: "how many spreads above an unrelated question is my best
+passage" (``pipeline/confidence.py``). The yardstick moves with the model,
+the chunking and the vault — raw cosines do not transfer (e5's sit at
+0.8–0.9 for everything).
+
+The median and MAD are robust on purpose: when a vault *is* about one of the
+probes' topics (a gardening vault and the aphid probe), that probe lands in
+the upper tail and moves neither.
+
+Cost: one batch of probe embeddings (1.6 s for 96 probes with the default
+model on 2 busy cores) and one nearest-chunk lookup per probe. Redone when
+the model, the passage recipe or the chunk budget changed, or when the
+number of chunks moved by more than ``RECALIBRATE_SHARE`` since the last
+calibration; otherwise an incremental reindex keeps it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ..models.base import Embedder
+    from .db import Index
+
+META_KEY = "confidence_calibration"
+VERSION = 1
+RECALIBRATE_SHARE = 0.10
+# A floor for the spread: a vault of one or two chunks can put every probe at
+# nearly the same distance, and the rule divides by the spread.
+MIN_SCALE = 1e-3
+
+# Everyday questions from domains the bench's no-answer sets do not use
+# (bench/golden/no-answer-*.jsonl: cooking, sports, medicine, law,
+# programming, history, travel, finance), so recall on those sets is not
+# measured on the probes' own topics.
+PROBES_EN: tuple[str, ...] = (
+    "will it rain this weekend", "why is the sky blue", "how often should I walk my dog",
+    "why does my cat knock things off the table", "when to plant tomato seedlings outdoors",
+    "how to get rid of aphids on roses", "how to tune a guitar by ear", "who composed the four seasons",
+    "best science fiction movies of the nineties", "who directed the film Jaws",
+    "how to tie a tie in a windsor knot", "what colors go well with navy blue",
+    "how to get a toddler to sleep through the night", "what age to start teaching a child to read",
+    "how far is the moon from the earth", "what is a black hole", "what is the longest river in Africa",
+    "how many countries are in South America", "boiling point of water at high altitude",
+    "how do magnets work", "how often should I change the oil in my car", "why is my check engine light on",
+    "how to fix a leaking kitchen faucet", "how to paint a room without streaks",
+    "where to buy a cheap used laptop", "is an extended warranty worth buying",
+    "how to write a cover letter for a job", "questions to ask at the end of an interview",
+    "how to apologize to a friend", "ideas for a first date", "how to mix paint to get brown",
+    "who painted the starry night", "summary of pride and prejudice",
+    "books similar to the lord of the rings", "how to calculate the area of a circle",
+    "what is a prime number", "how do bees make honey", "why do leaves change color in autumn",
+    "how to beat the final boss in a video game", "board games for six players",
+    "what shutter speed for sports photos", "how to photograph the night sky",
+    "how to remove a wine stain from a carpet", "how to fold a fitted sheet",
+    "how to make a paper airplane fly far", "how to replace a light bulb in a ceiling fan",
+    "what to write in a wedding card", "how to knit a scarf for beginners",
+)
+PROBES_JA: tuple[str, ...] = (
+    "週末は雨が降りますか", "空が青いのはなぜ", "犬の散歩はどれくらい必要", "猫が棚の物を落とす理由",
+    "トマトの苗を植える時期", "バラのアブラムシの駆除", "ギターのチューニングの仕方", "四季を作曲したのは誰",
+    "90年代のおすすめSF映画", "映画ジョーズの監督は誰", "ネクタイの結び方", "紺色に合う服の色",
+    "子どもが夜ぐっすり眠るには", "子どもに字を教え始める年齢", "月までの距離はどれくらい", "ブラックホールとは何か",
+    "アフリカで一番長い川", "南米にある国の数", "高地で水が沸騰する温度", "磁石がくっつく仕組み",
+    "車のオイル交換の頻度", "エンジンの警告灯がついた", "台所の蛇口の水漏れの直し方", "部屋の壁をむらなく塗る",
+    "中古のパソコンを安く買う", "延長保証に入るべきか", "履歴書の志望動機の書き方", "面接の最後にする質問",
+    "友達に上手に謝る方法", "初デートのおすすめの場所", "絵の具で茶色を作る", "星月夜を描いた画家",
+    "高慢と偏見のあらすじ", "指輪物語に似た小説", "円の面積の求め方", "素数とは何か",
+    "ミツバチがはちみつを作る仕組み", "秋に葉の色が変わる理由", "ゲームのラスボスの倒し方", "6人で遊べるボードゲーム",
+    "スポーツ写真のシャッタースピード", "星空をきれいに撮る方法", "カーペットのワインのしみの落とし方",
+    "ボックスシーツのたたみ方", "紙飛行機を遠くに飛ばすコツ", "天井の電球の交換の仕方", "結婚式のお祝いの言葉",
+    "初心者向けのマフラーの編み方",
+)
+PROBES: tuple[str, ...] = PROBES_EN + PROBES_JA
+PROBES_SHA = hashlib.sha256("\n".join(PROBES).encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The probes' best-cosine distribution on one index, and what it was measured under."""
+
+    median: float  # median best cosine of the probes
+    scale: float  # 1.4826 * MAD of the same (a robust standard deviation)
+    probes: int
+    chunks: int  # chunks in the index when measured
+    model_id: str
+    recipe: int
+    chunk_tokens: str | None
+    probes_sha: str
+    seconds: float  # what calibrating cost
+    version: int = VERSION
+
+    def z(self, best_cosine: float) -> float:
+        """A best cosine in robust spreads above the probes' median."""
+        return (best_cosine - self.median) / self.scale
+
+
+def load(idx: Index) -> Calibration | None:
+    """The stored calibration, or None when missing or of another format."""
+    raw = idx.get_meta(META_KEY)
+    if not raw:
+        return None
+    try:
+        d = json.loads(raw)
+        if d.get("version") != VERSION:
+            return None
+        return Calibration(**d)
+    except (ValueError, TypeError):
+        return None
+
+
+def _fingerprint(idx: Index) -> tuple[str | None, int, str | None]:
+    info = idx.embedder_info() or {}
+    return info.get("model_id"), int(info.get("recipe", 1)), idx.get_meta("chunk_tokens")
+
+
+def is_current(cal: Calibration | None, idx: Index) -> bool:
+    """Whether ``cal`` still describes this index: same model, recipe, chunk
+    budget and probes, and a chunk count within ``RECALIBRATE_SHARE``."""
+    if cal is None:
+        return False
+    if (cal.model_id, cal.recipe, cal.chunk_tokens) != _fingerprint(idx) or cal.probes_sha != PROBES_SHA:
+        return False
+    chunks = idx.counts()[1]
+    return abs(chunks - cal.chunks) <= RECALIBRATE_SHARE * max(cal.chunks, 1)
+
+
+def best_cosines(idx: Index, vectors: np.ndarray) -> np.ndarray:
+    """Each vector's cosine to its nearest chunk (vectors are unit length)."""
+    out = []
+    for v in vectors:
+        row = idx.conn.execute(
+            "SELECT distance FROM vec_chunks WHERE embedding MATCH ? AND k = 1",
+            (np.ascontiguousarray(v, dtype=np.float32).tobytes(),),
+        ).fetchone()
+        out.append(1.0 - row[0] * row[0] / 2.0)
+    return np.asarray(out, dtype=np.float64)
+
+
+def calibrate(idx: Index, embedder: Embedder) -> Calibration | None:
+    """Measure and store the calibration; None for an index without chunks."""
+    chunks = idx.counts()[1]
+    if chunks == 0 or not idx.has_vec_table():
+        return None
+    t0 = time.perf_counter()
+    best = best_cosines(idx, embedder.embed_queries(list(PROBES)))
+    med = float(np.median(best))
+    scale = max(1.4826 * float(np.median(np.abs(best - med))), MIN_SCALE)
+    model_id, recipe, chunk_tokens = _fingerprint(idx)
+    cal = Calibration(
+        median=med, scale=scale, probes=len(best), chunks=chunks, model_id=model_id or "", recipe=recipe,
+        chunk_tokens=chunk_tokens, probes_sha=PROBES_SHA, seconds=round(time.perf_counter() - t0, 3),
+    )
+    with idx.atomic():
+        idx.set_meta(META_KEY, json.dumps(asdict(cal)))
+    return cal
+
+
+def ensure(idx: Index, embedder: Embedder) -> Calibration | None:
+    """The index's calibration, measured again only when it is missing or no
+    longer describes the index (see ``is_current``)."""
+    cal = load(idx)
+    return cal if is_current(cal, idx) else calibrate(idx, embedder)
+
+
+def status(idx: Index) -> dict[str, Any]:
+    """For ``index_status``: which low_confidence rule searches use, and why."""
+    cal = load(idx)
+    if cal is None:
+        return {"calibrated": False, "rule": "margin",
+                "reason": "no confidence calibration in this index; run `groove index` to add it"}
+    out: dict[str, Any] = {"calibrated": True, "rule": "calibrated", "probes": cal.probes,
+                           "chunks_at_calibration": cal.chunks, "seconds": cal.seconds}
+    if not is_current(cal, idx):
+        out["stale"] = True  # still used; the next index run measures it again
+    return out

@@ -1,0 +1,106 @@
+"""How much of a query's vocabulary the vault contains (ADR 0103).
+
+``known_share`` is the IDF-weighted share of the query's tokens that occur
+anywhere in the index. A question the vault cannot answer usually names
+things the vault never mentions ("sourdough", "Nextcloud", 確定申告), while
+a question it can answer is asked, mostly, in words the vault uses. The
+embedding cannot tell these apart on its own: e5 puts "mitochondria" as close
+to the Obsidian help as "URI".
+
+Tokens of the NFKC-folded query (exclusions already removed by the caller):
+
+* Latin/digit words of 3+ characters (the query compiler's ``char_type``
+  runs). A missing word is tried again without a plain English suffix (-s,
+  -es, -ed, -ing, -ly), so "overwrote" stays unknown but "picked" finds
+  "pick". Present means a ``LIMIT 1`` trigram match; its IDF comes from the
+  trigram vocabulary's upper bound on its document frequency.
+* The character bigrams of each run of kanji/kana, exactly the tokens the
+  short-CJK table indexes (``index/shortcjk.py``). Japanese has no spaces and
+  many words are kana (おにぎり) or one kanji with kana (握り方), so whole-run
+  words would miss them; bigrams need no dictionary, and grammar bigrams
+  (りの, には) are common, hence light. Presence and document frequency are
+  one lookup in an fts5vocab view of that table.
+
+A token weighs its IDF as bm25 does (N = chunks); an unknown token weighs
+the IDF of df 0, the most a token can.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from typing import TYPE_CHECKING
+
+from ..query import KANJI, KATA, SEP, WORD, char_type
+from . import fts, shortcjk
+
+if TYPE_CHECKING:
+    import apsw
+
+SUFFIXES = ("ing", "ed", "es", "s", "ly")
+PARTICLES = set("がのをにはでともへや")
+CJK_VOCAB = "temp.groove_cjk_vocab"  # per connection, like fts.VOCAB_TABLE
+
+
+def query_tokens(text: str) -> tuple[list[str], list[str]]:
+    """(whole words, kanji bigrams) of ``text``, each deduplicated in order.
+
+    Whole words: Latin/digit runs of 3+ characters and katakana runs of 2+ (a
+    loanword's bigrams occur in unrelated words: サッカー's カー in カード).
+    Bigrams: those of each kanji/kana run that hold a kanji (a word stem, or
+    a stem and its kana ending); kana-only bigrams are mostly grammar (には,
+    して) and count only when the query has nothing else (ほげふが)."""
+    folded = unicodedata.normalize("NFKC", text)
+    words: list[str] = []
+    cur, kind = "", SEP
+    for ch in folded + " ":
+        t = char_type(ch)
+        if t != kind and cur:
+            if (kind == WORD and len(cur) >= 3) or (kind == KATA and len(cur) >= 2):
+                words.append(cur)
+            cur = ""
+        cur += ch
+        kind = t
+    grams = shortcjk.bigrams(folded).split()
+    # A kanji and a particle (当が, の握) is grammar, not a word.
+    kanji = [g for g in grams if any(char_type(c) == KANJI for c in g) and not set(g) & PARTICLES]
+    grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == KATA for c in g)]
+    return list(dict.fromkeys(words)), list(dict.fromkeys(grams))
+
+
+def _has(conn: apsw.Connection, phrase: str) -> bool:
+    sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
+    return conn.execute(sql, (fts.fts_phrase(phrase),)).fetchone() is not None
+
+
+def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None) -> int:
+    """0 when the vault lacks ``word`` (and its suffix-less stem), else an upper
+    bound on its document frequency."""
+    if len(word) < 3:  # a 2-character katakana word: one bigram token
+        return _bigram_dfs(conn, [word])[0]
+    forms = [word] + [word[: -len(s)] for s in SUFFIXES if word.lower().endswith(s) and len(word) - len(s) >= 3]
+    for form in forms:
+        if _has(conn, form):
+            return max(fts.phrase_df_bounds(conn, [form], memo)[0], 1)
+    return 0
+
+
+def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
+    if not grams or not shortcjk.exists(conn):
+        return [0] * len(grams)
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {CJK_VOCAB} USING fts5vocab(main, {shortcjk.TABLE}, row)")
+    marks = ",".join("?" * len(grams))
+    df = dict(conn.execute(f"SELECT term, doc FROM {CJK_VOCAB} WHERE term IN ({marks})", grams))
+    return [df.get(g, 0) for g in grams]
+
+
+def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None) -> float:
+    """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
+    1.0 for a query with no tokens (no evidence either way)."""
+    words, grams = query_tokens(text)
+    dfs = [_word_df(conn, w, memo) for w in words] + _bigram_dfs(conn, grams)
+    if not dfs:
+        return 1.0
+    n = fts.fts_row_count(conn)
+    weights = [max(math.log((n - df + 0.5) / (df + 0.5)), 1e-2) for df in dfs]
+    return sum(w for w, df in zip(weights, dfs) if df > 0) / sum(weights)

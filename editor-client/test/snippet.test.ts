@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { snippetLine, spanContextLine, tidySegments } from "../src/snippet";
+import type { SearchHit } from "../src/protocol";
+
+const enc = new TextEncoder();
+const B = (s: string) => enc.encode(s).length;
+
+function hit(content: string, terms: string[]): SearchHit {
+  const match_spans = terms.map((t) => {
+    const s = B(content.slice(0, content.indexOf(t)));
+    return [s, s + B(t)] as [number, number];
+  });
+  return { path: "a.md", title: "a", heading_path: [], level: 1, content, score: 1, rank: 1, match_spans, expanded_from: [], byte_range: [0, B(content)], line_range: [1, 3], chunk_id: 1 };
+}
+
+describe("snippetLine", () => {
+  it("drops Markdown heading markers and blank lines, keeps every highlight with its span index", () => {
+    const h = hit("## 衝突の解決 🔧\r\n\r\n二台の端末で同じノートを編集すると、競合ファイルが作られます。\r\n### Next\r\n競合を開く", ["競合ファイル", "端末", "競合を"]);
+    const line = snippetLine(h, 40);
+    expect(line.text).not.toMatch(/#/);
+    expect(line.text).not.toMatch(/\n|\r/);
+    expect(line.text.startsWith("二台")).toBe(true);
+    expect(line.highlights.map((x) => [line.text.slice(x.start, x.end), x.span])).toEqual([
+      ["端末", 1],
+      ["競合ファイル", 0],
+      ["競合を", 2],
+    ]);
+  });
+
+  it("elides long stretches but never cuts a highlight", () => {
+    const long = "filler words ".repeat(40);
+    const h = hit(`${long}needle ${long}haystack ${long}`, ["needle", "haystack"]);
+    const line = snippetLine(h, 20);
+    expect(line.text.length).toBeLessThan(150);
+    expect(line.highlights.map((x) => line.text.slice(x.start, x.end))).toEqual(["needle", "haystack"]);
+  });
+});
+
+describe("spanContextLine", () => {
+  it("shows one span on its own line, highlighted, without the heading marker", () => {
+    const h = hit("## Sync conflicts\nWhen two devices edit offline, sync keeps both.\n", ["Sync", "offline", "sync"]);
+    const l0 = spanContextLine(h, 0)!;
+    expect(l0.text).toBe("Sync conflicts");
+    expect(l0.text.slice(l0.highlights[0]!.start, l0.highlights[0]!.end)).toBe("Sync");
+    const l2 = spanContextLine(h, 2, 12)!;
+    expect(l2.text.slice(l2.highlights[0]!.start, l2.highlights[0]!.end)).toBe("sync");
+    expect(l2.highlights[0]!.span).toBe(2);
+    expect(l2.text).toMatch(/^… .*sync keeps both\.$/);
+    expect(spanContextLine(h, 7)).toBeNull();
+  });
+});
+
+describe("tidySegments", () => {
+  it("never changes highlighted text", () => {
+    const segs = tidySegments([
+      { text: "# Title\n\n", highlighted: false },
+      { text: "## hi", highlighted: true, span: 0 },
+      { text: "\n\n\n## next\nbody   ", highlighted: false },
+    ]);
+    expect(segs).toEqual([
+      { text: "## hi", highlighted: true, span: 0 },
+      { text: "\nnext\nbody", highlighted: false },
+    ]);
+  });
+});

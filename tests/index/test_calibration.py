@@ -1,0 +1,114 @@
+"""The low_confidence calibration (ADR 0103): measured at index time on a
+real index (apsw + sqlite-vec, the tiny llama.cpp BERT), kept by incremental
+runs, measured again when it no longer describes the index."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from groove.config import Config
+from groove.index import calibration
+from groove.indexer import index_vault
+from groove.runtime import open_runtime
+
+VAULT_SMALL = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"
+
+
+@pytest.fixture
+def rt(tmp_path, tiny_embedder):
+    vault = tmp_path / "vault"
+    shutil.copytree(VAULT_SMALL, vault)
+    r = open_runtime(vault, index_path=tmp_path / "index.sqlite", config=Config())
+    r._embedder = tiny_embedder
+    yield r
+    r.close()
+
+
+def reindex(rt):
+    return index_vault(rt.vault, rt.index, rt.embedder, rt.config.index)
+
+
+def test_indexing_stores_the_probes_best_cosines_as_a_median_and_spread(rt):
+    reindex(rt)
+    cal = calibration.load(rt.index)
+    assert cal is not None and cal.probes == len(calibration.PROBES)
+    assert cal.chunks == rt.index.counts()[1] and cal.model_id == rt.embedder.model_id
+    best = calibration.best_cosines(rt.index, rt.embedder.embed_queries(list(calibration.PROBES)))
+    assert cal.median == pytest.approx(float(np.median(best)))
+    assert cal.scale == pytest.approx(max(1.4826 * float(np.median(np.abs(best - cal.median))), calibration.MIN_SCALE))
+    assert cal.z(cal.median) == 0.0 and cal.z(cal.median + cal.scale) == pytest.approx(1.0)
+
+
+def test_an_incremental_reindex_after_an_edit_keeps_the_stored_calibration(rt):
+    reindex(rt)
+    before = rt.index.get_meta(calibration.META_KEY)
+    note = rt.vault / "Garden.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nWatered the beans today.\n", encoding="utf-8")
+    summary = reindex(rt)
+    assert summary.indexed == ["Garden.md"]
+    assert rt.index.get_meta(calibration.META_KEY) == before
+
+
+def test_a_vault_that_grew_by_more_than_a_tenth_is_calibrated_again(rt):
+    reindex(rt)
+    before = calibration.load(rt.index)
+    for i in range(12):
+        (rt.vault / f"extra{i}.md").write_text(f"# Extra {i}\n\nA note about topic number {i}.\n", encoding="utf-8")
+    reindex(rt)
+    after = calibration.load(rt.index)
+    assert after.chunks == rt.index.counts()[1] > before.chunks * (1 + calibration.RECALIBRATE_SHARE)
+
+
+@pytest.mark.parametrize("field,value", [("model_id", "another-model"), ("recipe", 1), ("chunk_tokens", "400"),
+                                         ("probes_sha", "0" * 16)])
+def test_a_calibration_made_under_another_model_recipe_budget_or_probe_set_is_measured_again(rt, field, value):
+    reindex(rt)
+    stale = {**json.loads(rt.index.get_meta(calibration.META_KEY)), field: value, "seconds": -1.0}
+    rt.index.set_meta(calibration.META_KEY, json.dumps(stale))
+    assert not calibration.is_current(calibration.load(rt.index), rt.index)
+    assert calibration.status(rt.index).get("stale") is True
+    reindex(rt)
+    assert calibration.load(rt.index).seconds >= 0 and calibration.is_current(calibration.load(rt.index), rt.index)
+
+
+def test_an_empty_vault_gets_no_calibration(tmp_path, tiny_embedder):
+    (tmp_path / "vault").mkdir()
+    r = open_runtime(tmp_path / "vault", index_path=tmp_path / "index.sqlite", config=Config())
+    r._embedder = tiny_embedder
+    reindex(r)
+    assert calibration.load(r.index) is None
+    assert calibration.status(r.index)["calibrated"] is False
+    r.close()
+
+
+def test_a_calibration_of_an_unknown_format_is_ignored(rt):
+    reindex(rt)
+    rt.index.set_meta(calibration.META_KEY, json.dumps({"version": 999}))
+    assert calibration.load(rt.index) is None
+    rt.index.set_meta(calibration.META_KEY, "not json")
+    assert calibration.load(rt.index) is None
+
+
+class _ProbesFail:
+    """The real embedder, except that embedding the probes fails."""
+
+    def __init__(self, inner):
+        self._inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def embed_queries(self, texts):
+        raise RuntimeError("out of memory")
+
+
+def test_a_failed_calibration_does_not_fail_the_index_run_and_is_reported(rt):
+    rt._embedder = _ProbesFail(rt._embedder)
+    summary = reindex(rt)
+    assert summary.indexed and calibration.load(rt.index) is None
+    assert any("confidence calibration failed (out of memory)" in w for _, w in summary.warnings)

@@ -1,0 +1,66 @@
+"""known_share: the IDF-weighted share of a query's words the vault holds
+(ADR 0103), on a real index of the bilingual kitchen notebook."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from groove.config import Config
+from groove.index.vocabulary import known_share, query_tokens
+from groove.indexer import index_vault
+from groove.runtime import open_runtime
+
+KITCHEN = Path(__file__).resolve().parents[1] / "fixtures" / "vault-kitchen"
+
+
+@pytest.fixture(scope="module")
+def conn(tiny_embedder, tmp_path_factory):
+    rt = open_runtime(KITCHEN, index_path=tmp_path_factory.mktemp("kitchen") / "index.sqlite", config=Config())
+    rt._embedder = tiny_embedder
+    index_vault(rt.vault, rt.index, tiny_embedder, rt.config.index)
+    yield rt.index.conn
+    rt.close()
+
+
+def test_words_the_vault_uses_are_known_and_made_up_ones_are_not(conn):
+    assert known_share(conn, "sourdough starter") == 1.0
+    assert known_share(conn, "zxqv wobble florp") == 0.0
+
+
+def test_unknown_rare_words_outweigh_known_common_ones(conn):
+    # "how" is in the vault; "photosynthesis" is not and weighs the most a word can
+    assert known_share(conn, "how photosynthesis") < 0.25
+
+
+def test_a_plain_english_suffix_is_dropped_before_a_word_counts_as_unknown(conn):
+    assert known_share(conn, "feedings") == 1.0  # "feeding" is in the starter note
+    assert known_share(conn, "overwrote") == 0.0  # no suffix to drop
+
+
+def test_japanese_is_read_as_kanji_bigrams_without_particles(conn):
+    assert query_tokens("出汁のとり方") == ([], ["出汁", "り方"])  # "汁の" is grammar
+    assert known_share(conn, "出汁のとり方") == 1.0
+    assert known_share(conn, "確定申告のやり方") < 0.35  # 確定, 定申, 申告 are nowhere
+
+
+def test_a_katakana_word_counts_only_whole(conn):
+    # both halves of ルーカレー are in the curry note, the word is not
+    assert known_share(conn, "カレールー") == 1.0
+    assert known_share(conn, "ルーカレー") == 0.0
+
+
+def test_a_kana_only_query_is_read_by_its_bigrams(conn):
+    assert query_tokens("ほげふが") == ([], ["ほげ", "げふ", "ふが"])
+    assert known_share(conn, "ほげふが") == 0.0
+
+
+def test_full_width_letters_are_folded_like_ascii(conn):
+    assert query_tokens("ｓｏｕｒｄｏｕｇｈ")[0] == ["sourdough"]
+    assert known_share(conn, "ｓｏｕｒｄｏｕｇｈ") == 1.0
+
+
+def test_a_query_with_no_word_to_check_is_no_evidence_either_way(conn):
+    for q in ("", "!!!", "AI"):
+        assert known_share(conn, q) == 1.0

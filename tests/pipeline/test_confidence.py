@@ -1,0 +1,122 @@
+"""Which low_confidence rule a search uses and what it says (ADR 0103, 0075),
+through ``run_search`` on a real index of vault-small (tiny llama.cpp BERT)."""
+
+from __future__ import annotations
+
+import shutil
+
+import numpy as np
+import pytest
+
+from groove import service
+from groove.config import Config, SearchConfig
+from groove.index import calibration
+from groove.pipeline import SearchParams, run_search
+from groove.pipeline.confidence import (
+    UNCALIBRATED_WARNING,
+    UNKNOWN_WORDS_WEIGHT,
+    calibrated_score,
+    is_low_confidence,
+    judge,
+)
+from groove.pipeline.filters import build_restriction
+from groove.pipeline.fusion import hybrid_candidates
+from groove.pipeline.params import resolve_params
+from groove.query import parse_query
+from stagekit import VAULT_SMALL, indexed_runtime, with_search
+
+
+@pytest.fixture
+def rt(tmp_path, tiny_embedder):
+    vault = tmp_path / "vault"
+    shutil.copytree(VAULT_SMALL, vault)
+    r = indexed_runtime(vault, tiny_embedder, tmp_path / "index.sqlite")
+    yield r
+    r.close()
+
+
+def vec_sims(rt, q: str) -> np.ndarray:
+    r = resolve_params(SearchParams(q), rt.config.search)
+    parsed = parse_query(q)
+    st = hybrid_candidates(rt.index, parsed, rt.embedder.embed_query(parsed.embed_text), r,
+                           build_restriction(rt.index, r))
+    return np.asarray(st.vec_sims)
+
+
+def test_a_calibrated_index_answers_with_the_calibrated_rule_and_no_warning(rt):
+    q = "coffee grind"
+    resp = run_search(rt, SearchParams(q))
+    assert UNCALIBRATED_WARNING not in resp.warnings
+    cal = calibration.load(rt.index)
+    from groove.index.vocabulary import known_share
+
+    score = calibrated_score(float(vec_sims(rt, q).max()), known_share(rt.index.conn, q), cal)
+    assert resp.low_confidence == (score < SearchConfig().low_confidence_threshold)
+
+
+def test_the_threshold_moves_the_verdict(rt):
+    q = "coffee grind"
+    assert not run_search(with_search(rt, low_confidence_threshold=-10.0), SearchParams(q)).low_confidence
+    assert run_search(with_search(rt, low_confidence_threshold=10.0), SearchParams(q)).low_confidence
+
+
+def test_an_index_without_calibration_falls_back_to_the_margin_rule_and_says_so(rt):
+    with rt.index.atomic() as c:
+        c.execute("DELETE FROM meta WHERE key = ?", (calibration.META_KEY,))
+    for q in ("coffee grind", "bread dough", "東京 ラーメン"):
+        resp = run_search(rt, SearchParams(q))
+        assert UNCALIBRATED_WARNING in resp.warnings
+        assert resp.low_confidence == is_low_confidence(True, vec_sims(rt, q), SearchConfig().min_confidence_ratio)
+    st = service.index_status(rt)["low_confidence"]
+    assert st["calibrated"] is False and st["rule"] == "margin" and "groove index" in st["reason"]
+
+
+def test_the_next_index_run_restores_the_calibration(rt):
+    with rt.index.atomic() as c:
+        c.execute("DELETE FROM meta WHERE key = ?", (calibration.META_KEY,))
+    service.reindex(rt)
+    assert service.index_status(rt)["low_confidence"]["calibrated"] is True
+    assert UNCALIBRATED_WARNING not in run_search(rt, SearchParams("coffee grind")).warnings
+
+
+def test_an_explicit_min_confidence_ratio_asks_for_the_margin_rule(rt):
+    for ratio in (0.05, 0.5):
+        resp = run_search(rt, SearchParams("bread dough", min_confidence_ratio=ratio))
+        assert resp.low_confidence == is_low_confidence(True, vec_sims(rt, "bread dough"), ratio)
+        assert UNCALIBRATED_WARNING not in resp.warnings
+
+
+def test_min_confidence_ratio_zero_turns_the_flag_off_except_for_an_empty_result(rt):
+    off = with_search(rt, min_confidence_ratio=0.0, low_confidence_threshold=10.0)
+    assert not run_search(off, SearchParams("zxqv wobble florp")).low_confidence
+    empty = run_search(off, SearchParams("coffee", path_globs=("no-such-folder/**",)))
+    assert empty.results == [] and empty.low_confidence
+    assert not run_search(rt, SearchParams("coffee grind", min_confidence_ratio=0)).low_confidence
+
+
+def test_a_full_text_only_search_is_flagged_only_when_empty(rt):
+    resp = run_search(with_search(rt, low_confidence_threshold=10.0), SearchParams("coffee", legs="fts"))
+    assert resp.results and not resp.low_confidence
+
+
+def test_the_rule_counts_each_unknown_share_against_the_vector_evidence():
+    cal = calibration.Calibration(median=0.8, scale=0.02, probes=96, chunks=10, model_id="m", recipe=3,
+                                  chunk_tokens="150", probes_sha=calibration.PROBES_SHA, seconds=0.0)
+    sims = np.array([0.84, 0.80, 0.79])  # z = 2
+    known = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated")
+    unknown = judge(True, sims, 0.0, cal, ratio=0.12, threshold=0.75, rule="calibrated")
+    assert known.score == pytest.approx(2.0) and not known.low
+    assert unknown.score == pytest.approx(2.0 - UNKNOWN_WORDS_WEIGHT) and unknown.low
+    assert judge(False, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated").rule == "empty"
+    fallback = judge(True, sims, None, None, ratio=0.12, threshold=0.75, rule="calibrated")
+    assert fallback.rule == "margin" and fallback.warning == UNCALIBRATED_WARNING
+
+
+def test_the_config_knob_loads_and_is_range_checked():
+    from groove.config import ConfigError, parse_config
+
+    cfg = parse_config("[search]\nlow_confidence_threshold = 1.5\nmin_confidence_ratio = 0.1\n")
+    assert cfg.search.low_confidence_threshold == 1.5 and cfg.search.min_confidence_ratio == 0.1
+    with pytest.raises(ConfigError, match="low_confidence_threshold"):
+        parse_config("[search]\nlow_confidence_threshold = 99\n")
+    assert Config().search.low_confidence_threshold == 0.75

@@ -1,0 +1,66 @@
+"""low_confidence with the real default model (multilingual-e5-small) on a
+small real vault: the bilingual kitchen notebook in tests/fixtures (ADR 0103).
+
+The queries are from bench/golden/kitchen-*.jsonl; each sits well clear of
+the threshold (by more than 1.5 spreads) with the shipped model, so a
+re-converted model does not flip them by rounding."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from groove import service
+from groove.pipeline import SearchParams
+from helpers import make_runtime
+
+pytestmark = pytest.mark.needs_default_model
+
+KITCHEN = Path(__file__).resolve().parent / "fixtures" / "vault-kitchen"
+
+UNANSWERABLE = [
+    "zxqv wobble florp", "asdfghjkl", "もげもげぴよ",  # nonsense
+    "how do I enable the graph view", "who painted the Mona Lisa", "symptoms of a concussion",
+    "Python asyncio event loop example", "確定申告のやり方", "源氏物語の作者", "車の車検の費用",
+]
+ANSWERABLE = [
+    "how often should I feed my sourdough starter", "what angle to sharpen a Japanese knife",
+    "how to season a cast iron skillet", "cold brew ratio", "water ratio for short grain rice on the stove",
+    "how long to simmer chicken stock", "出汁のとり方", "味噌汁の味噌の量", "おにぎりの握り方", "カレーの隠し味",
+    "昆布はいつ取り出す",
+]
+
+
+@pytest.fixture(scope="module")
+def kitchen_rt(tmp_path_factory, default_embedder):
+    tmp = tmp_path_factory.mktemp("kitchen")
+    shutil.copytree(KITCHEN, tmp / "vault")
+    rt = make_runtime(tmp / "vault", default_embedder, tmp)
+    service.reindex(rt)
+    yield rt
+    rt.close()
+
+
+def test_the_index_run_calibrated_the_vault(kitchen_rt):
+    st = service.index_status(kitchen_rt)["low_confidence"]
+    assert st["calibrated"] is True and st["rule"] == "calibrated"
+
+
+@pytest.mark.parametrize("q", UNANSWERABLE)
+def test_nonsense_and_questions_the_notebook_does_not_cover_are_flagged(kitchen_rt, q):
+    resp = service.search(kitchen_rt, SearchParams(q))
+    assert resp.results and resp.low_confidence, q
+
+
+@pytest.mark.parametrize("q", ANSWERABLE)
+def test_questions_the_notebook_answers_are_not_flagged(kitchen_rt, q):
+    resp = service.search(kitchen_rt, SearchParams(q))
+    assert not resp.low_confidence and resp.warnings == [], q
+
+
+def test_the_old_margin_rule_missed_most_of_what_the_calibrated_rule_flags(kitchen_rt):
+    old = [service.search(kitchen_rt, SearchParams(q, min_confidence_ratio=0.12)).low_confidence
+           for q in UNANSWERABLE]
+    assert sum(old) <= len(UNANSWERABLE) // 2
