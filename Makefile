@@ -5,7 +5,7 @@ PIP    := $(VENV)/bin/pip
 GROOVE := $(VENV)/bin/groove
 SAMPLE := backend/groove/sample_vault
 
-.PHONY: demo test test-python test-node install install-dev node-install obsidian-install vsix bench clean
+.PHONY: demo test test-python test-node install install-dev node-install obsidian-install obsidian-release vsix wheel dist bench clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -56,9 +56,26 @@ obsidian-install: node-install
 vsix: node-install
 	npm run package --workspace vscode-extension   # writes vscode-extension/groove-*.vsix
 
+# Release artifacts, all under dist/ (git-ignored):
+#   dist/groove_search-<v>.tar.gz, dist/groove_search-<v>-py3-none-any.whl   the Python package
+#   dist/obsidian/{main.js,manifest.json,styles.css,versions.json,LICENSE}  the Obsidian release files
+#   dist/groove-<v>.vsix                                                     the VS Code extension
+obsidian-release: node-install
+	npm run build --workspace obsidian-plugin
+	python3 scripts/obsidian_release.py stage dist/obsidian   # copies, then checks the community-plugin rules
+
+wheel: install-dev
+	rm -f dist/groove_search-*
+	$(PY) -m build --outdir dist .
+
+dist: wheel obsidian-release vsix
+	rm -f dist/*.vsix
+	cp vscode-extension/groove-*.vsix dist/
+	@ls -l dist dist/obsidian
+
 bench: install-dev
 	$(PY) bench/index_throughput.py
 	$(PY) bench/query_latency.py
 
 clean:
-	rm -rf $(VENV) node_modules test-artifacts
+	rm -rf $(VENV) node_modules test-artifacts dist

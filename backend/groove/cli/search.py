@@ -14,7 +14,7 @@ from .. import service
 from ..pipeline import SearchParams
 from ..pipeline.spans import utf8_offsets
 from ..types import SearchResponse
-from .common import index_option, model_option, runtime_from, vault_option
+from .common import ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
 
 
 HIGHLIGHT = "bold black on yellow"
@@ -67,6 +67,8 @@ def search_cmd(query: str, vault, index_path, model, limit, rerank, reranker, mm
     Example: groove search "keep notes in sync between phone and computer" --vault ~/Notes
     """
     rt = None if use_daemon else runtime_from(vault, index_path, model, create=False)
+    if rt is not None:
+        ensure_model_downloaded(rt.model or rt.config.index.model)
     params = SearchParams(
         query=query, limit=limit, rerank=rerank, reranker=reranker, mmr=mmr, mmr_lambda=mmr_lambda,
         mmr_same_doc_penalty=mmr_same_doc_penalty, parent_retriever=parent_retriever,

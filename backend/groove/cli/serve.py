@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from .common import index_option, model_option, vault_option
+from .common import ensure_model_downloaded, index_option, model_option, vault_option, yes_option
 
 
 def _vault(vault: Path | None) -> Path:
@@ -28,8 +28,9 @@ def _vault(vault: Path | None) -> Path:
 @click.option("--json", "as_json", is_flag=True, help="With --status: print JSON.")
 @click.option("--verbose", is_flag=True, help="Log every request (debug level).")
 @click.option("--detached-child", is_flag=True, hidden=True)
+@yes_option
 def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bool, as_json: bool,
-              verbose: bool, detached_child: bool) -> None:
+              verbose: bool, detached_child: bool, yes: bool) -> None:
     """Keep the vault's index and models warm for editors and MCP, over a local socket.
 
     One daemon per vault; it watches the vault and reindexes changed notes.
@@ -44,6 +45,8 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
         pid = lifecycle.stop_daemon(v)
         click.echo(f"stopped groove serve (pid {pid}) for {v}" if pid else f"no groove serve running for {v}")
         return
+    if not detached_child:  # the parent asked already; a detached child has no terminal
+        ensure_model_downloaded(_configured_model(v, model), yes=yes)
     if foreground or detached_child:
         sys.exit(lifecycle.run_daemon(v, index_path=index_path, model=model, foreground=foreground,
                                       verbose=verbose))
@@ -57,6 +60,12 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
     f = lifecycle.files_for(v)
     click.echo(f"groove serve running for {v} (pid {info['pid']}, {info['transport']} {info['address']}) "
                f"in {time.perf_counter() - t0:.1f}s; log: {f.log}")
+
+
+def _configured_model(v: Path, model: str | None) -> str | None:
+    from ..config import load_config
+
+    return model or load_config(v).index.model or None
 
 
 def _status(v: Path, as_json: bool) -> int:
@@ -109,7 +118,8 @@ def connect_info_cmd(vault, index_path, model, start: bool, timeout: float) -> N
     from ..daemon import lifecycle
 
     v = _vault(vault)
-    if start:
+    if start:  # plugins call this: no prompt, a clear error naming `groove models pull default`
+        ensure_model_downloaded(_configured_model(v, model), may_prompt=False)
         info = lifecycle.start_detached(v, index_path=index_path, model=model, timeout=timeout)
     else:
         info = lifecycle.connect_info(v)

