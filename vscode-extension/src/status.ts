@@ -8,6 +8,7 @@ const ICON: Record<ConnectionState["kind"], string> = {
   "first-index": "$(sync~spin)",
   indexing: "$(sync~spin)",
   ready: "$(check)",
+  "model-download": "$(cloud-download)",
   problem: "$(warning)",
 };
 
