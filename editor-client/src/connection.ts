@@ -663,6 +663,10 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
     // A download in progress is the state until it ends: a background reconnect's failure must not hide it.
     if (this._state.kind === "model-download" && !fromPull) return;
     const problem = diagnose(e, this.hints);
+    // The same failure reported twice (client event + rejected promise): the card
+    // shown — perhaps already sized by `models status` — stays as it is.
+    const prev = this._state;
+    if (prev.kind === "problem" && prev.problem.cause === problem.cause && prev.problem.detail === problem.detail && prev.problem.logTail === problem.logTail) return;
     const seq = ++this.problemSeq;
     this.set({ kind: "problem", problem, error: e instanceof GrooveError ? e : undefined });
     if (problem.download && this.opts.setup) void this.sizeDownload(problem, seq);
@@ -752,7 +756,7 @@ export function pullText(p: ModelPullProgress): string {
     case "resolve":
       return "Looking the model up on the package index…";
     case "download":
-      return p.total > 0 ? `Downloading: ${mbText(p.done)} of ${mbText(p.total)} (${Math.floor((100 * p.done) / p.total)}%)` : `Downloading: ${mbText(p.done)}`;
+      return p.total > 0 ? `Downloading: ${(p.done / 1e6).toFixed(1)} of ${mbText(p.total)} (${Math.floor((100 * p.done) / p.total)}%)` : `Downloading: ${mbText(p.done)}`;
     case "verify":
       return "Checking it against the pinned checksum…";
     case "convert":

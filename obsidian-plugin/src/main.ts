@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { GrooveClient } from "@groove/editor-client/client";
 import { diagnose, VaultConnection, type ConnectionState, type EditorHints } from "@groove/editor-client/connection";
+import { checkCrashed, commandLineSetup } from "@groove/editor-client/setup";
 import { GrooveError } from "@groove/editor-client/errors";
 import { hitWikilink } from "@groove/editor-client/hits";
 import type { SearchHit, SearchParams } from "@groove/editor-client/protocol";
@@ -66,6 +67,8 @@ export default class GroovePlugin extends Plugin {
   /** Stable runner for search panels; survives client re-creation on settings change. */
   readonly runner: SearchRunner = {
     startSearch: (p: SearchParams) => {
+      // While the model downloads, a search would only try to start the daemon half-way (the card says why there are no results).
+      if (this._state.kind === "model-download") return { promise: Promise.reject(new GrooveError("not-running", "the default model is still downloading")), cancel: () => {} };
       const h = this.client().startSearch(p);
       h.promise.catch((e) => this._connection?.noteError(e));
       return h;
@@ -98,7 +101,9 @@ export default class GroovePlugin extends Plugin {
     this.statusEl.classList.add("groove-status", "mod-clickable");
     this.renderStatus(this._state);
     this.registerDomEvent(this.statusEl, "click", () => {
-      if (this._state.kind === "problem") void this.checkAgain();
+      // A problem with a card (install, download, restart) opens the panel that has its buttons.
+      const s = this._state;
+      if (s.kind === "problem" && !(s.problem.install || s.problem.download || s.problem.canRestart)) void this.checkAgain();
       else void this.activateView();
     });
 
@@ -148,20 +153,24 @@ export default class GroovePlugin extends Plugin {
     } catch {
       vault = undefined;
     }
-    return { ...OBSIDIAN_HINTS, executable: resolveExecutable(this.settings.executable), vault };
+    return { ...OBSIDIAN_HINTS, executable: resolveExecutable(this.settings.executable), vault, platform: process.platform };
   }
 
   /** The client for this vault, created on first use. */
   client(): GrooveClient {
     if (this._client) return this._client;
+    const executable = resolveExecutable(this.settings.executable);
+    const vault = this.vaultPath();
     const c = new GrooveClient({
-      executable: resolveExecutable(this.settings.executable),
-      vault: this.vaultPath(),
+      executable,
+      vault,
       autoStart: this.settings.autoStart,
       clientName: `obsidian-groove/${this.manifest.version}`,
       subscribe: ["index.progress", "index.changed"],
+      // A daemon that died without shutting down gets the crash card, not a silent restart.
+      checkLost: (pid) => checkCrashed(executable, vault, process.env, pid),
     });
-    const conn = new VaultConnection(c, { hints: () => this.hints() });
+    const conn = new VaultConnection(c, { hints: () => this.hints(), setup: commandLineSetup({ executable, vault }) });
     conn.on("state", (s) => this.setState(s));
     conn.on("changed", () => {
       for (const v of this.searchViews()) v.refresh();
@@ -206,10 +215,30 @@ export default class GroovePlugin extends Plugin {
     if (!ok && userAction) this.reportError(this._connection!.state.kind === "problem" ? new Error(this.problemText()) : new Error("groove is not available"), true);
   }
 
-  /** "Check again" from the status bar or a problem card. */
+  /**
+   * "Check again" from the status bar or a problem card. Groove may have been
+   * installed since: the executable is looked up again (PATH and the usual
+   * install folders), no restart of Obsidian needed.
+   */
   async checkAgain(): Promise<void> {
-    if (!this._connection) return this.connect(true);
+    const s = this._state;
+    if (!this._connection || (s.kind === "problem" && (s.problem.cause === "backend-not-found" || s.problem.cause === "connect-info-failed"))) {
+      this.dropClient();
+      return this.connect(false);
+    }
     await this._connection.retry();
+  }
+
+  /** "Download the default model" on the model card: the pull's progress is the state, then groove starts. */
+  async downloadModel(): Promise<void> {
+    this.client();
+    await this._connection!.downloadModel();
+  }
+
+  /** "Restart" on the crash card ("Start groove" with auto-start off). */
+  async restartDaemon(): Promise<void> {
+    this.client();
+    await this._connection!.restart();
   }
 
   /** "Build the index" from a not-indexed / index-missing card. */

@@ -101,7 +101,7 @@ export class SearchPanel {
         this.setHits([], []);
         // A connection problem is on the state card already; say it once. During
         // the first index a failing search is "not yet": the card says so.
-        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index") clear(this.results);
+        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index" || this.connection.kind === "model-download") clear(this.results);
         else renderError(this.results, e.message);
         this.o.onError?.(e);
       },
@@ -212,7 +212,7 @@ export class SearchPanel {
     const prev = this.connection;
     this.connection = state;
     renderState(this.stateEl, state, this.o.stateActions);
-    const wasWaiting = prev.kind === "first-index" || prev.kind === "problem";
+    const wasWaiting = prev.kind === "first-index" || prev.kind === "problem" || prev.kind === "model-download";
     if (wasWaiting && (state.kind === "ready" || state.kind === "indexing")) this.refresh();
     else if (state.kind === "first-index" && this.lastResponse && !this.lastResponse.results.length) clear(this.results);
   }

@@ -344,7 +344,8 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
     await p3.evaluate((st) => window.grooveTest.setConnection(st), JSON.parse(JSON.stringify(conn.state)));
     expect(await p3.getAttribute(".groove-state", "data-cause")).toBe("model-missing");
     expect(await p3.textContent(".groove-state-log")).toContain("model file not found: /nonexistent/e5-small.gguf");
-    expect(await p3.locator(".groove-state button").allTextContents()).toEqual(["Check again"]);
+    expect(await p3.locator(".groove-state button[data-action]").allTextContents()).toEqual(["Check again"]);
+    expect(await p3.locator(".groove-state button.groove-copy").allTextContents()).toEqual(["Copy"]); // the command line
     await shotPanel(p3, "error-state.png");
     publish("error-state.png");
     conn.dispose();
