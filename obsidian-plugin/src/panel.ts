@@ -212,7 +212,8 @@ export class SearchPanel {
     const prev = this.connection;
     this.connection = state;
     renderState(this.stateEl, state, this.o.stateActions);
-    const wasWaiting = prev.kind === "first-index" || prev.kind === "problem" || prev.kind === "model-download";
+    // Anything but a searchable index before (first index, a problem, a download, connecting after "Restart").
+    const wasWaiting = prev.kind !== "ready" && prev.kind !== "indexing";
     if (wasWaiting && (state.kind === "ready" || state.kind === "indexing")) this.refresh();
     else if (state.kind === "first-index" && this.lastResponse && !this.lastResponse.results.length) clear(this.results);
   }

