@@ -10,7 +10,7 @@ export * from "./hits";
 export * from "./session";
 export * from "./emitter";
 export { GrooveClient, runConnectInfo, parseConnectInfo, needsTheUser } from "./client";
-export { commandLineSetup, checkCrashed, readModelStatus, pullDefaultModel, fileTail } from "./setup";
+export { commandLineSetup, checkCrashed, readModelStatus, pullDefaultModel, fileTail, resolveExecutable } from "./setup";
 export type { SetupOptions } from "./setup";
 export type { ClientState, ClientEvents, GrooveClientOptions, RequestOptions, PendingRequest, ConnectInfoOptions } from "./client";
 export * from "./connection";

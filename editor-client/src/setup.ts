@@ -9,6 +9,8 @@
  */
 import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { GrooveError } from "./errors";
 import type { BackendSetup, ModelPullEvent, ModelStatus, PullResult } from "./connection";
 
@@ -18,6 +20,32 @@ export interface SetupOptions {
   vault: string;
   /** The environment of every `groove` run (GROOVE_HOME, GROOVE_INDEX_URL, …). */
   env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The `groove` to run for a setting: a path is used as it is (`~` expanded);
+ * a bare name is looked up on PATH, then in the folders pipx, uv and Homebrew
+ * install into — an editor started from the macOS Dock, or one started before
+ * `pipx ensurepath`, does not have them on its PATH. Returns the name
+ * unchanged when it is nowhere (the error then names it).
+ */
+export function resolveExecutable(configured: string, env: NodeJS.ProcessEnv = process.env, platform: string = process.platform): string {
+  const name = configured.trim() || "groove";
+  if (name.includes("/") || name.includes("\\")) return name.replace(/^~(?=\/|\\)/, os.homedir());
+  const exts = platform === "win32" ? [".exe", ".cmd", ""] : [""];
+  const home = os.homedir();
+  const dirs = [...(env.PATH ?? env.Path ?? "").split(path.delimiter), path.join(home, ".local", "bin"), "/opt/homebrew/bin", "/usr/local/bin"].filter(Boolean);
+  for (const d of dirs) {
+    for (const ext of exts) {
+      const p = path.join(d, name + ext);
+      try {
+        if (fs.statSync(p).isFile()) return p;
+      } catch {
+        /* not here */
+      }
+    }
+  }
+  return name;
 }
 
 interface Run {

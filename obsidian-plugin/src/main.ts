@@ -1,10 +1,7 @@
 import { FileSystemAdapter, MarkdownView, Notice, Plugin, TFile, type Editor, type WorkspaceLeaf } from "obsidian";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { GrooveClient } from "@groove/editor-client/client";
 import { diagnose, VaultConnection, type ConnectionState, type EditorHints } from "@groove/editor-client/connection";
-import { checkCrashed, commandLineSetup } from "@groove/editor-client/setup";
+import { checkCrashed, commandLineSetup, resolveExecutable } from "@groove/editor-client/setup";
 import { GrooveError } from "@groove/editor-client/errors";
 import { hitWikilink } from "@groove/editor-client/hits";
 import type { SearchHit, SearchParams } from "@groove/editor-client/protocol";
@@ -18,30 +15,8 @@ import { openPathAtLine } from "./jump";
 import { linktextOf, resolveLinkInVault } from "./links";
 import { OBSIDIAN_HINTS } from "./hints";
 
-/**
- * A bare "groove" is looked up on PATH, then in the usual user install
- * dirs: apps started from the macOS Dock/Finder do not inherit the shell's PATH.
- */
-export function resolveExecutable(configured: string, env: NodeJS.ProcessEnv = process.env): string {
-  const name = configured.trim() || "groove";
-  if (name.includes("/") || name.includes("\\")) return name.replace(/^~(?=\/|\\)/, os.homedir());
-  const exts = process.platform === "win32" ? [".exe", ".cmd", ""] : [""];
-  const dirs = [
-    ...(env.PATH ?? "").split(path.delimiter),
-    path.join(os.homedir(), ".local", "bin"),
-    "/opt/homebrew/bin",
-    "/usr/local/bin",
-  ].filter(Boolean);
-  for (const d of dirs) for (const ext of exts) {
-    const p = path.join(d, name + ext);
-    try {
-      if (fs.statSync(p).isFile()) return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return name;
-}
+/** Where `groove` is (shared with VS Code: PATH, then the folders pipx/uv/Homebrew install into). */
+export { resolveExecutable };
 
 /** `[[…]]` around column `ch` of `line`, without the brackets. */
 export function linkAt(line: string, ch: number): string | null {

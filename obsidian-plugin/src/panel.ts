@@ -48,6 +48,8 @@ export class SearchPanel {
   private readonly busyEl: HTMLElement;
   private readonly idPrefix = `groove-${++panels}`;
   private connection: ConnectionState = { kind: "idle" };
+  /** A wait (first index, problem, download) was shown since the index was last searchable. */
+  private waited = false;
   private readonly session: SearchSession;
   private readonly o: PanelOptions;
   private toggles: Toggles;
@@ -209,12 +211,15 @@ export class SearchPanel {
    * problem shows its fix. When it becomes ready the query runs again.
    */
   setConnection(state: ConnectionState): void {
-    const prev = this.connection;
     this.connection = state;
     renderState(this.stateEl, state, this.o.stateActions);
-    // Anything but a searchable index before (first index, a problem, a download, connecting after "Restart").
-    const wasWaiting = prev.kind !== "ready" && prev.kind !== "indexing";
-    if (wasWaiting && (state.kind === "ready" || state.kind === "indexing")) this.refresh();
+    // Searchable again after a wait (first index, a problem, a download — also via
+    // "connecting" after Restart): the query runs again.
+    if (state.kind === "first-index" || state.kind === "problem" || state.kind === "model-download") this.waited = true;
+    if (this.waited && (state.kind === "ready" || state.kind === "indexing")) {
+      this.waited = false;
+      this.refresh();
+    }
     else if (state.kind === "first-index" && this.lastResponse && !this.lastResponse.results.length) clear(this.results);
   }
 
