@@ -30,6 +30,20 @@ function copyRow(id: string, command: string, prefix = ""): CardRow {
   return { id, text: `${prefix}${command}`, icon: "terminal", description: "click to copy", tooltip: `Copy "${command}" to the clipboard`, command: { command: COPY_COMMAND, title: "Copy", arguments: [command] }, action: "copy" };
 }
 
+/** Tree rows do not wrap: a long text becomes several rows (the first with the icon), about `width` characters each. */
+export function wrapRows(id: string, text: string, icon: string, width = 52): CardRow[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines.map((l, i) => ({ id: i ? `${id}-${i}` : id, text: l, icon: i ? "blank" : icon, tooltip: text }));
+}
+
 const button = (id: NonNullable<CardRow["action"]>, text: string, icon: string, command: string): CardRow => ({ id, text, icon, command: { command, title: text }, action: id });
 
 /** The rows for a state; null when the view shows results instead (ready, connecting, a background update). */
@@ -46,7 +60,7 @@ export function cardRows(s: ConnectionState): CardRow[] | null {
       { id: "progress", text: pullText(s.progress), icon: "loading~spin" },
     ];
     if (s.progress.note) rows.push({ id: "note", text: s.progress.note, icon: "info" });
-    rows.push({ id: "next", text: "Search starts by itself when it is ready: groove then builds this folder's index.", icon: "blank" });
+    rows.push(...wrapRows("next", "Search starts by itself when it is ready: groove then builds this folder's index.", "blank"));
     return rows;
   }
   if (s.kind !== "problem") return null;
@@ -56,24 +70,26 @@ export function cardRows(s: ConnectionState): CardRow[] | null {
 function problemRows(p: Problem): CardRow[] {
   const rows: CardRow[] = [
     { id: "title", text: p.title, icon: p.cause === "backend-not-found" || p.cause === "model-missing" ? "info" : p.transient ? "debug-disconnect" : "warning", tooltip: `${p.detail}\n\n${p.fix}` },
-    { id: "detail", text: p.detail, icon: "blank", tooltip: p.detail },
+    ...wrapRows("detail", p.detail, "blank"),
   ];
   if (p.install) {
     const h = p.install;
-    rows.push({ id: "step-1", text: `1. Once: ${h.prerequisite}`, icon: "blank", tooltip: h.prerequisite });
+    rows.push(...wrapRows("step-1", `1. Once: ${h.prerequisite}`, "blank"));
     if (h.prerequisiteCommand) rows.push(copyRow("step-1-command", h.prerequisiteCommand, "    "));
-    rows.push({ id: "step-2", text: `2. Install groove (${h.osName}; the package is groove-search):`, icon: "blank" });
+    rows.push(...wrapRows("step-2", `2. Install groove (${h.osName}; the package is groove-search):`, "blank"));
     rows.push(copyRow("step-2-command", h.command, "    "));
     rows.push(copyRow("step-2-alternative", h.alternative, "    or: "));
     rows.push({
       id: "settings",
-      text: `Installed elsewhere? Set groove › Executable Path (pipx and uv: ${h.installedPath})`,
+      text: "Installed elsewhere? Set groove › Executable Path",
       icon: "gear",
+      description: `pipx and uv: ${h.installedPath}`,
+      tooltip: `pipx and uv install it at ${h.installedPath}`,
       command: { command: "workbench.action.openSettings", title: "Open Settings", arguments: ["groove.executablePath"] },
       action: "settings",
     });
   } else {
-    rows.push({ id: "fix", text: p.fix, icon: "lightbulb", tooltip: p.fix });
+    rows.push(...wrapRows("fix", p.fix, "lightbulb"));
     if (p.command) rows.push(copyRow("command", p.command));
   }
   if (p.download?.modelsDir) rows.push({ id: "where", text: `Saved in ${p.download.modelsDir}`, icon: "folder", description: p.download.indexUrl ? `from ${p.download.indexUrl}` : undefined });

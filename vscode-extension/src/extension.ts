@@ -5,7 +5,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { progressText, pullText, resolveExecutable, runConnectInfo, snippetLine, type ConnectionState, type EditorHints, type SearchHit, type SearchResponse } from "@groove/editor-client";
+import { resolveExecutable, runConnectInfo, snippetLine, type ConnectionState, type EditorHints, type SearchHit, type SearchResponse } from "@groove/editor-client";
 import { BackendRegistry, VSCODE_HINTS, type VaultBackend } from "./backend";
 import { cardRows, COPY_COMMAND } from "./card";
 import { Highlights } from "./highlights";
@@ -163,12 +163,8 @@ export class GrooveExtension implements vscode.Disposable {
         done();
       };
     } else if (!busy) this.endViewProgress();
-    if (s.kind === "first-index") {
-      this.treeView.message = `Building the index for the first time: ${progressText(s.progress)}. Results appear when it is done.`;
-    } else if (s.kind === "model-download") {
-      this.treeView.message = `Downloading the default model: ${pullText(s.progress)}`;
-    } else if (s.kind === "problem") {
-      this.treeView.message = `${s.problem.title}.`;
+    if (s.kind === "first-index" || s.kind === "model-download" || s.kind === "problem") {
+      this.treeView.message = undefined; // the card says it
     } else if (this.tree.response) {
       this.treeView.message = this.resultsMessage(this.tree.query, this.tree.response);
     } else {
