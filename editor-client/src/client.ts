@@ -63,7 +63,7 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
                 "not-installed",
                 `groove executable not found or not executable: "${opts.executable}". Install the groove backend ` +
                   `or set the full path to "groove" in the settings.`,
-                { cause: err },
+                { cause: err, data: { executable: opts.executable } },
               ),
             );
             return;
@@ -77,7 +77,7 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
               cause: err,
               // The whole stderr (the daemon log's tail on a start failure) lets
               // the connection state name the cause (crash, missing model, …).
-              data: { stderr: output, exitCode: typeof err.code === "number" ? err.code : null, timedOut },
+              data: { stderr: output, exitCode: typeof err.code === "number" ? err.code : null, timedOut, modelMissing: DEFAULT_MODEL_MISSING.test(output) },
             }),
           );
           return;
@@ -90,6 +90,18 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
       },
     );
   });
+}
+
+/** connect-info --start refuses to start without the default model and names its pull command (docs/models.md). */
+const DEFAULT_MODEL_MISSING = /groove models pull default/;
+
+/**
+ * Failures a background retry cannot fix — only the user can (install groove,
+ * update, download the model, restart a crashed daemon): no reconnect loop.
+ */
+export function needsTheUser(e: GrooveError): boolean {
+  const d = e.data as { crashed?: boolean; modelMissing?: boolean } | undefined;
+  return e.kind === "not-installed" || e.kind === "protocol" || !!d?.crashed || !!d?.modelMissing;
 }
 
 /** Takes the last line of output that is a JSON object (tolerates log lines before it). */
@@ -139,6 +151,12 @@ export interface GrooveClientOptions {
   reconnect?: boolean;
   /** Backoff between reconnect attempts (default 250 ms doubling to 30 s). */
   reconnectDelayMs?: { initial: number; max: number };
+  /**
+   * After the socket to a daemon dropped, before reconnecting (which may start
+   * a new daemon): an error to stop with instead, e.g. "it crashed" (see
+   * `checkCrashed` in ./setup). `pid` is the lost daemon's.
+   */
+  checkLost?: (pid: number | null) => Promise<GrooveError | null>;
   helloTimeoutMs?: number;
   /** Default timeout for requests other than search/reindex (ms, 0 = none). */
   requestTimeoutMs?: number;
@@ -178,6 +196,9 @@ export class GrooveClient extends Emitter<ClientEvents> {
   private _state: ClientState = "idle";
   private _hello: HelloResult | null = null;
   private _info: ConnectInfo | null = null;
+  /** The pid of the daemon whose socket dropped (undefined: none dropped since the last connect). */
+  private lostPid: number | null | undefined = undefined;
+  private forceStart = false;
 
   constructor(opts: GrooveClientOptions) {
     super();
@@ -229,9 +250,9 @@ export class GrooveClient extends Emitter<ClientEvents> {
           this.connecting = null;
           if (this._state !== "closed") {
             this.setState("disconnected", err);
-            // Retrying cannot fix a missing executable or a version mismatch;
-            // the next request (or the user's "check again") tries again.
-            if (err.kind !== "not-installed" && err.kind !== "protocol") this.scheduleReconnect();
+            // Retrying cannot fix a missing executable, a version mismatch, a
+            // missing model or a crash; the user's "check again" / "restart" does.
+            if (!needsTheUser(err)) this.scheduleReconnect();
           }
           throw err;
         },
@@ -240,8 +261,27 @@ export class GrooveClient extends Emitter<ClientEvents> {
     return this.connecting;
   }
 
+  /**
+   * Starts the daemon (whatever `autoStart` says) and connects: the user's
+   * "Restart" after a crash, or "Start" when auto-start is off.
+   */
+  async restart(): Promise<HelloResult> {
+    if (this._state === "connected" && this._hello) return this._hello;
+    this.lostPid = undefined;
+    this.forceStart = true;
+    try {
+      return await this.connect();
+    } finally {
+      this.forceStart = false;
+    }
+  }
+
   private async establish(): Promise<HelloResult> {
-    const autoStart = !!this.opts.autoStart;
+    const autoStart = this.forceStart || !!this.opts.autoStart;
+    if (this.lostPid !== undefined && this.opts.checkLost && !this.forceStart) {
+      const crashed = await this.opts.checkLost(this.lostPid);
+      if (crashed) throw crashed;
+    }
     let info = await this.fetchInfo(autoStart);
     // Stale address or token (daemon restarted between connect-info and our
     // connect) shows up as refused / closed-at-hello: ask again once.
@@ -349,6 +389,7 @@ export class GrooveClient extends Emitter<ClientEvents> {
               this.emit("error", toGrooveError(e));
             }
             settled = true;
+            this.lostPid = undefined;
             this.setState("connected");
             this.emit("connected", hello, info);
             resolve(hello);
@@ -401,6 +442,7 @@ export class GrooveClient extends Emitter<ClientEvents> {
   }
 
   private onSocketLost(): void {
+    this.lostPid = this._hello?.pid ?? this._info?.pid ?? null;
     this.socket = null;
     this._hello = null;
     const err = new GrooveError("disconnected", "lost the connection to the groove daemon");

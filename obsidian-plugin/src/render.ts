@@ -4,7 +4,7 @@
  * they are unit-tested with happy-dom and rendered in headless Chromium with
  * real daemon results.
  */
-import { describeState, progressText, type ConnectionState, type Problem } from "@groove/editor-client/connection";
+import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
 import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
 import { elideSegments } from "@groove/editor-client/offsets";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
@@ -171,6 +171,12 @@ export function renderError(container: HTMLElement, message: string): void {
 export interface StateActions {
   onRetry?(): void;
   onBuildIndex?(): void;
+  /** "Download the default model (≈ 91 MB)" / "Try again" on a model card. */
+  onDownloadModel?(): void;
+  /** "Restart" after a crash, "Start groove" when auto-start is off. */
+  onRestart?(): void;
+  /** Copies a command line (default: the clipboard API). */
+  onCopy?(text: string): Promise<void> | void;
 }
 
 /**
@@ -195,12 +201,69 @@ export function renderState(container: HTMLElement, state: ConnectionState, acti
     el(container, "div", { cls: "groove-state-detail", text: `${progressText(p)[0]!.toUpperCase()}${progressText(p).slice(1)}. Results appear here when it is done.` });
     return true;
   }
+  if (state.kind === "model-download") {
+    renderDownload(container, state.progress);
+    return true;
+  }
   if (state.kind === "problem") {
     renderProblem(container, state.problem, actions);
     return true;
   }
   container.removeAttribute("role");
   return false;
+}
+
+/** The default model's download: a progress bar in bytes, then verify/convert. */
+function renderDownload(container: HTMLElement, p: ModelPullProgress): void {
+  container.classList.add("groove-state-download");
+  container.setAttribute("role", "status");
+  container.setAttribute("data-phase", p.phase);
+  el(container, "div", { cls: "groove-state-title", text: "Downloading the default embedding model" });
+  const bar = el(container, "progress", { cls: "groove-progress", attr: { "aria-label": "Model download progress" } });
+  if (p.phase === "download" && p.total > 0) {
+    bar.max = p.total;
+    bar.value = p.done;
+  } else if (p.phase !== "resolve") {
+    bar.max = 1;
+    bar.value = 1;
+  }
+  el(container, "div", { cls: "groove-state-detail groove-download-text", text: pullText(p) });
+  if (p.note) el(container, "div", { cls: "groove-state-note", text: p.note });
+  el(container, "div", { cls: "groove-state-detail", text: "Search starts by itself when it is ready: groove then builds this vault's index." });
+}
+
+function copyText(text: string, actions: StateActions): Promise<void> {
+  if (actions.onCopy) return Promise.resolve(actions.onCopy(text));
+  const clip = (globalThis.navigator as Navigator | undefined)?.clipboard;
+  return clip ? clip.writeText(text) : Promise.reject(new Error("no clipboard"));
+}
+
+/** A command line with a Copy button. */
+function commandRow(parent: HTMLElement, command: string, actions: StateActions): void {
+  const row = el(parent, "div", { cls: "groove-command-row" });
+  el(row, "code", { cls: "groove-state-command", text: command });
+  const b = el(row, "button", { cls: "groove-copy", text: "Copy", attr: { type: "button", "aria-label": `Copy: ${command}` } });
+  b.addEventListener("click", () => {
+    void copyText(command, actions).then(
+      () => (b.textContent = "Copied"),
+      () => (b.textContent = "Select and copy"),
+    );
+  });
+}
+
+/** backend-not-found: this OS's steps, each with its command. */
+function renderInstall(container: HTMLElement, h: InstallHint, actions: StateActions): void {
+  const steps = el(container, "ol", { cls: "groove-install-steps", attr: { "data-os": h.os, "aria-label": `Install groove on ${h.osName}` } });
+  const first = el(steps, "li", {});
+  el(first, "div", { text: `Once: ${h.prerequisite}` });
+  if (h.prerequisiteCommand) commandRow(first, h.prerequisiteCommand, actions);
+  const second = el(steps, "li", {});
+  el(second, "div", { text: "Install groove (the package is groove-search; the command is groove):" });
+  commandRow(second, h.command, actions);
+  el(second, "div", { cls: "groove-state-or", text: "or, with uv:" });
+  commandRow(second, h.alternative, actions);
+  const third = el(steps, "li", {});
+  el(third, "div", { text: "Then press Check again — no restart needed." });
 }
 
 function renderProblem(container: HTMLElement, p: Problem, actions: StateActions): void {
@@ -210,18 +273,25 @@ function renderProblem(container: HTMLElement, p: Problem, actions: StateActions
   el(container, "div", { cls: "groove-state-title", text: p.title });
   el(container, "div", { cls: "groove-state-detail", text: p.detail });
   el(container, "div", { cls: "groove-state-fix", text: p.fix });
-  if (p.command) el(container, "code", { cls: "groove-state-command", text: p.command });
+  if (p.install) renderInstall(container, p.install, actions);
+  else if (p.command) commandRow(container, p.command, actions);
+  if (p.download?.modelsDir) el(container, "div", { cls: "groove-state-note", text: `Saved in ${p.download.modelsDir}; from ${p.download.indexUrl ?? "the package index"}.` });
   // The last lines matter most: the inner span sits at the bottom of the scrolled box (CSS).
-  if (p.logTail) el(el(container, "pre", { cls: "groove-state-log", attr: { tabindex: 0, "aria-label": "Daemon log" } }), "span", { text: p.logTail });
+  if (p.logTail) el(el(container, "pre", { cls: "groove-state-log", attr: { tabindex: 0, "aria-label": "Daemon log, last lines" } }), "span", { text: p.logTail });
   const buttons = el(container, "div", { cls: "groove-state-actions" });
-  if (p.canReindex && actions.onBuildIndex) {
-    const b = el(buttons, "button", { cls: "mod-cta", text: "Build the index", attr: { type: "button" } });
-    b.addEventListener("click", () => actions.onBuildIndex?.());
-  }
-  if (actions.onRetry) {
-    const b = el(buttons, "button", { text: "Check again", attr: { type: "button" } });
-    b.addEventListener("click", () => actions.onRetry?.());
-  }
+  const button = (text: string, cta: boolean, fn: (() => void) | undefined, action: string) => {
+    if (!fn) return;
+    const b = el(buttons, "button", { cls: cta ? "mod-cta" : "", text, attr: { type: "button", "data-action": action } });
+    b.addEventListener("click", () => {
+      b.disabled = true; // one click, one run: the next state re-renders the card
+      fn();
+    });
+  };
+  if (p.download) button(downloadLabel(p), true, actions.onDownloadModel, "download-model");
+  if (p.canReindex) button("Build the index", true, actions.onBuildIndex, "build-index");
+  if (p.canRestart) button(p.cause === "daemon-not-running" ? "Start groove" : "Restart", true, actions.onRestart, "restart");
+  // After a crash "Restart" is the check; everywhere else "Check again" re-probes.
+  if (p.cause !== "daemon-crashed") button("Check again", false, actions.onRetry, "retry");
 }
 
 /** `Target#Heading` / `Target#^block` for an outgoing link the daemon listed: the heading stays on the link. */
@@ -326,6 +396,7 @@ function listKeys(list: HTMLElement): void {
 /** Status-bar text and tooltip. */
 export function formatStatus(s: ConnectionState): { text: string; tooltip: string } {
   const d = describeState(s);
-  const tooltip = s.kind === "problem" ? `${d.tooltip}${s.problem.command ? ` — ${s.problem.command}` : ""} (click to check again)` : d.tooltip;
+  const card = s.kind === "problem" && !!(s.problem.install || s.problem.download || s.problem.canRestart);
+  const tooltip = s.kind === "problem" ? `${d.tooltip}${s.problem.command ? ` — ${s.problem.command}` : ""} (click to ${card ? "open the groove panel" : "check again"})` : d.tooltip;
   return { text: `groove: ${d.text}`, tooltip };
 }

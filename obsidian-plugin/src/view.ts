@@ -44,7 +44,12 @@ export class GrooveSearchView extends ItemView {
       onOpen: (hit, span, evt) => this.open(hit, span, evt),
       linkFor: (hit) => this.plugin.wikilinkFor(hit),
       onError: (e) => this.plugin.reportError(e, false),
-      stateActions: { onRetry: () => void this.plugin.checkAgain(), onBuildIndex: () => void this.plugin.buildIndex() },
+      stateActions: {
+        onRetry: () => void this.plugin.checkAgain(),
+        onBuildIndex: () => void this.plugin.buildIndex(),
+        onDownloadModel: () => void this.plugin.downloadModel(),
+        onRestart: () => void this.plugin.restartDaemon(),
+      },
     });
     const panel = this.panel;
     this.register(this.plugin.onState((s) => panel.setConnection(s)));

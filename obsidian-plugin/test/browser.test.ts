@@ -11,26 +11,18 @@
  * (GROOVE_UPDATE_SCREENSHOTS=1 also writes the README's copies in docs/).
  */
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
-import { build } from "esbuild";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { GrooveClient, PendingRequest } from "@groove/editor-client/client";
+import type { GrooveClient } from "@groove/editor-client/client";
 import { VaultConnection, type ConnectionState } from "@groove/editor-client/connection";
 import type { SearchResponse } from "@groove/editor-client/protocol";
 import { sliceBytes } from "@groove/editor-client/offsets";
-import { GrooveError } from "@groove/editor-client/errors";
 import { daemonUnavailable, SAMPLE_NOTES, startRealDaemon, type RealDaemon } from "../../editor-client/test/support/real-daemon";
 import { OBSIDIAN_HINTS } from "../src/hints";
 import type { OpenRecord, RenderRecord } from "./browser/entry";
-import { CHROMIUM, chromiumUnavailable } from "./browser/chromium";
-
-const here = __dirname;
-const pluginRoot = path.resolve(here, "..");
-const artifacts = path.resolve(pluginRoot, "..", "test-artifacts");
-const docs = path.join(pluginRoot, "docs");
-const updateDocs = process.env.GROOVE_UPDATE_SCREENSHOTS === "1";
+import { chromiumUnavailable } from "./browser/chromium";
+import { artifacts, buildPage, launch, openPage as open, publish, shot, shotPanel } from "./browser/harness";
 
 const skip = daemonUnavailable() ?? chromiumUnavailable();
 
@@ -54,59 +46,18 @@ function firstIndexVault(): Record<string, string> {
   return out;
 }
 
-function shot(name: string): string {
-  return path.join(artifacts, name);
-}
-function publish(name: string, as = name): void {
-  if (updateDocs) fs.copyFileSync(shot(name), path.join(docs, as));
-}
-
-/** Screenshot of the sidebar down to the end of the panel (at most `maxHeight` px). */
-async function shotPanel(p: Page, name: string, maxHeight = 620): Promise<void> {
-  const side = (await p.locator(".sidebar").boundingBox())!;
-  const panel = (await p.locator(".groove-panel").first().boundingBox())!;
-  const height = Math.min(maxHeight, panel.y + panel.height - side.y + 16, side.height);
-  await p.screenshot({ path: shot(name), clip: { x: side.x, y: side.y, width: side.width, height } });
-}
-
 describe.skipIf(!!skip)("search view in headless Chromium with the real daemon", () => {
   let d: RealDaemon;
   let client: GrooveClient;
   let ctx: BrowserContext;
   let page: Page;
   let pageDir: string;
-  let userDataDir: string;
   const searchesSent: string[] = [];
   const latencies: Array<{ query: string; keystrokeToPaintMs: number; daemonRoundTripMs: number; renderMs: number }> = [];
   const extraDaemons: RealDaemon[] = [];
 
-  async function openPage(p: Page, c: () => GrooveClient, vault: () => string): Promise<void> {
-    p.on("pageerror", (e) => console.error("page error:", e));
-    const inflight = new Map<number, PendingRequest<SearchResponse>>();
-    await p.exposeFunction("__grooveSearch", async (token: number, params: never) => {
-      searchesSent.push((params as { query: string }).query);
-      const h = c().startSearch(params);
-      inflight.set(token, h);
-      try {
-        return { response: await h.promise };
-      } catch (e) {
-        const err = e instanceof GrooveError ? e : new GrooveError("protocol", String(e));
-        return { error: { kind: err.kind, code: err.code, message: err.message } };
-      } finally {
-        inflight.delete(token);
-      }
-    });
-    await p.exposeFunction("__grooveCancel", async (token: number) => inflight.get(token)?.cancel());
-    await p.exposeFunction("__grooveReadNote", async (rel: string) => {
-      const abs = path.resolve(vault(), rel);
-      if (!abs.startsWith(vault() + path.sep)) throw new Error("outside the vault");
-      return fs.readFileSync(abs, "utf8");
-    });
-    await p.goto("file://" + path.join(pageDir, "page.html"));
-    await p.evaluate(() => {
-      (window as unknown as { panel: unknown }).panel = window.grooveTest.mount(document.getElementById("view")!);
-    });
-  }
+  let closeBrowser: () => Promise<void> = async () => {};
+  const openPage = (p: Page, c: () => GrooveClient, vault: () => string) => open(p, pageDir, c, vault, (q) => searchesSent.push(q));
 
   beforeAll(async () => {
     fs.mkdirSync(artifacts, { recursive: true });
@@ -116,34 +67,16 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
     await d.waitIndexed(client, Object.keys(NOTES).length);
 
     // The page: browser bundle of the real panel + plugin styles + theme variables.
-    pageDir = fs.mkdtempSync(path.join(os.tmpdir(), "groove-page-"));
-    await build({
-      entryPoints: [path.join(here, "browser", "entry.ts")],
-      outfile: path.join(pageDir, "bundle.js"),
-      bundle: true,
-      format: "iife",
-      platform: "browser",
-      target: "es2020",
-      logLevel: "error",
-    });
-    for (const f of ["page.html", "obsidian-theme.css"]) fs.copyFileSync(path.join(here, "browser", f), path.join(pageDir, f));
-    fs.copyFileSync(path.join(pluginRoot, "styles.css"), path.join(pageDir, "styles.css"));
-
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "groove-chromium-"));
-    ctx = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-      viewport: { width: 760, height: 900 },
-      deviceScaleFactor: 1,
-    });
+    pageDir = await buildPage();
+    const b = await launch();
+    ctx = b.ctx;
+    closeBrowser = b.close;
     page = ctx.pages()[0] ?? (await ctx.newPage());
     await openPage(page, () => client, () => d.vault);
   }, 240_000);
 
   afterAll(async () => {
-    await ctx?.close();
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
+    await closeBrowser();
     for (const x of extraDaemons) await x.stop();
     await d?.stop();
     if (latencies.length) {
@@ -344,7 +277,8 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
     await p3.evaluate((st) => window.grooveTest.setConnection(st), JSON.parse(JSON.stringify(conn.state)));
     expect(await p3.getAttribute(".groove-state", "data-cause")).toBe("model-missing");
     expect(await p3.textContent(".groove-state-log")).toContain("model file not found: /nonexistent/e5-small.gguf");
-    expect(await p3.locator(".groove-state button").allTextContents()).toEqual(["Check again"]);
+    expect(await p3.locator(".groove-state button[data-action]").allTextContents()).toEqual(["Check again"]);
+    expect(await p3.locator(".groove-state button.groove-copy").allTextContents()).toEqual(["Copy"]); // the command line
     await shotPanel(p3, "error-state.png");
     publish("error-state.png");
     conn.dispose();

@@ -273,6 +273,8 @@ describe("renderRelated", () => {
   });
 });
 
+const actionButtons = (root: HTMLElement) => [...root.querySelectorAll("button[data-action]")].map((b) => b.textContent);
+
 describe("renderState", () => {
   const hints = { executableSetting: 'the "groove executable" setting', autoStartSetting: '"Auto-start daemon"', vault: "/v" };
   it("first index: a progress bar with the counts, and a promise of results", () => {
@@ -288,20 +290,92 @@ describe("renderState", () => {
     const onRetry = vi.fn();
     const onBuildIndex = vi.fn();
     const crashed = diagnose(new GrooveError("connect-info", "groove serve exited with code 1 before accepting connections", { data: { stderr: "line 1\nRuntimeError: boom" } }), hints);
-    renderState(root, { kind: "problem", problem: crashed }, { onRetry, onBuildIndex });
+    const onRestart = vi.fn();
+    renderState(root, { kind: "problem", problem: crashed }, { onRetry, onBuildIndex, onRestart });
     expect(root.getAttribute("data-cause")).toBe("daemon-crashed");
     expect(root.querySelector(".groove-state-log")!.textContent).toContain("RuntimeError: boom");
     expect(root.querySelector(".groove-state-command")!.textContent).toBe("groove doctor");
-    expect([...root.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Check again"]);
-    root.querySelector("button")!.click();
-    expect(onRetry).toHaveBeenCalledTimes(1);
+    // A crash at start: "Restart" starts it again (it is the check).
+    expect(actionButtons(root)).toEqual(["Restart"]);
+    root.querySelector<HTMLButtonElement>("button[data-action]")!.click();
+    expect(onRestart).toHaveBeenCalledTimes(1);
 
     const notIndexed = stateForStatus({ documents: 0, chunks: 0, model: "e5", dim: 384, last_indexed: null, stale_files: 9, indexing: false, progress: null, index_path: "/i" }, null);
     renderState(root, notIndexed, { onRetry, onBuildIndex });
     expect(root.getAttribute("data-cause")).toBe("not-indexed");
-    expect([...root.querySelectorAll("button")].map((b) => b.textContent)).toEqual(["Build the index", "Check again"]);
-    root.querySelector("button")!.click();
+    expect(actionButtons(root)).toEqual(["Build the index", "Check again"]);
+    root.querySelector<HTMLButtonElement>("button[data-action]")!.click();
     expect(onBuildIndex).toHaveBeenCalledTimes(1);
+    root.querySelector<HTMLButtonElement>('button[data-action="retry"]')!.click();
+    expect(onRetry).toHaveBeenCalledTimes(1);
+  });
+
+  it.each([
+    ["darwin", "macOS", ["brew install pipx", "pipx install groove-search", "uv tool install groove-search"]],
+    ["win32", "Windows", ["py -m pip install --user pipx", "py -m pipx install groove-search", "uv tool install groove-search"]],
+    ["linux", "Linux", ["sudo apt install pipx python3-venv build-essential", "pipx install groove-search", "uv tool install groove-search"]],
+  ])("backend not found on %s: %s's install steps, each command with Copy, and Check again", async (platform, osName, commands) => {
+    const root = document.createElement("div");
+    const copied: string[] = [];
+    const onRetry = vi.fn();
+    const p = diagnose(new GrooveError("not-installed", "x"), { ...hints, platform, executable: "groove" });
+    renderState(root, { kind: "problem", problem: p }, { onRetry, onCopy: (t) => void copied.push(t) });
+    expect(root.querySelector(".groove-install-steps")!.getAttribute("aria-label")).toBe(`Install groove on ${osName}`);
+    expect([...root.querySelectorAll(".groove-state-command")].map((c) => c.textContent)).toEqual(commands);
+    expect(root.textContent).not.toMatch(/pip install groove\b|make install/);
+    for (const b of root.querySelectorAll<HTMLButtonElement>("button.groove-copy")) b.click();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(copied).toEqual(commands);
+    expect([...root.querySelectorAll("button.groove-copy")].map((b) => b.textContent)).toEqual(["Copied", "Copied", "Copied"]);
+    expect(actionButtons(root)).toEqual(["Check again"]);
+    root.querySelector<HTMLButtonElement>('button[data-action="retry"]')!.click();
+    expect(onRetry).toHaveBeenCalledTimes(1);
+  });
+
+  it("model missing: the download button says how big it is; a failed download says why and resumes", () => {
+    const root = document.createElement("div");
+    const onDownloadModel = vi.fn();
+    const missing = diagnose(new GrooveError("connect-info", "x", { data: { stderr: "error: the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download)" } }), hints);
+    const sized = { ...missing, download: { bytes: 91_165_692, partialBytes: 0, modelsDir: "/home/me/.local/share/groove/models", indexUrl: "https://pypi.org/simple" } };
+    renderState(root, { kind: "problem", problem: sized }, { onDownloadModel, onRetry: () => {} });
+    expect(root.getAttribute("data-cause")).toBe("model-missing");
+    expect(actionButtons(root)).toEqual(["Download the default model (≈ 91 MB)", "Check again"]);
+    expect(root.querySelector(".groove-state-note")!.textContent).toBe("Saved in /home/me/.local/share/groove/models; from https://pypi.org/simple.");
+    const b = root.querySelector<HTMLButtonElement>('button[data-action="download-model"]')!;
+    b.click();
+    b.click(); // disabled after the first click: one download
+    expect(onDownloadModel).toHaveBeenCalledTimes(1);
+
+    const failed = diagnose(new GrooveError("connect-info", "x", { data: { pull: { kind: "interrupted", message: "download kept failing (connection reset); the next try resumes" } } }), hints);
+    renderState(root, { kind: "problem", problem: { ...failed, download: { bytes: 91_165_692, partialBytes: 40_000_000 } } }, { onDownloadModel, onRetry: () => {} });
+    expect(root.querySelector(".groove-state-title")!.textContent).toBe("The model download kept breaking off");
+    expect(root.querySelector(".groove-state-detail")!.textContent).toContain("connection reset");
+    expect(actionButtons(root)).toEqual(["Try again (resumes at 40.0 MB)", "Check again"]);
+  });
+
+  it("model download: a byte progress bar, then checking and converting", () => {
+    const root = document.createElement("div");
+    renderState(root, { kind: "model-download", progress: { phase: "download", done: 40_000_000, total: 91_165_692, note: "connection problem (reset); retrying, attempt 1 of 3" } });
+    const bar = root.querySelector("progress")!;
+    expect([bar.value, bar.max]).toEqual([40_000_000, 91_165_692]);
+    expect(root.querySelector(".groove-download-text")!.textContent).toBe("Downloading: 40.0 of 91.2 MB (43%)");
+    expect(root.querySelector(".groove-state-note")!.textContent).toMatch(/retrying, attempt 1 of 3/);
+    expect(root.getAttribute("role")).toBe("status");
+    renderState(root, { kind: "model-download", progress: { phase: "convert", done: 91_165_692, total: 91_165_692 } });
+    expect(root.querySelector(".groove-download-text")!.textContent).toBe("Converting it for llama.cpp (a few seconds)…");
+    expect(formatStatus({ kind: "model-download", progress: { phase: "download", done: 40_000_000, total: 91_165_692 } }).text).toBe("groove: downloading model 43%");
+  });
+
+  it("a crashed daemon: its log's last lines and Restart; auto-start off: Start groove and Check again", () => {
+    const root = document.createElement("div");
+    const crashed = diagnose(new GrooveError("connect-info", "x", { data: { crashed: true, pid: 4242, stderr: "INFO listening on unix /r/v.sock\nINFO indexed vault: 3 changed" } }), hints);
+    renderState(root, { kind: "problem", problem: crashed }, { onRestart: () => {}, onRetry: () => {} });
+    expect(root.querySelector(".groove-state-title")!.textContent).toBe("The groove daemon stopped unexpectedly");
+    expect(root.querySelector(".groove-state-detail")!.textContent).toContain("pid 4242");
+    expect(root.querySelector(".groove-state-log")!.textContent).toContain("indexed vault: 3 changed");
+    expect(actionButtons(root)).toEqual(["Restart"]);
+    renderState(root, { kind: "problem", problem: diagnose(new GrooveError("not-running", "x"), hints) }, { onRestart: () => {}, onRetry: () => {} });
+    expect(actionButtons(root)).toEqual(["Start groove", "Check again"]);
   });
 
   it("renders nothing when ready", () => {

@@ -6,8 +6,8 @@
  * integration tests drive this file against the real daemon in plain Node.
  */
 import * as path from "node:path";
-import { Emitter, GrooveClient, VaultConnection } from "@groove/editor-client";
-import type { ConnectionState, EditorHints, HelloResult, RelatedNotesResult, ResolveLinkResult, SearchParams, SearchResponse } from "@groove/editor-client";
+import { checkCrashed, commandLineSetup, Emitter, GrooveClient, GrooveError, VaultConnection } from "@groove/editor-client";
+import type { ConnectionState, EditorHints, HelloResult, PendingRequest, RelatedNotesResult, ResolveLinkResult, SearchParams, SearchResponse, SearchRunner } from "@groove/editor-client";
 
 export const CLIENT_NAME = "vscode-groove/0.1.0";
 
@@ -53,8 +53,13 @@ export class VaultBackend extends Emitter<BackendEvents> {
       autoStart: opts.autoStart,
       clientName: CLIENT_NAME,
       subscribe: ["index.progress", "index.changed"],
+      // A daemon that died without shutting down gets the crash card, not a silent restart.
+      checkLost: (pid) => checkCrashed(opts.executable, root, opts.env, pid),
     });
-    this.connection = new VaultConnection(this.client, { hints: { ...VSCODE_HINTS, executable: opts.executable, vault: root } });
+    this.connection = new VaultConnection(this.client, {
+      hints: { ...VSCODE_HINTS, executable: opts.executable, vault: root, platform: process.platform },
+      setup: commandLineSetup({ executable: opts.executable, vault: root, env: opts.env }),
+    });
     this.connection.on("state", (s) => this.emit("state", s));
     this.connection.on("changed", (c) => this.emit("changed", c.paths, c.deleted));
   }
@@ -71,6 +76,32 @@ export class VaultBackend extends Emitter<BackendEvents> {
       this.connection.noteError(e);
       throw e;
     }
+  }
+
+  /**
+   * What the QuickPick searches with: the client, except while the default
+   * model downloads — a search then would only try to start the daemon half-way.
+   */
+  readonly runner: SearchRunner = {
+    startSearch: (p: SearchParams): PendingRequest<SearchResponse> => {
+      if (this.state.kind === "model-download") return { promise: Promise.reject(new GrooveError("not-running", "the default model is still downloading")), cancel: () => {} };
+      return this.client.startSearch(p);
+    },
+  };
+
+  /** "Check again": connect (groove may have been installed meanwhile), then re-read the status. */
+  checkAgain(): Promise<boolean> {
+    return this.connection.retry();
+  }
+
+  /** "Download the default model": the pull's progress is the state; then the daemon starts. */
+  downloadModel(): Promise<boolean> {
+    return this.connection.downloadModel();
+  }
+
+  /** "Restart" after a crash, "Start groove" with auto-start off. */
+  restart(): Promise<boolean> {
+    return this.connection.restart();
   }
 
   /** Re-reads the index status (the state follows). */
@@ -142,6 +173,12 @@ export class BackendRegistry {
 
   all(): VaultBackend[] {
     return [...this.byRoot.values()];
+  }
+
+  /** Forgets one folder's backend (the next `get` makes a new one). */
+  drop(root: string): void {
+    this.byRoot.get(root)?.dispose();
+    this.byRoot.delete(root);
   }
 
   /** Settings changed (executable path, auto-start): reconnect with the new ones. */

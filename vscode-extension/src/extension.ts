@@ -5,8 +5,9 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as vscode from "vscode";
-import { progressText, runConnectInfo, snippetLine, type ConnectionState, type EditorHints, type SearchHit, type SearchResponse } from "@groove/editor-client";
+import { resolveExecutable, runConnectInfo, snippetLine, type ConnectionState, type EditorHints, type SearchHit, type SearchResponse } from "@groove/editor-client";
 import { BackendRegistry, VSCODE_HINTS, type VaultBackend } from "./backend";
+import { cardRows, COPY_COMMAND } from "./card";
 import { Highlights } from "./highlights";
 import { openAtLine, openHit } from "./jump";
 import { MISSING_LINK_COMMAND, missingLinkMessage, WikiLinkProvider } from "./links";
@@ -52,7 +53,8 @@ export class GrooveExtension implements vscode.Disposable {
     this.registry = new BackendRegistry(
       () => {
         const s = readSettings();
-        return { executable: s.executablePath, autoStart: s.autoStart, env: this.env };
+        // Looked up again for every new backend: "Check again" finds a groove installed since.
+        return { executable: resolveExecutable(s.executablePath, this.env), autoStart: s.autoStart, env: this.env };
       },
       (b) => this.watch(b),
     );
@@ -80,6 +82,11 @@ export class GrooveExtension implements vscode.Disposable {
     cmd("groove.relatedNotes", () => this.relatedNotes());
     cmd("groove.rebuildIndex", () => this.rebuildIndex());
     cmd("groove.showOutput", () => this.output.show(true));
+    // The first-run card's buttons (also in the command palette).
+    cmd("groove.checkAgain", () => this.checkAgain());
+    cmd("groove.downloadModel", () => this.downloadModel());
+    cmd("groove.restartDaemon", () => this.restartDaemon());
+    cmd(COPY_COMMAND, (text: string) => this.copy(text));
     cmd(MISSING_LINK_COMMAND, (raw: string, notePath?: string | null) => vscode.window.showWarningMessage(missingLinkMessage(raw, notePath)));
     for (const id of Object.keys(TOGGLES) as Array<keyof typeof TOGGLES>) cmd(id, () => this.toggle(id));
 
@@ -111,7 +118,7 @@ export class GrooveExtension implements vscode.Disposable {
   }
 
   hints(root = this.folderFor()): EditorHints {
-    return { ...VSCODE_HINTS, executable: readSettings().executablePath, vault: root };
+    return { ...VSCODE_HINTS, executable: resolveExecutable(readSettings().executablePath, this.env), vault: root, platform: process.platform };
   }
 
   private watch(b: VaultBackend): void {
@@ -135,22 +142,77 @@ export class GrooveExtension implements vscode.Disposable {
     const root = this.folderFor();
     const b = root ? this.registry.peek(root) : undefined;
     this.status.show(b ? b.state : null);
+    if (b && (this.treeRoot === b.root || !this.treeRoot)) this.showState(b.state);
   }
 
   /**
-   * The first index and problems in the results view: its message line says
-   * what is going on (progress, or the problem and its fix).
+   * The first index, a model download and problems in the results view: a
+   * card of rows above the results (what is wrong, the commands, the log,
+   * the buttons), and a progress bar on the view while something runs.
    */
   private showState(s: ConnectionState): void {
-    if (s.kind === "first-index") {
-      this.treeView.message = `Building the index for the first time: ${progressText(s.progress)}. Results appear when it is done.`;
-    } else if (s.kind === "problem") {
-      this.treeView.message = `${s.problem.title}. ${s.problem.fix}${s.problem.command ? ` — ${s.problem.command}` : ""}`;
+    this.tree.setCard(cardRows(s));
+    const busy = s.kind === "first-index" || s.kind === "model-download";
+    if (busy && !this.viewProgress) {
+      let done!: () => void;
+      this.viewProgress = new Promise<void>((r) => (done = r));
+      const finished = this.viewProgress;
+      void vscode.window.withProgress({ location: { viewId: "groove.results" } }, () => finished);
+      this.endViewProgress = () => {
+        this.viewProgress = null;
+        done();
+      };
+    } else if (!busy) this.endViewProgress();
+    if (s.kind === "first-index" || s.kind === "model-download" || s.kind === "problem") {
+      this.treeView.message = undefined; // the card says it
     } else if (this.tree.response) {
       this.treeView.message = this.resultsMessage(this.tree.query, this.tree.response);
     } else {
       this.treeView.message = undefined;
     }
+  }
+  private viewProgress: Promise<void> | null = null;
+  private endViewProgress: () => void = () => {};
+
+  /** The backend the card is about: the results view's folder, else the active one. */
+  private cardBackend(): VaultBackend | undefined {
+    return this.treeRoot ? this.registry.get(this.treeRoot) : this.backendFor();
+  }
+
+  /** "Check again" (card, palette): groove may have been installed meanwhile; no reload needed. */
+  async checkAgain(): Promise<void> {
+    const b = this.cardBackend();
+    if (!b) return this.noFolder();
+    this.updateStatus();
+    if (b.state.kind === "problem" && b.state.problem.cause === "backend-not-found") {
+      // groove may have been installed since: a fresh backend looks the executable up again.
+      this.registry.drop(b.root);
+      const fresh = this.registry.get(b.root);
+      this.updateStatus();
+      await fresh.connection.start();
+      return;
+    }
+    await b.checkAgain();
+  }
+
+  async downloadModel(): Promise<void> {
+    const b = this.cardBackend();
+    if (!b) return this.noFolder();
+    this.updateStatus();
+    await b.downloadModel();
+  }
+
+  async restartDaemon(): Promise<void> {
+    const b = this.cardBackend();
+    if (!b) return this.noFolder();
+    this.updateStatus();
+    await b.restart();
+  }
+
+  /** A command line from the card, to the clipboard (the status bar confirms it). */
+  async copy(text: string): Promise<void> {
+    await vscode.env.clipboard.writeText(text);
+    vscode.window.setStatusBarMessage(`groove: copied "${text}"`, 4000);
   }
 
   /**
@@ -164,7 +226,7 @@ export class GrooveExtension implements vscode.Disposable {
     const s = readSettings();
     let running = false;
     try {
-      running = (await runConnectInfo({ executable: s.executablePath, vault: root, start: false, env: this.env, timeoutMs: 20_000 })).running;
+      running = (await runConnectInfo({ executable: resolveExecutable(s.executablePath, this.env), vault: root, start: false, env: this.env, timeoutMs: 20_000 })).running;
     } catch (e) {
       const b = this.registry.get(root);
       b.noteError(e);
@@ -190,7 +252,7 @@ export class GrooveExtension implements vscode.Disposable {
     const ed = vscode.window.activeTextEditor;
     const sel = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : "";
     const pick = showSearchQuickPick({
-      runner: b.client,
+      runner: b.runner,
       settings: readSettings,
       initialQuery: sel && !sel.includes("\n") ? sel : undefined,
       onNewQuery: () => this.highlights.clear(),
@@ -220,7 +282,7 @@ export class GrooveExtension implements vscode.Disposable {
     this.treeRoot = root;
     this.tree.setResults(query, response);
     const b = this.registry.peek(root);
-    if (b && (b.state.kind === "first-index" || b.state.kind === "problem")) this.showState(b.state);
+    if (b && (b.state.kind === "first-index" || b.state.kind === "problem" || b.state.kind === "model-download")) this.showState(b.state);
     else this.treeView.message = this.resultsMessage(query, response);
   }
 
@@ -287,6 +349,7 @@ export class GrooveExtension implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.endViewProgress();
     for (const d of this.disposables) d.dispose();
     this.registry.dispose();
     this.highlights.dispose();

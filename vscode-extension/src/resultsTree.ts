@@ -9,8 +9,10 @@ import * as vscode from "vscode";
 import { vaultFile } from "./jump";
 import { snippetLine, spanContextLine, type SearchHit, type SearchResponse, type SnippetLine } from "@groove/editor-client";
 import { headingTrail, hitTooltipMarkdown } from "./render";
+import type { CardRow } from "./card";
 
 export type ResultNode =
+  | { kind: "card"; row: CardRow }
   | { kind: "note"; path: string; title: string; hits: SearchHit[] }
   | { kind: "hit"; hit: SearchHit }
   | { kind: "match"; hit: SearchHit; span: number }
@@ -44,6 +46,8 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
   private readonly changed = new vscode.EventEmitter<ResultNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private roots: ResultNode[] = [];
+  /** The first-run / problem card, above the results (null: none). */
+  private card: CardRow[] | null = null;
   query = "";
   response: SearchResponse | null = null;
 
@@ -62,6 +66,17 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     this.changed.fire(undefined);
   }
 
+  /** Shows (rows) or removes (null) the card. */
+  setCard(rows: CardRow[] | null): void {
+    if (rows === null && this.card === null) return;
+    this.card = rows;
+    this.changed.fire(undefined);
+  }
+
+  get cardRows(): CardRow[] | null {
+    return this.card;
+  }
+
   clear(): void {
     this.roots = [];
     this.response = null;
@@ -70,7 +85,8 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
   }
 
   getChildren(node?: ResultNode): ResultNode[] {
-    if (!node) return this.roots;
+    if (!node) return [...(this.card ?? []).map((row): ResultNode => ({ kind: "card", row })), ...this.roots];
+    if (node.kind === "card") return (node.row.children ?? []).map((row) => ({ kind: "card", row }));
     if (node.kind === "note") return node.hits.map((hit) => ({ kind: "hit", hit }));
     if (node.kind === "hit") {
       const spans = spansInOrder(node.hit);
@@ -80,6 +96,17 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
   }
 
   getTreeItem(node: ResultNode): vscode.TreeItem {
+    if (node.kind === "card") {
+      const r = node.row;
+      const item = new vscode.TreeItem(r.text, r.children?.length ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+      item.id = `card:${r.id}`;
+      item.iconPath = new vscode.ThemeIcon(r.icon);
+      if (r.description) item.description = r.description;
+      if (r.tooltip) item.tooltip = r.tooltip;
+      if (r.command) item.command = r.command;
+      item.contextValue = r.action ? `grooveCard.${r.action}` : "grooveCard";
+      return item;
+    }
     if (node.kind === "info") {
       const item = new vscode.TreeItem(node.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon("info");

@@ -5,7 +5,7 @@
  * stale results never reach the list.
  */
 import * as vscode from "vscode";
-import { progressText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
+import { progressText, pullText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
 import { headingTrail, snippet } from "./render";
 import { searchParams, type Settings } from "./settings";
 
@@ -57,8 +57,10 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
   qp.matchOnDetail = false;
   const settings = deps.settings();
   const TITLE = "groove: Semantic Search";
+  /** The title while there is nothing to search yet (first index, model download): not an error. */
   const firstIndex = (): string | null => {
     const st = deps.state?.();
+    if (st?.kind === "model-download") return `${TITLE} — downloading the default model (${pullText(st.progress)}); search starts when it is ready`;
     return st?.kind === "first-index" ? `${TITLE} — building the index for the first time (${progressText(st.progress)}); results appear when it is done` : null;
   };
 
@@ -93,13 +95,16 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
     },
   });
   // When the first index finishes, the open QuickPick searches again by itself.
-  let prevState = deps.state?.().kind;
+  // Searchable again after a wait (first index, a problem, a download — also via "connecting"
+  // after Restart): the open QuickPick searches again by itself.
+  const waits = (k: ConnectionState["kind"] | undefined) => k === "first-index" || k === "problem" || k === "model-download";
+  let waited = waits(deps.state?.().kind);
   const offState = deps.onState?.((s) => {
-    const was = prevState;
-    prevState = s.kind;
-    if ((was === "first-index" || was === "problem") && (s.kind === "ready" || s.kind === "indexing") && qp.value.trim()) {
-      session.refresh(searchParams(qp.value, deps.settings()));
-    } else if (s.kind === "first-index" && !qp.items.length && qp.value.trim()) qp.title = firstIndex() ?? qp.title;
+    if (waits(s.kind)) waited = true;
+    if ((s.kind === "ready" || s.kind === "indexing") && waited) {
+      waited = false;
+      if (qp.value.trim()) session.refresh(searchParams(qp.value, deps.settings()));
+    } else if ((s.kind === "first-index" || s.kind === "model-download") && !qp.items.length && qp.value.trim()) qp.title = firstIndex() ?? qp.title;
   });
 
   qp.onDidChangeValue((value) => {

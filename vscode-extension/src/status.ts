@@ -8,6 +8,7 @@ const ICON: Record<ConnectionState["kind"], string> = {
   "first-index": "$(sync~spin)",
   indexing: "$(sync~spin)",
   ready: "$(check)",
+  "model-download": "$(cloud-download)",
   problem: "$(warning)",
 };
 
@@ -20,9 +21,17 @@ export function statusText(s: ConnectionState | null): { text: string; tooltip: 
   if (s.kind === "problem") {
     const icon = s.problem.cause === "backend-not-found" ? "$(error)" : s.problem.transient ? "$(debug-disconnect)" : "$(warning)";
     const cmd = s.problem.command ? `\n\n${s.problem.command}` : "";
-    return { text: `${icon} groove: ${d.text}`, tooltip: `groove: ${s.problem.title}\n\n${s.problem.detail}\n\n${s.problem.fix}${cmd}\n\n(click for the log)`, error: !s.problem.transient };
+    const where = hasCard(s) ? "click for the groove view and its buttons" : "click for the log";
+    return { text: `${icon} groove: ${d.text}`, tooltip: `groove: ${s.problem.title}\n\n${s.problem.detail}\n\n${s.problem.fix}${cmd}\n\n(${where})`, error: !s.problem.transient };
   }
   return { text: `${ICON[s.kind]} groove: ${d.text}`, tooltip: d.tooltip, error: d.problem };
+}
+
+/** States whose card (buttons: install, download, restart) is in the results view. */
+export function hasCard(s: ConnectionState | null): boolean {
+  if (!s) return false;
+  if (s.kind === "model-download" || s.kind === "first-index") return true;
+  return s.kind === "problem" && !!(s.problem.install || s.problem.download || s.problem.canRestart || s.problem.canReindex);
 }
 
 export class StatusBar implements vscode.Disposable {
@@ -34,6 +43,8 @@ export class StatusBar implements vscode.Disposable {
   }
   show(s: ConnectionState | null): void {
     const t = statusText(s);
+    // A first-run step opens the view that has its buttons; anything else, the log.
+    this.item.command = hasCard(s) ? "groove.results.focus" : "groove.showOutput";
     this.item.text = t.text;
     this.item.tooltip = t.tooltip;
     this.item.backgroundColor = t.error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;

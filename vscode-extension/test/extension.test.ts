@@ -43,7 +43,7 @@ describe("activation", () => {
     const err = fake.messages.find((m) => m.level === "error")!;
     expect(err.text).toContain("no-such-groove");
     expect(err.text).toContain("groove.executablePath");
-    expect(err.text).toContain("make install");
+    expect(err.text).toContain(process.platform === "win32" ? "py -m pipx install groove-search" : "pipx install groove-search");
     expect(err.text).not.toContain("pip install groove"); // someone else's package on PyPI (issue 19)
     expect(err.items).toEqual(["Open Settings", "Show Log"]);
     await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"));

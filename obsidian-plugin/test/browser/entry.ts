@@ -6,7 +6,7 @@
  * (read through the bridge) with the same code the plugin's jump uses.
  */
 import { SearchPanel } from "../../src/panel";
-import { renderRelated } from "../../src/render";
+import { formatStatus, renderRelated } from "../../src/render";
 import type { ConnectionState } from "@groove/editor-client/connection";
 import { hitSelection } from "@groove/editor-client/hits";
 import { textBetween } from "@groove/editor-client/offsets";
@@ -18,6 +18,8 @@ declare global {
     __grooveSearch(token: number, params: SearchParams): Promise<{ response?: SearchResponse; error?: { kind: string; code?: number; message: string } }>;
     __grooveCancel(token: number): Promise<void>;
     __grooveReadNote(path: string): Promise<string>;
+    /** A card's button, run by the Node side's VaultConnection (first-run tests). */
+    __grooveAction?(action: "retry" | "build-index" | "download-model" | "restart" | "copy", arg?: string): Promise<void>;
     grooveTest: typeof api;
   }
 }
@@ -82,7 +84,13 @@ const api = {
           opened.push({ path: hit.path, span, selected: textBetween(text, sel.from, sel.to), exact: sel.exact });
         });
       },
-      stateActions: { onRetry: () => {}, onBuildIndex: () => {} },
+      stateActions: {
+        onRetry: () => void window.__grooveAction?.("retry"),
+        onBuildIndex: () => void window.__grooveAction?.("build-index"),
+        onDownloadModel: () => void window.__grooveAction?.("download-model"),
+        onRestart: () => void window.__grooveAction?.("restart"),
+        onCopy: (text) => window.__grooveAction?.("copy", text),
+      },
       onRendered: ({ params, response, timing }) => {
         requestAnimationFrame(() =>
           renders.push({
@@ -101,6 +109,14 @@ const api = {
   /** The Node side's VaultConnection state, as the plugin feeds it to its panels. */
   setConnection(state: ConnectionState) {
     current?.setConnection(state);
+    // The plugin's status-bar item, as main.ts renders it.
+    const bar = document.getElementById("status");
+    if (bar) {
+      const { text, tooltip } = formatStatus(state);
+      bar.textContent = text;
+      bar.title = tooltip;
+      bar.setAttribute("data-state", state.kind === "problem" ? state.problem.cause : state.kind);
+    }
   },
   showRelated(container: HTMLElement, related: RelatedNotesResult) {
     renderRelated(container, related, { onOpenPath: () => {}, onOpenLink: () => {} });
