@@ -336,11 +336,11 @@ describe("renderState", () => {
     const root = document.createElement("div");
     const onDownloadModel = vi.fn();
     const missing = diagnose(new GrooveError("connect-info", "x", { data: { stderr: "error: the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download)" } }), hints);
-    const sized = { ...missing, download: { bytes: 91_165_692, partialBytes: 0, modelsDir: "/home/me/.local/share/groove/models", indexUrl: "https://pypi.org/simple" } };
+    const sized = { ...missing, download: { bytes: 91_165_692, partialBytes: 0, modelsDir: "/Users/me/.local/share/groove/models", indexUrl: "https://pypi.org/simple" } };
     renderState(root, { kind: "problem", problem: sized }, { onDownloadModel, onRetry: () => {} });
     expect(root.getAttribute("data-cause")).toBe("model-missing");
     expect(actionButtons(root)).toEqual(["Download the default model (≈ 91 MB)", "Check again"]);
-    expect(root.querySelector(".groove-state-note")!.textContent).toBe("Saved in /home/me/.local/share/groove/models; from https://pypi.org/simple.");
+    expect(root.querySelector(".groove-state-note")!.textContent).toBe("Saved in /Users/me/.local/share/groove/models; from https://pypi.org/simple.");
     const b = root.querySelector<HTMLButtonElement>('button[data-action="download-model"]')!;
     b.click();
     b.click(); // disabled after the first click: one download

