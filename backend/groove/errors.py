@@ -36,3 +36,12 @@ class NoteNotFound(GrooveError):
 
 class InvalidArgument(GrooveError, ValueError):
     """A tool/method argument has a wrong type or value; the message names it."""
+
+
+class IndexWriteFailed(GrooveError):
+    """The index file cannot be written (disk full, I/O error, damaged,
+    read-only): the run stops; every note committed so far is kept."""
+
+
+class ModelFailed(GrooveError):
+    """The embedding model fails even on a trivial text: the run stops."""

@@ -18,6 +18,7 @@ from .types import SearchResponse
 from .vault.scan import scan_vault
 
 MAX_LIMIT = 50
+MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
 
 _reindex_lock = threading.Lock()
 _reindex_state: dict[int, dict[str, Any]] = {}  # id(runtime) -> latest progress
@@ -72,6 +73,9 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     except Exception:
         stale = -1
     last = idx.get_meta("last_indexed")
+    skipped = idx.conn.execute(
+        "SELECT path, reason FROM skipped ORDER BY path LIMIT ?", (MAX_SKIPPED_LISTED,)).fetchall()
+    skipped_count = idx.conn.execute("SELECT count(*) FROM skipped").fetchone()[0]
     return {
         "vault": str(rt.vault),
         "index_path": str(idx.path),
@@ -82,6 +86,8 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "last_indexed": float(last) if last else None,
         "last_indexed_iso": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(float(last))) if last else None,
         "stale_files": stale,
+        "skipped": [{"path": p, "reason": r} for p, r in skipped],
+        "skipped_count": skipped_count,
         "indexing": progress is not None,
         "progress": progress,
         "model_load_seconds": rt.model_load_seconds,

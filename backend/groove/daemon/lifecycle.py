@@ -31,7 +31,7 @@ from typing import IO, Any
 
 from .. import __version__, protocol
 from ..errors import GrooveError
-from ..paths import log_dir, runtime_dir, vault_key
+from ..paths import log_dir, runtime_dir, tighten_file, vault_key
 from ..vault.scan import check_vault
 from . import auth
 
@@ -216,10 +216,17 @@ def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = Fa
     if foreground or log_file is None:
         h: logging.Handler = logging.StreamHandler(sys.stderr)
     else:
+        _open_log(log_file).close()  # created 0600: the log names notes and clients
         h = logging.FileHandler(log_file, encoding="utf-8")
     h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(h)
     root.propagate = False
+
+
+def _open_log(path: Path) -> IO[bytes]:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    tighten_file(path)
+    return os.fdopen(fd, "ab")
 
 
 def _rotate(path: Path) -> None:
@@ -355,7 +362,7 @@ def start_detached(
     if is_locked(vault):
         return wait_ready(vault, timeout=timeout)
     _rotate(files.log)
-    logf = open(files.log, "ab")
+    logf = _open_log(files.log)
     kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": logf, "close_fds": True}
     if IS_WINDOWS:  # pragma: no cover
         kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]

@@ -27,6 +27,35 @@ class DocRow:
     content_hash: str
 
 
+@dataclass(frozen=True)
+class SkipRow:
+    path: str
+    reason: str
+    size: int | None  # set: the reason comes from the content; not retried while the stat matches
+    mtime_ns: int | None
+    groove_version: str | None
+
+
+def skipped_notes(idx: Index) -> dict[str, SkipRow]:
+    rows = idx.conn.execute("SELECT path, reason, size, mtime_ns, groove_version FROM skipped ORDER BY path")
+    return {r[0]: SkipRow(*r) for r in rows}
+
+
+def record_skipped(idx: Index, rows: list[SkipRow], *, scope: set[str] | None) -> None:
+    """Replace the skipped-notes record: all of it (``scope`` None, a full
+    run), or what concerns the paths in ``scope`` (a partial run)."""
+    now = time.time()
+    with idx.atomic() as c:
+        if scope is None:
+            c.execute("DELETE FROM skipped")
+        else:
+            c.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in scope])
+        c.executemany(
+            "INSERT OR REPLACE INTO skipped(path, reason, size, mtime_ns, groove_version, at) VALUES (?,?,?,?,?,?)",
+            [(r.path, r.reason, r.size, r.mtime_ns, r.groove_version, now) for r in rows],
+        )
+
+
 def all_docs(idx: Index) -> dict[str, DocRow]:
     rows = idx.conn.execute("SELECT id, path, size, mtime_ns, content_hash FROM documents")
     return {r[1]: DocRow(*r) for r in rows}
@@ -244,6 +273,7 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM documents")
         c.execute("DELETE FROM links")
         c.execute("DELETE FROM tags")
+        c.execute("DELETE FROM skipped")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")
