@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -194,21 +194,22 @@ class _Run:
         self.known_skips = {} if rebuild else store.skipped_notes(idx)
         self.rows: list[store.SkipRow] = []
 
-    def skip(self, path: str, reason: str, *, size: int | None = None, mtime_ns: int | None = None) -> None:
-        """``size``/``mtime_ns`` given: the reason is the content's, so the note
-        is not retried while its stat stays the same."""
+    def skip(self, path: str, reason: str, nf: NoteFile | None = None, *, sticky: bool = False) -> None:
+        """``sticky``: the reason is the content's, so the note is not retried
+        while its stat (from ``nf``) stays the same."""
         self.summary.skipped.append(Skipped(path, reason))
-        self.rows.append(store.SkipRow(path, reason, size, mtime_ns, __version__ if size is not None else None))
+        self.rows.append(store.SkipRow(path, reason, nf.size if nf else None, nf.mtime_ns if nf else None,
+                                       sticky and nf is not None, __version__))
         if path not in self.known_skips or self.known_skips[path].reason != reason:
             log.info("skipped %r: %s", path, reason)
 
     def still_skipped(self, nf: NoteFile) -> bool:
         """A note skipped for its content that has not changed since."""
         row = self.known_skips.get(nf.path)
-        if (row is None or row.size is None or row.groove_version != __version__
+        if (row is None or not row.sticky or row.groove_version != __version__
                 or (row.size, row.mtime_ns) != (nf.size, nf.mtime_ns)):
             return False
-        self.skip(nf.path, row.reason, size=row.size, mtime_ns=row.mtime_ns)
+        self.skip(nf.path, row.reason, nf, sticky=True)
         return True
 
 
@@ -255,9 +256,9 @@ def _index_vault(
     pending: list[tuple[NoteFile, ParsedNote, int, int, str]] = []
     done = 0
 
-    def content_skip(nf: NoteFile, reason: str, size: int, mtime: int) -> None:
+    def content_skip(nf: NoteFile, reason: str) -> None:
         """The file is not a note any more: what the index had of it goes."""
-        run.skip(nf.path, reason, size=size, mtime_ns=mtime)
+        run.skip(nf.path, reason, nf, sticky=True)
         if nf.path in known and store.delete_doc(idx, nf.path):
             summary.deleted.append(nf.path)
 
@@ -282,11 +283,11 @@ def _index_vault(
             try:
                 store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv)
             except apsw.TooBigError as e:
-                content_skip(nf, _failure("too big for the index", e), size, mtime)
+                content_skip(nf, _failure("too big for the index", e))
             except apsw.Error:
                 raise  # the index, not the note: the run stops (index_vault says why)
             except Exception as e:  # noqa: BLE001 - one note's failure stays that note's
-                content_skip(nf, _failure("could not be stored", e), size, mtime)
+                content_skip(nf, _failure("could not be stored", e))
             else:
                 summary.indexed.append(nf.path)
                 summary.chunks_embedded += k
@@ -305,7 +306,7 @@ def _index_vault(
                 except Exception as e:  # noqa: BLE001
                     _check_model(embedder)
                     nf, _, size, mtime, _ = item
-                    content_skip(nf, _failure("could not be embedded", e), size, mtime)
+                    content_skip(nf, _failure("could not be embedded", e))
                     continue
                 store_batch([item], one, note_one)
         else:
@@ -318,9 +319,10 @@ def _index_vault(
             continue
         data, reason, size, mtime = _read(nf, cfg)
         if data is None:
-            run.skip(nf.path, reason or "unreadable")
+            run.skip(nf.path, reason or "unreadable", nf)
             done += 1
             continue
+        nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read
         h = content_hash(data)
         d = known.get(nf.path)
         if d and d.content_hash == h and not rebuild:
@@ -330,13 +332,13 @@ def _index_vault(
             continue
         reason = binary_reason(decode_note_bytes(data).data)
         if reason:
-            content_skip(nf, reason, size, mtime)
+            content_skip(nf, reason)
             done += 1
             continue
         try:
             note = parse_note(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
         except Exception as e:  # noqa: BLE001 - RecursionError, MemoryError, a parser bug: skip this note
-            content_skip(nf, _failure("could not be parsed", e), size, mtime)
+            content_skip(nf, _failure("could not be parsed", e))
             done += 1
             continue
         for w in note.warnings:

@@ -60,7 +60,11 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     progress = _reindex_state.get(id(rt))
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
-    known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
+    docs_known = {p: (s, m) for p, s, m in idx.conn.execute("SELECT path, size, mtime_ns FROM documents")}
+    # A note skipped with its stat recorded is not stale while that stat holds.
+    known = {p: (s, m) for p, s, m in idx.conn.execute(
+        "SELECT path, size, mtime_ns FROM skipped WHERE size IS NOT NULL")}
+    known.update(docs_known)
     stale = 0
     try:
         files, _ = scan_vault(rt.vault)
@@ -69,7 +73,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
             present.add(f.path)
             if known.get(f.path) != (f.size, f.mtime_ns):
                 stale += 1
-        stale += sum(1 for p in known if p not in present)
+        stale += sum(1 for p in docs_known if p not in present)
     except Exception:
         stale = -1
     last = idx.get_meta("last_indexed")

@@ -78,10 +78,10 @@ def m001_create_tables(conn: apsw.Connection) -> None:
 
 def m002_skipped_notes(conn: apsw.Connection) -> None:
     # Notes the last runs did not index, and why (ADR 0093), for `groove
-    # status`, index_status and the editors. size/mtime_ns are set when the
-    # reason comes from the file's content (binary, unparseable, not
-    # embeddable): such a note is not retried until it changes, or until
-    # another groove version (maybe with a fix) runs.
+    # status`, index_status and the editors. size/mtime_ns: the file's stat
+    # when it was skipped (NULL if unknown). sticky: the reason comes from the
+    # content (binary, unparseable, not embeddable), so the note is not
+    # retried while its stat stays the same and the same groove version runs.
     conn.execute(
         """
         CREATE TABLE IF NOT EXISTS skipped (
@@ -89,6 +89,7 @@ def m002_skipped_notes(conn: apsw.Connection) -> None:
             reason TEXT NOT NULL,
             size INTEGER,
             mtime_ns INTEGER,
+            sticky INTEGER NOT NULL DEFAULT 0,
             groove_version TEXT,
             at REAL NOT NULL
         );

@@ -31,14 +31,16 @@ class DocRow:
 class SkipRow:
     path: str
     reason: str
-    size: int | None  # set: the reason comes from the content; not retried while the stat matches
+    size: int | None  # the file's stat when skipped, if known
     mtime_ns: int | None
-    groove_version: str | None
+    sticky: bool  # the reason is the content's: not retried while stat and groove version stay
+    groove_version: str
 
 
 def skipped_notes(idx: Index) -> dict[str, SkipRow]:
-    rows = idx.conn.execute("SELECT path, reason, size, mtime_ns, groove_version FROM skipped ORDER BY path")
-    return {r[0]: SkipRow(*r) for r in rows}
+    rows = idx.conn.execute(
+        "SELECT path, reason, size, mtime_ns, sticky, groove_version FROM skipped ORDER BY path")
+    return {r[0]: SkipRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5] or "") for r in rows}
 
 
 def record_skipped(idx: Index, rows: list[SkipRow], *, scope: set[str] | None) -> None:
@@ -51,8 +53,9 @@ def record_skipped(idx: Index, rows: list[SkipRow], *, scope: set[str] | None) -
         else:
             c.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in scope])
         c.executemany(
-            "INSERT OR REPLACE INTO skipped(path, reason, size, mtime_ns, groove_version, at) VALUES (?,?,?,?,?,?)",
-            [(r.path, r.reason, r.size, r.mtime_ns, r.groove_version, now) for r in rows],
+            "INSERT OR REPLACE INTO skipped(path, reason, size, mtime_ns, sticky, groove_version, at) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(r.path, r.reason, r.size, r.mtime_ns, int(r.sticky), r.groove_version, now) for r in rows],
         )
 
 
