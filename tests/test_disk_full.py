@@ -108,3 +108,36 @@ def test_a_full_disk_mid_run_gives_one_clear_error_and_a_resumable_index(tmp_pat
     again = _groove_index(vault, index, tiny_model_path)
     assert again.returncode == 0, again.stderr
     assert index_contents(index) == reference
+
+
+_MID_TRANSACTION = """
+import resource, signal, sys
+from pathlib import Path
+import apsw
+from groove.index.db import Index
+idx = Index(Path(sys.argv[1]))
+idx.conn.execute("PRAGMA cache_size = 10")  # spill to the WAL inside the transaction
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+limit = Path(sys.argv[1]).stat().st_size + (256 << 10)
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+try:
+    with idx.atomic() as c:
+        c.execute("CREATE TABLE big(x)")
+        for _ in range(64):
+            c.execute("INSERT INTO big VALUES (randomblob(65536))")
+except apsw.Error as e:
+    print("raised", type(e).__name__, idx.write_failure(e))
+print("in transaction after:", idx.conn.in_transaction)
+print("table:", idx.conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'big'").fetchone()[0])
+"""
+
+
+def test_a_write_error_inside_a_transaction_is_not_hidden_by_the_rollback(tmp_path):
+    index = tmp_path / "index.sqlite"
+    proc = subprocess.run([sys.executable, "-c", _MID_TRANSACTION, str(index)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "cannot rollback" not in proc.stdout + proc.stderr
+    assert "raised IOError file size limit reached while writing the index" in proc.stdout
+    assert "in transaction after: False" in proc.stdout and "table: 0" in proc.stdout
+    assert index_health(index)["integrity"] == "ok"
