@@ -239,6 +239,7 @@ class VaultWatcher:
             return _rel(self.vault, path) is not None
 
         failures = 0
+        rescan = False  # after a failure: rescan once the new watch is known to be up
         while not self._stop.is_set():
             try:
                 # step: how long watchfiles waits for more events before yielding;
@@ -246,23 +247,27 @@ class VaultWatcher:
                 for changes in watchfiles.watch(
                     self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
                     stop_event=self._stop, force_polling=False, raise_interrupt=False,
-                    ignore_permission_denied=True,
+                    ignore_permission_denied=True, yield_on_timeout=rescan, rust_timeout=200 if rescan else 5000,
                 ):
-                    failures = 0
-                    self._events.put(changes)
-                return
+                    if rescan:  # the watch is up (it yielded): nothing from now on is missed
+                        rescan = False
+                        self.worker.submit_full()
+                    if changes:
+                        failures = 0
+                        self._events.put(changes)
+                break
             except Exception as e:  # noqa: BLE001
                 # One odd file must not end live indexing: watchfiles raises on
                 # a name that is not UTF-8, for one. Watch again (backing off if
-                # it keeps failing) and rescan, since events may have been lost.
+                # it keeps failing), then rescan, since events may have been lost.
                 failures += 1
                 self.restarts += 1
                 wait = min(RESTART_MAX_WAIT_S, 0.1 * 2 ** min(failures, 10))
                 log.warning("file watcher error (%s); watching again in %.1fs and rescanning the vault",
                             str(e)[:300].encode("unicode_escape").decode("ascii"), wait)
+                rescan = True
                 if self._stop.wait(wait):
                     break
-                self.worker.submit_full()
         self.running = False
 
     def _batch(self) -> None:
