@@ -44,12 +44,15 @@ class Index:
         self._all: list[apsw.Connection] = []
         self._lock = threading.Lock()
         self.write_lock = threading.RLock()  # one writer at a time in this process
-        c = self.conn
-        with self.atomic():
-            for m in schema.MIGRATIONS:
-                m(c)
-            shortcjk.create(c)
-            self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+        try:
+            c = self.conn
+            with self.atomic():
+                for m in schema.MIGRATIONS:
+                    m(c)
+                shortcjk.create(c)
+                self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+        except apsw.Error as e:
+            raise self.write_failure(e) from e
 
     # -- connections -------------------------------------------------------
     def _open(self) -> apsw.Connection:
