@@ -17,3 +17,44 @@ def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
     rt = open_runtime(vault, index_path=tmp_path / "index.sqlite", config=config)
     rt._embedder = embedder
     return rt
+
+
+def index_health(index_path: Path) -> dict:
+    """What a crashed or failed run must leave: an intact SQLite file whose
+    full-text and vector rows match its chunks exactly."""
+    from groove.index.db import Index
+
+    idx = Index(index_path)
+    try:
+        c = idx.conn
+        chunk_ids = {r[0] for r in c.execute("SELECT id FROM chunks")}
+        docs_with_chunks = {r[0] for r in c.execute("SELECT DISTINCT doc_id FROM chunks")}
+        has_vec = idx.has_vec_table()
+        return {
+            "integrity": c.execute("PRAGMA integrity_check").fetchone()[0],
+            "fts_matches": {r[0] for r in c.execute("SELECT rowid FROM fts_chunks")} == chunk_ids,
+            "vec_matches": not has_vec or {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == chunk_ids,
+            "note_vec_matches": not has_vec
+            or {r[0] for r in c.execute("SELECT rowid FROM vec_notes")} == docs_with_chunks,
+            "orphans": c.execute(
+                "SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0],
+            "documents": c.execute("SELECT count(*) FROM documents").fetchone()[0],
+        }
+    finally:
+        idx.close()
+
+
+HEALTHY = {"integrity": "ok", "fts_matches": True, "vec_matches": True, "note_vec_matches": True, "orphans": 0}
+
+
+def index_contents(index_path: Path) -> list[tuple]:
+    """Everything a rerun must reproduce: each note's chunks and vectors."""
+    from groove.index.db import Index
+
+    idx = Index(index_path)
+    try:
+        return sorted(idx.conn.execute(
+            "SELECT d.path, d.content_hash, c.ordinal, c.content, c.byte_start, c.line_start, v.embedding "
+            "FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN vec_chunks v ON v.rowid = c.id"))
+    finally:
+        idx.close()

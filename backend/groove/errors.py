@@ -53,3 +53,12 @@ class NoteNotFound(GrooveError):
 
 class ModelError(GrooveError):
     """A model file is missing, corrupt, or of the wrong kind; the message names the path."""
+
+
+class IndexWriteFailed(GrooveError):
+    """The index file cannot be written (disk full, I/O error, damaged,
+    read-only): the run stops; every note committed so far is kept."""
+
+
+class ModelFailed(GrooveError):
+    """The embedding model fails even on a trivial text: the run stops."""

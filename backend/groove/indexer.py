@@ -9,27 +9,40 @@ A killed run leaves every note either fully stored or untouched, so the next
 run simply carries on. Notes are embedded in batches across files (small
 notes would otherwise waste the model's batch) but written one per
 transaction.
+
+One note never stops a run (ADR 0093): whatever goes wrong while reading,
+parsing or embedding it skips that note with a reason, recorded in the
+index (``skipped``) for `groove status`, index_status and the editors. A
+note skipped for its content is not retried until it changes. Only a
+broken index (disk full, I/O error, damage) or a model that fails on a
+trivial text ends the run, with one message naming the cause.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+import apsw
 import numpy as np
 
+from . import __version__
 from .config import IndexConfig
-from .errors import EmbedderMismatch
+from .errors import EmbedderMismatch, ModelFailed
 from .index import calibration, store
 from .index.db import Index
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .types import ParsedNote
+from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import NoteFile, Skipped, content_hash, scan_vault
+from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault
+
+log = logging.getLogger("groove.indexer")
 
 Progress = Callable[[dict], None]
 
@@ -60,32 +73,31 @@ class IndexSummary:
         }
 
 
-def _is_binary(data: bytes) -> bool:
-    return b"\x00" in data[:8192]
-
-
 def _read(nf: NoteFile, cfg: IndexConfig) -> tuple[bytes | None, str | None, int, int]:
     """(bytes, skip reason, size, mtime_ns) read consistently."""
+    data, st, reason = read_regular_file(nf.abspath, cfg.max_file_bytes)
+    if reason or st is None:
+        return None, reason or "unreadable", 0, 0
+    if data is None or len(data) > cfg.max_file_bytes:
+        size = max(st.st_size, len(data or b""))
+        return None, (
+            f"too large ({size:,} bytes > max_file_bytes {cfg.max_file_bytes:,}; "
+            "raise [index] max_file_bytes in groove.toml to index it)"
+        ), 0, 0
     try:
-        st = nf.abspath.stat()
-        if st.st_size > cfg.max_file_bytes:
-            return None, (
-                f"too large ({st.st_size:,} bytes > max_file_bytes {cfg.max_file_bytes:,}; "
-                "raise [index] max_file_bytes in groove.toml to index it)"
-            ), st.st_size, st.st_mtime_ns
-        data = nf.abspath.read_bytes()
         st2 = nf.abspath.stat()
     except FileNotFoundError:
         return None, "deleted while indexing", 0, 0
-    except PermissionError:
-        return None, "unreadable (permission denied)", 0, 0
     except OSError as e:
         return None, f"unreadable ({e.strerror or e})", 0, 0
     if (st2.st_size, st2.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(data) != st2.st_size:
         return None, "changed while indexing (will be picked up by the next run)", 0, 0
-    if _is_binary(data):
-        return None, "binary file (contains NUL bytes), not a Markdown note", 0, 0
     return data, None, st2.st_size, st2.st_mtime_ns
+
+
+def _failure(what: str, e: BaseException) -> str:
+    msg = str(e).strip().splitlines()[0][:200] if str(e).strip() else ""
+    return f"{what} ({type(e).__name__}{': ' + msg if msg else ''}); please report it if the note looks ordinary"
 
 
 def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -> None:
@@ -116,11 +128,13 @@ def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: Index
     for start in range(0, len(docs), EMBED_BATCH_CHUNKS):
         ids, texts = [], []
         for doc_id, path in docs[start:start + EMBED_BATCH_CHUNKS]:
-            try:
-                data = (vault / path).read_bytes()
-            except OSError:
+            data, _, _ = read_regular_file(vault / path, cfg.max_file_bytes)
+            if data is None:
                 continue
-            note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+            try:
+                note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+            except Exception:  # noqa: BLE001 - the main pass reports it
+                continue
             if note.chunks:
                 ids.append(doc_id)
                 texts.append(store.note_text(note))
@@ -161,7 +175,54 @@ def index_vault(
 ) -> IndexSummary:
     """Bring the index up to date with the vault. ``only`` limits the work to
     some vault-relative paths (the watcher's batches); deletions of paths in
-    ``only`` that no longer exist are applied too."""
+    ``only`` that no longer exist are applied too.
+
+    Raises IndexWriteFailed when the index cannot be written (the notes
+    committed so far stay), ModelFailed when the model is broken."""
+    try:
+        return _index_vault(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
+    except apsw.Error as e:
+        raise idx.write_failure(e) from e
+
+
+class _Run:
+    """One run's bookkeeping of skipped notes."""
+
+    def __init__(self, idx: Index, summary: IndexSummary, rebuild: bool) -> None:
+        self.idx = idx
+        self.summary = summary
+        self.known_skips = {} if rebuild else store.skipped_notes(idx)
+        self.rows: list[store.SkipRow] = []
+
+    def skip(self, path: str, reason: str, nf: NoteFile | None = None, *, sticky: bool = False) -> None:
+        """``sticky``: the reason is the content's, so the note is not retried
+        while its stat (from ``nf``) stays the same."""
+        self.summary.skipped.append(Skipped(path, reason))
+        self.rows.append(store.SkipRow(path, reason, nf.size if nf else None, nf.mtime_ns if nf else None,
+                                       sticky and nf is not None, __version__))
+        if path not in self.known_skips or self.known_skips[path].reason != reason:
+            log.info("skipped %r: %s", path, reason)
+
+    def still_skipped(self, nf: NoteFile) -> bool:
+        """A note skipped for its content that has not changed since."""
+        row = self.known_skips.get(nf.path)
+        if (row is None or not row.sticky or row.groove_version != __version__
+                or (row.size, row.mtime_ns) != (nf.size, nf.mtime_ns)):
+            return False
+        self.skip(nf.path, row.reason, nf, sticky=True)
+        return True
+
+
+def _index_vault(
+    vault: Path,
+    idx: Index,
+    embedder: Embedder,
+    cfg: IndexConfig,
+    *,
+    rebuild: bool,
+    only: set[str] | None,
+    progress: Progress | None,
+) -> IndexSummary:
     t0 = time.perf_counter()
     emit = progress or (lambda e: None)
     if not rebuild:
@@ -169,8 +230,11 @@ def index_vault(
     prepare_embedder(idx, embedder, rebuild=rebuild)
     _check_chunk_budget(idx, cfg.chunk_tokens)
     summary = IndexSummary()
+    run = _Run(idx, summary, rebuild)
     files, skipped = scan_vault(vault)
-    summary.skipped.extend(skipped)
+    for sk in skipped:
+        if only is None or sk.path in only:
+            run.skip(sk.path, sk.reason)
     known = store.all_docs(idx)
     present = {f.path for f in files}
     if only is not None:
@@ -192,34 +256,73 @@ def index_vault(
     pending: list[tuple[NoteFile, ParsedNote, int, int, str]] = []
     done = 0
 
-    def flush() -> None:
-        nonlocal done
-        texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in pending for ch in n.chunks]
+    def content_skip(nf: NoteFile, reason: str) -> None:
+        """The file is not a note any more: what the index had of it goes."""
+        run.skip(nf.path, reason, nf, sticky=True)
+        if nf.path in known and store.delete_doc(idx, nf.path):
+            summary.deleted.append(nf.path)
+
+    def embed(batch: list[tuple[NoteFile, ParsedNote, int, int, str]]) -> tuple[np.ndarray | None, np.ndarray | None]:
+        texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in batch for ch in n.chunks]
         vecs = embedder.embed_passages(texts) if texts else None
-        notes = [store.note_text(n) for _, n, *_ in pending if n.chunks]
+        notes = [store.note_text(n) for _, n, *_ in batch if n.chunks]
         note_vecs = store.note_vectors(embedder, notes) if notes else None
+        return vecs, note_vecs
+
+    def store_batch(batch: list[tuple[NoteFile, ParsedNote, int, int, str]],
+                    vecs: np.ndarray | None, note_vecs: np.ndarray | None) -> None:
+        nonlocal done
         pos = 0
         note_pos = 0
-        for nf, note, size, mtime, h in pending:
+        for nf, note, size, mtime, h in batch:
             k = len(note.chunks)
             v = vecs[pos:pos + k] if vecs is not None and k else None
             nv = note_vecs[note_pos] if note_vecs is not None and k else None
             pos += k
             note_pos += 1 if k else 0
-            store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv)
-            summary.indexed.append(nf.path)
-            summary.chunks_embedded += k
+            try:
+                store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv)
+            except apsw.TooBigError as e:
+                content_skip(nf, _failure("too big for the index", e))
+            except apsw.Error:
+                raise  # the index, not the note: the run stops (index_vault says why)
+            except Exception as e:  # noqa: BLE001 - one note's failure stays that note's
+                content_skip(nf, _failure("could not be stored", e))
+            else:
+                summary.indexed.append(nf.path)
+                summary.chunks_embedded += k
             done += 1
             emit({"phase": "embed", "done": done, "total": len(todo), "path": nf.path,
                   "chunks": summary.chunks_embedded})
+
+    def flush() -> None:
+        try:
+            vecs, note_vecs = embed(pending)
+        except Exception:  # noqa: BLE001 - find the note (or the model) at fault
+            _check_model(embedder)
+            for item in pending:
+                try:
+                    one, note_one = embed([item])
+                except Exception as e:  # noqa: BLE001
+                    _check_model(embedder)
+                    nf, _, size, mtime, _ = item
+                    content_skip(nf, _failure("could not be embedded", e))
+                    continue
+                store_batch([item], one, note_one)
+        else:
+            store_batch(pending, vecs, note_vecs)
         pending.clear()
 
     for nf in todo:
-        data, reason, size, mtime = _read(nf, cfg)
-        if data is None:
-            summary.skipped.append(Skipped(nf.path, reason or "unreadable"))
+        if not rebuild and run.still_skipped(nf):
             done += 1
             continue
+        data, reason, size, mtime = _read(nf, cfg)
+        if data is None:
+            run.skip(nf.path, reason or "unreadable", nf)
+            done += 1
+            continue
+        nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read
         h = content_hash(data)
         d = known.get(nf.path)
         if d and d.content_hash == h and not rebuild:
@@ -227,7 +330,17 @@ def index_vault(
             summary.unchanged += 1
             done += 1
             continue
-        note = parse_note(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+        reason = binary_reason(decode_note_bytes(data).data)
+        if reason:
+            content_skip(nf, reason)
+            done += 1
+            continue
+        try:
+            note = parse_note(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+        except Exception as e:  # noqa: BLE001 - RecursionError, MemoryError, a parser bug: skip this note
+            content_skip(nf, _failure("could not be parsed", e))
+            done += 1
+            continue
         for w in note.warnings:
             summary.warnings.append((nf.path, w))
         old = by_hash.pop(h, None) if not rebuild and d is None else None
@@ -247,10 +360,13 @@ def index_vault(
             continue
         if store.delete_doc(idx, p):
             summary.deleted.append(p)
+    store.record_skipped(idx, run.rows, scope=None if only is None else set(only) | {r.path for r in run.rows})
     try:
         # low_confidence's yardstick (ADR 0103): measured when missing or outdated.
         calibration.ensure(idx, embedder)
-    except Exception as e:  # searches fall back to the margin rule and say so
+    except apsw.Error:
+        raise  # the index cannot be written: reported as such, not as a calibration problem
+    except Exception as e:  # noqa: BLE001 - searches fall back to the margin rule and say so
         summary.warnings.append(("", f"confidence calibration failed ({e}); low_confidence uses the margin rule"))
     if summary.indexed or summary.deleted or summary.renamed:
         idx.set_meta("last_indexed", str(time.time()))
@@ -259,3 +375,15 @@ def index_vault(
     summary.seconds = time.perf_counter() - t0
     emit({"phase": "done", "done": len(todo), "total": len(todo)})
     return summary
+
+
+def _check_model(embedder: Embedder) -> None:
+    """Raise ModelFailed when the model cannot embed a trivial text: then
+    the fault is the model's, not a note's."""
+    try:
+        embedder.embed_passages(["groove model check"])
+    except Exception as e:  # noqa: BLE001
+        raise ModelFailed(
+            f"the embedding model {getattr(embedder, 'model_id', '')} fails on any text ({type(e).__name__}: {e}); "
+            "check it with `groove doctor`, or re-download it"
+        ) from e

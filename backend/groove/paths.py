@@ -3,18 +3,74 @@
 Everything hangs off platformdirs, except that ``GROOVE_HOME`` (used by the
 tests, and by anyone who wants a self-contained install) moves all of it
 under one folder.
+
+Private by default (ADR 0095): the index holds every note's text, the log
+names notes, the runtime folder holds the socket and token. Folders groove
+creates are 0700 and groove's own folders are tightened to 0700 when found
+looser; files are created 0600 where they are made (index/db.py, the
+daemon). The runtime folder is verified, not trusted: owned by this user,
+not a symlink, 0700 — else groove refuses to put a socket there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import stat
 import warnings
 from pathlib import Path
 
 import platformdirs
 
+from .errors import GrooveError
+
 APP = "groove"
+POSIX = os.name == "posix"
+
+
+class UnsafeFolder(GrooveError):
+    """A folder groove must keep private is owned by someone else, is a
+    symlink, or cannot be made 0700."""
+
+
+def make_private_dirs(path: Path) -> None:
+    """Create ``path`` and its missing parents 0700; existing ones are left as they are."""
+    path = Path(path)
+    missing: list[Path] = []
+    p = path
+    while not p.exists():
+        missing.append(p)
+        if p.parent == p:
+            break
+        p = p.parent
+    for d in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(d, 0o700)
+
+
+def tighten_dir(path: Path) -> None:
+    """0700 for a folder of groove's own that is open to others (made by an
+    older groove, or under a loose umask)."""
+    _tighten(path, 0o700)
+
+
+def tighten_file(path: Path) -> None:
+    """0600 for a file of groove's own that others can read or write."""
+    _tighten(path, 0o600)
+
+
+def _tighten(path: Path, mode: int) -> None:
+    if not POSIX:
+        return
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(st.st_mode) or st.st_uid != os.geteuid() or not st.st_mode & 0o077:
+        return
+    with contextlib.suppress(OSError):
+        os.chmod(path, stat.S_IMODE(st.st_mode) & mode)
 
 
 def _home() -> Path | None:
@@ -22,11 +78,15 @@ def _home() -> Path | None:
     return Path(home).expanduser() if home else None
 
 
+def _own_dir(path: Path) -> Path:
+    make_private_dirs(path)
+    tighten_dir(path)
+    return path
+
+
 def _dir(kind: str, default: str) -> Path:
     home = _home()
-    path = home / kind if home else Path(default)
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _own_dir(home / kind if home else Path(default))
 
 
 def data_dir() -> Path:
@@ -34,13 +94,13 @@ def data_dir() -> Path:
 
 
 def models_dir() -> Path:
-    home = _home()
-    path = home / "models" if home else Path(platformdirs.user_data_dir(APP)) / "models"
     env = os.environ.get("GROOVE_MODELS_DIR")
-    if env:
+    if env:  # the user's own folder: created if missing, never chmod-ed
         path = Path(env).expanduser()
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    home = _home()
+    return _own_dir(home / "models" if home else Path(platformdirs.user_data_dir(APP)) / "models")
 
 
 def config_dir() -> Path:
@@ -56,26 +116,89 @@ def runtime_dir() -> Path:
     home = _home()
     if home:
         path = home / "run"
+        make_private_dirs(path.parent)
     else:
-        # Without XDG_RUNTIME_DIR (headless Linux, CI) platformdirs falls back
-        # to /tmp/runtime-<uid> and warns on every call; the fallback is fine
-        # (we chmod it 0700 below), the warning is noise.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            path = Path(platformdirs.user_runtime_dir(APP))
-    path.mkdir(parents=True, exist_ok=True)
+        try:
+            # Without XDG_RUNTIME_DIR (headless Linux, CI) platformdirs falls
+            # back to /tmp/runtime-<uid> and warns on every call: the fallback
+            # is verified below, the warning is noise.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                path = Path(platformdirs.user_runtime_dir(APP))
+        except PermissionError as e:  # newer platformdirs verify the fallback themselves
+            raise UnsafeFolder(f"no private runtime folder for groove's socket ({e}); set XDG_RUNTIME_DIR to "
+                               "a folder you own with mode 0700") from e
+    if not POSIX:  # pragma: no cover - Windows: per-user folders, no modes
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+    base = path.parent
+    if base.name == f"runtime-{os.geteuid()}":
+        # platformdirs' /tmp/runtime-<uid>: a predictable name in a
+        # world-writable folder, which another user may have made first.
+        _private_runtime_dir(base)
+    else:
+        problem = parent_problem(base)
+        if problem:
+            raise UnsafeFolder(f"the folder {base} {problem}: groove will not put its socket in it (another user "
+                               "could replace it). Set XDG_RUNTIME_DIR (or GROOVE_HOME) to a folder you own")
+    return _private_runtime_dir(path)
+
+
+def parent_problem(path: Path) -> str | None:
+    """What lets another user replace entries of ``path``; None if nothing."""
     try:
-        os.chmod(path, 0o700)
-    except OSError:
-        pass
+        st = os.lstat(path)
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        st = os.stat(path)  # a symlinked home is common; what counts is the folder it names
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+    if st.st_mode & 0o022 and not st.st_mode & stat.S_ISVTX:
+        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o}, no sticky bit)"
+    return None
+
+
+def _private_runtime_dir(path: Path) -> Path:
+    with contextlib.suppress(FileExistsError):
+        os.mkdir(path, 0o700)
+    problem = runtime_dir_problem(path)
+    if problem:
+        raise UnsafeFolder(
+            f"the runtime folder {path} {problem}: groove will not put its socket there (another user could "
+            f"replace it). Remove it if it is stale, or set XDG_RUNTIME_DIR to a folder you own with mode 0700"
+        )
     return path
+
+
+def runtime_dir_problem(path: Path) -> str | None:
+    """What makes ``path`` unfit for a socket, after trying to make it 0700; None if fine."""
+    try:
+        st = os.lstat(path)
+    except OSError as e:
+        return f"cannot be created or read ({e.strerror})"
+    if stat.S_ISLNK(st.st_mode):
+        return "is a symlink"
+    if not stat.S_ISDIR(st.st_mode):
+        return "is not a folder"
+    if st.st_uid != os.geteuid():
+        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+    if st.st_mode & 0o077:
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        mode = stat.S_IMODE(os.lstat(path).st_mode)
+        if mode & 0o077:
+            return f"cannot be made private (mode {mode:o}, chmod 0700 failed)"
+    return None
 
 
 def vault_key(vault: Path) -> str:
     """A short stable key for a vault, from its real path."""
     real = str(Path(vault).resolve())
     stem = Path(real).name or "vault"
-    digest = hashlib.sha256(real.encode("utf-8")).hexdigest()[:12]
+    digest = hashlib.sha256(os.fsencode(real)).hexdigest()[:12]  # == UTF-8 for UTF-8 paths
     safe = "".join(c if c.isalnum() or c in "-_" else "_" for c in stem)[:40]
     return f"{safe}-{digest}"
 

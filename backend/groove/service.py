@@ -21,7 +21,7 @@ from typing import Any
 from . import __version__, notes
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
-from .index.store import all_docs
+from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
@@ -29,6 +29,7 @@ from .types import SearchResponse
 from .vault.scan import scan_vault
 
 MAX_LIMIT = 50
+MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
 
 _reindex_lock = threading.Lock()
 _reindex_state: dict[int, dict[str, Any]] = {}  # id(runtime) -> latest progress
@@ -70,7 +71,11 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     progress = _reindex_state.get(id(rt))
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
-    known = {p: (d.size, d.mtime_ns) for p, d in all_docs(idx).items()}
+    skips = skipped_notes(idx)
+    known = {p: (r.size, r.mtime_ns) for p, r in skips.items() if r.size is not None}
+    # A note skipped with its stat recorded is not stale while that stat holds.
+    docs_known = {p: (d.size, d.mtime_ns) for p, d in all_docs(idx).items()}
+    known.update(docs_known)
     stale: int | None = 0
     warnings: list[str] = []
     try:
@@ -84,7 +89,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
             present.add(f.path)
             if known.get(f.path) != (f.size, f.mtime_ns):
                 stale += 1
-        stale += sum(1 for p in known if p not in present)
+        stale += sum(1 for p in docs_known if p not in present)
     last = idx.get_meta("last_indexed")
     return {
         "vault": str(rt.vault),
@@ -96,6 +101,8 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "last_indexed": float(last) if last else None,
         "last_indexed_iso": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(float(last))) if last else None,
         "stale_files": stale,
+        "skipped": [{"path": r.path, "reason": r.reason} for r in list(skips.values())[:MAX_SKIPPED_LISTED]],
+        "skipped_count": len(skips),
         "indexing": progress is not None,
         "progress": progress,
         "model_load_seconds": rt.model_load_seconds,

@@ -1,6 +1,8 @@
 """Plain dataclasses shared by the stages and the surfaces (CLI, MCP, socket).
 
-Offsets: every ``byte_*`` field and every ``MatchSpan`` is a UTF-8 byte offset.
+Offsets: every ``byte_*`` field and every ``MatchSpan`` is a UTF-8 byte offset
+(``byte_*`` into the note's text without a byte-order mark: the file's bytes
+for a UTF-8 note, the UTF-8 form of a UTF-16 one; ADR 0094).
 Editors must convert to their own units (UTF-16 code units in JS/VS Code)
 before selecting text; see docs/protocol.md.
 

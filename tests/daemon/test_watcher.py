@@ -137,3 +137,37 @@ def test_hidden_and_non_note_files_trigger_nothing(daemon, sub):
     marker.write_text("# Marker\n\nsentinel okapi\n", encoding="utf-8")
     evs = changed_until(sub, {"marker.md"})
     assert {p for e in evs for p in e["paths"] + e["deleted"]} == {"marker.md"}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="FIFOs and byte file names are POSIX things")
+def test_hostile_files_appearing_while_serving_are_skipped_with_reasons_and_the_daemon_stays_up(daemon, sub):
+    v = daemon.vault / "hostile"
+    v.mkdir()
+    # watchfiles itself fails on this name: the watcher must watch again, not stop.
+    fd = os.open(os.fsencode(v) + b"/" + "テスト.md".encode("cp932"), os.O_WRONLY | os.O_CREAT, 0o644)
+    os.write(fd, b"# sjis\n")
+    os.close(fd)
+    os.mkfifo(v / "pipe.md")
+    (v / "binary.md").write_bytes(b"\x89PNG\x00\x00\x00")
+    (v / "deep.md").write_text("deepquoteword opens it\n\n" + ">" * 500 + " x", encoding="utf-8")
+    bomb = ['a0: &a0 ["lol"]'] + [f"a{i}: &a{i} [" + ",".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    (v / "bomb.md").write_text("---\n" + "\n".join(bomb) + "\n---\nbombbodyword\n", encoding="utf-8")
+    time.sleep(0.5)
+    (v / "after.md").write_text("# After\n\nafterwordz arrives last\n", encoding="utf-8")
+    deadline = time.monotonic() + CHANGE_TIMEOUT
+    while True:
+        st = sub.index_status()
+        reasons = {s["path"]: s["reason"] for s in st["skipped"]}
+        found = {p: paths_for(sub, w) for p, w in
+                 (("hostile/after.md", "afterwordz"), ("hostile/deep.md", "deepquoteword"),
+                  ("hostile/bomb.md", "bombbodyword"))}
+        if (all(p in hits for p, hits in found.items()) and {"hostile/pipe.md", "hostile/binary.md",
+                                                             r"hostile/\x83e\x83X\x83g.md"} <= set(reasons)):
+            break
+        assert time.monotonic() < deadline, (reasons, found, st)
+        time.sleep(0.1)
+    assert "named pipe" in reasons["hostile/pipe.md"] and "binary" in reasons["hostile/binary.md"]
+    assert "not valid UTF-8" in reasons[r"hostile/\x83e\x83X\x83g.md"]
+    assert daemon.proc.poll() is None and st["watching"] is True and st["last_error"] is None
+    shutil.rmtree(v)  # later tests of the module see an ordinary vault again
+    daemon.wait_idle(sub)

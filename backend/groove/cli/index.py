@@ -64,9 +64,17 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
         f"({summary.chunks_embedded} chunks embedded in {summary.seconds:.1f}s; index: {d} notes, {c} chunks)"
     )
     for s in summary.skipped:
-        click.echo(f"  skipped {s.path}: {s.reason}")
+        click.echo(f"  skipped {shown(s.path)}: {s.reason}")
     for p, w in summary.warnings:
-        click.echo(f"  warning {p}: {w}")
+        click.echo(f"  warning {shown(p)}: {w}")
+
+
+def shown(path: str) -> str:
+    """A path safe to print: control characters (a newline, a terminal
+    escape in a file name) as escapes, so they cannot forge or hide output."""
+    if path.isprintable():
+        return path
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
 
 
 @click.command("status")
@@ -82,5 +90,10 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool) -> No
         return
     for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
         click.echo(f"{k:>16}: {st[k]}")
+    click.echo(f"{'skipped':>16}: {st['skipped_count']}")
+    for s in st["skipped"]:
+        click.echo(f"{'':>16}  {shown(s['path'])}: {s['reason']}")
+    if st["skipped_count"] > len(st["skipped"]):
+        click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
     for w in st["warnings"]:
         click.echo(f"warning: {w}", err=True)

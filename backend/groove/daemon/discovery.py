@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import GrooveError
-from ..paths import log_dir, runtime_dir, vault_key
+from ..paths import log_dir, runtime_dir, tighten_file, vault_key
 from ..vault.scan import check_vault
 from . import auth
 from .protocol import PROTOCOL_VERSION
@@ -201,6 +201,13 @@ def _rotate(path: Path) -> None:
             os.replace(path, path.with_name(path.name + ".1"))
 
 
+def open_log(path: Path) -> IO[bytes]:
+    """The daemon's log, created 0600: it names notes and clients."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    tighten_file(path)
+    return os.fdopen(fd, "ab")
+
+
 def _child_cmd(vault: Path, index_path: Path | None, model: str | None) -> list[str]:
     cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(vault)]
     if index_path:
@@ -224,7 +231,7 @@ def start_detached(
     if is_locked(vault):
         return wait_ready(vault, timeout=timeout)
     _rotate(files.log)
-    logf = open(files.log, "ab")
+    logf = open_log(files.log)
     kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": logf, "close_fds": True}
     if IS_WINDOWS:  # pragma: no cover
         kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]

@@ -22,7 +22,7 @@ from .. import __version__
 from ..errors import GrooveError
 from ..vault.scan import check_vault
 from . import auth
-from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, read_state, running_state
+from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, open_log, read_state, running_state
 from .protocol import PROTOCOL_VERSION
 
 log = logging.getLogger("groove.daemon")
@@ -87,6 +87,7 @@ def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = Fa
     if foreground or log_file is None:
         h: logging.Handler = logging.StreamHandler(sys.stderr)
     else:
+        open_log(log_file).close()  # created 0600: the log names notes and clients
         h = logging.FileHandler(log_file, encoding="utf-8")
     h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(h)

@@ -36,6 +36,7 @@ log = logging.getLogger("groove.daemon.watcher")
 
 MAX_WAIT_FACTOR = 10  # a never-quiet vault still gets indexed every 10 × debounce
 PROGRESS_INTERVAL_S = 0.1  # index.progress at most ~10/s (plus every phase change)
+RESTART_MAX_WAIT_S = 30.0  # a watch that keeps failing is retried at least this often
 
 
 @dataclass
@@ -216,6 +217,7 @@ class VaultWatcher:
         self._events: queue.Queue = queue.Queue()
         self._stop = threading.Event()
         self.batches = 0
+        self.restarts = 0  # times the native watch failed and was started again
         self.running = False
         self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
         self._batch_thread = threading.Thread(target=self._batch, name="groove-batch", daemon=True)
@@ -236,19 +238,37 @@ class VaultWatcher:
         def keep(change: watchfiles.Change, path: str) -> bool:
             return _rel(self.vault, path) is not None
 
-        try:
-            # step: how long watchfiles waits for more events before yielding;
-            # our own quiet-period debounce (in _batch) does the coalescing.
-            for changes in watchfiles.watch(
-                self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
-                stop_event=self._stop, force_polling=False, raise_interrupt=False,
-                ignore_permission_denied=True,
-            ):
-                self._events.put(changes)
-        except Exception as e:  # noqa: BLE001
-            log.error("file watcher stopped: %s (the index no longer follows edits; "
-                      "restart `groove serve`)", e)
-            self.running = False
+        failures = 0
+        rescan = False  # after a failure: rescan once the new watch is known to be up
+        while not self._stop.is_set():
+            try:
+                # step: how long watchfiles waits for more events before yielding;
+                # our own quiet-period debounce (in _batch) does the coalescing.
+                for changes in watchfiles.watch(
+                    self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
+                    stop_event=self._stop, force_polling=False, raise_interrupt=False,
+                    ignore_permission_denied=True, yield_on_timeout=rescan, rust_timeout=200 if rescan else 5000,
+                ):
+                    if rescan:  # the watch is up (it yielded): nothing from now on is missed
+                        rescan = False
+                        self.worker.submit_full()
+                    if changes:
+                        failures = 0
+                        self._events.put(changes)
+                break
+            except Exception as e:  # noqa: BLE001
+                # One odd file must not end live indexing: watchfiles raises on
+                # a name that is not UTF-8, for one. Watch again (backing off if
+                # it keeps failing), then rescan, since events may have been lost.
+                failures += 1
+                self.restarts += 1
+                wait = min(RESTART_MAX_WAIT_S, 0.1 * 2 ** min(failures, 10))
+                log.warning("file watcher error (%s); watching again in %.1fs and rescanning the vault",
+                            str(e)[:300].encode("unicode_escape").decode("ascii"), wait)
+                rescan = True
+                if self._stop.wait(wait):
+                    break
+        self.running = False
 
     def _batch(self) -> None:
         quiet = self.debounce_ms / 1000.0

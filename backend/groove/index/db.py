@@ -7,12 +7,18 @@ bundles a current SQLite with FTS5.
 Each thread gets its own connection (``Index.conn``): the daemon answers
 searches from reader threads while the indexer writes, and WAL lets readers
 see the last committed state meanwhile.
+
+The file holds every note's text: it is created 0600 (SQLite gives its WAL
+and shared-memory files the database file's mode) in folders created 0700,
+and a too-open existing one is tightened on open (ADR 0095).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +27,11 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from ..errors import EmbedderMismatch, IndexMissing
+from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
+from ..paths import make_private_dirs, tighten_file
 from . import schema, shortcjk
+
+SIDE_FILES = ("-wal", "-shm", "-journal")
 
 
 class Index:
@@ -30,17 +39,21 @@ class Index:
         self.path = Path(path)
         if not create and not self.path.exists():
             raise IndexMissing(f"no index at {self.path}; run `groove index` first")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dirs(self.path.parent)
+        _private_file(self.path)
         self._local = threading.local()
         self._all: list[apsw.Connection] = []
         self._lock = threading.Lock()
         self.write_lock = threading.RLock()  # one writer at a time in this process
-        c = self.conn
-        with self.atomic():
-            for m in schema.MIGRATIONS:
-                m(c)
-            shortcjk.create(c)
-            self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+        try:
+            c = self.conn
+            with self.atomic():
+                for m in schema.MIGRATIONS:
+                    m(c)
+                shortcjk.create(c)
+                self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+        except apsw.Error as e:
+            raise self.write_failure(e) from e
 
     # -- connections -------------------------------------------------------
     def _open(self) -> apsw.Connection:
@@ -96,10 +109,47 @@ class Index:
             try:
                 yield c
             except BaseException:
-                c.execute("ROLLBACK")
+                # SQLite may already have rolled back (a full disk, an I/O
+                # error): a second ROLLBACK would fail and hide the cause.
+                if c.in_transaction:
+                    with contextlib.suppress(apsw.Error):
+                        c.execute("ROLLBACK")
                 raise
             else:
-                c.execute("COMMIT")
+                try:
+                    c.execute("COMMIT")
+                except BaseException:
+                    if c.in_transaction:
+                        with contextlib.suppress(apsw.Error):
+                            c.execute("ROLLBACK")
+                    raise
+
+    def write_failure(self, e: apsw.Error) -> IndexWriteFailed:
+        """One message naming the cause of a failed index operation; the
+        last committed note is the state the index is left in."""
+        where = f"the index at {self.path}"
+        os_errno = 0
+        with contextlib.suppress(Exception):
+            os_errno = int(self.conn.system_errno)
+        again = "run `groove index` again; the index is unchanged since the last committed note"
+        if isinstance(e, apsw.FullError) or os_errno == errno.ENOSPC:
+            return IndexWriteFailed(f"disk full while writing {where}: free some space and {again}")
+        if os_errno == getattr(errno, "EDQUOT", -1):
+            return IndexWriteFailed(f"disk quota exceeded while writing {where}: free some space and {again}")
+        if os_errno == errno.EFBIG:
+            return IndexWriteFailed(
+                f"file size limit reached while writing {where} (`ulimit -f`): raise it and {again}")
+        if isinstance(e, (apsw.CorruptError, apsw.NotADBError)):
+            return IndexWriteFailed(f"{where} is damaged ({e}): delete it and run `groove index` to rebuild it")
+        if isinstance(e, (apsw.ReadOnlyError, apsw.PermissionsError, apsw.CantOpenError)):
+            return IndexWriteFailed(f"cannot write {where} ({e}): check the file's and its folder's permissions")
+        if isinstance(e, (apsw.BusyError, apsw.LockedError)):
+            return IndexWriteFailed(f"{where} stayed locked by another process ({e}): is another `groove index` "
+                                    "running? Try again when it has finished")
+        if isinstance(e, apsw.IOError):
+            cause = os.strerror(os_errno) if os_errno else str(e)
+            return IndexWriteFailed(f"I/O error while writing {where} ({cause}): check the disk, then {again}")
+        return IndexWriteFailed(f"could not write {where} ({type(e).__name__}: {e}); {again}")
 
     # -- meta --------------------------------------------------------------
     def get_meta(self, key: str, default: str | None = None) -> str | None:
@@ -153,3 +203,17 @@ class Index:
         d = self.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
         c = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         return d, c
+
+
+def _private_file(path: Path) -> None:
+    """Create the index file 0600 before SQLite does (it would use 0644);
+    tighten an existing one and its side files."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.close(fd)
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # not creatable here: SQLite's own open reports why
+    for p in (path, *(path.with_name(path.name + s) for s in SIDE_FILES)):
+        tighten_file(p)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import apsw
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -76,7 +76,28 @@ def m001_create_tables(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables]
+def m002_skipped_notes(conn: apsw.Connection) -> None:
+    # Notes the last runs did not index, and why (ADR 0093), for `groove
+    # status`, index_status and the editors. size/mtime_ns: the file's stat
+    # when it was skipped (NULL if unknown). sticky: the reason comes from the
+    # content (binary, unparseable, not embeddable), so the note is not
+    # retried while its stat stays the same and the same groove version runs.
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS skipped (
+            path TEXT PRIMARY KEY,              -- as shown: a non-UTF-8 name escaped (\\xNN)
+            reason TEXT NOT NULL,
+            size INTEGER,
+            mtime_ns INTEGER,
+            sticky INTEGER NOT NULL DEFAULT 0,
+            groove_version TEXT,
+            at REAL NOT NULL
+        );
+        """
+    )
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables, m002_skipped_notes]
 
 
 def create_vec_table(conn: apsw.Connection, dim: int) -> None:

@@ -26,6 +26,38 @@ class DocRow:
     content_hash: str
 
 
+@dataclass(frozen=True)
+class SkipRow:
+    path: str
+    reason: str
+    size: int | None  # the file's stat when skipped, if known
+    mtime_ns: int | None
+    sticky: bool  # the reason is the content's: not retried while stat and groove version stay
+    groove_version: str
+
+
+def skipped_notes(idx: Index) -> dict[str, SkipRow]:
+    rows = idx.conn.execute(
+        "SELECT path, reason, size, mtime_ns, sticky, groove_version FROM skipped ORDER BY path")
+    return {r[0]: SkipRow(r[0], r[1], r[2], r[3], bool(r[4]), r[5] or "") for r in rows}
+
+
+def record_skipped(idx: Index, rows: list[SkipRow], *, scope: set[str] | None) -> None:
+    """Replace the skipped-notes record: all of it (``scope`` None, a full
+    run), or what concerns the paths in ``scope`` (a partial run)."""
+    now = time.time()
+    with idx.atomic() as c:
+        if scope is None:
+            c.execute("DELETE FROM skipped")
+        else:
+            c.executemany("DELETE FROM skipped WHERE path = ?", [(p,) for p in scope])
+        c.executemany(
+            "INSERT OR REPLACE INTO skipped(path, reason, size, mtime_ns, sticky, groove_version, at) "
+            "VALUES (?,?,?,?,?,?,?)",
+            [(r.path, r.reason, r.size, r.mtime_ns, int(r.sticky), r.groove_version, now) for r in rows],
+        )
+
+
 def all_docs(idx: Index) -> dict[str, DocRow]:
     rows = idx.conn.execute("SELECT id, path, size, mtime_ns, content_hash FROM documents")
     return {r[1]: DocRow(*r) for r in rows}
@@ -243,6 +275,7 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM documents")
         c.execute("DELETE FROM links")
         c.execute("DELETE FROM tags")
+        c.execute("DELETE FROM skipped")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")

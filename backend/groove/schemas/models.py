@@ -186,6 +186,11 @@ class IndexProgress(Result):
     path: str = ""
 
 
+class Skipped(Result):
+    path: str
+    reason: str
+
+
 class IndexStatus(Result):
     documents: NonNeg
     chunks: NonNeg
@@ -200,11 +205,9 @@ class IndexStatus(Result):
     watching: bool = False
     pending_changes: NonNeg = 0
     warnings: list[str] = []
-
-
-class Skipped(Result):
-    path: str
-    reason: str
+    skipped: list[Skipped] = []
+    """Notes left out of the index and why (the first 100; see skipped_count)"""
+    skipped_count: NonNeg = 0
 
 
 class ReindexSummary(Result):

@@ -2,17 +2,29 @@
 
 Offsets are computed on the raw bytes (split at b"\\n"), so ``byte_start`` /
 ``byte_end`` point into the file even when it is not valid UTF-8 (such lines
-are decoded with replacement characters and a warning).
+are decoded with replacement characters and a warning); a byte-order mark
+is not counted, and UTF-16 notes are parsed as their UTF-8 form (see
+``encoding.py``).
 
 Block structure comes from mistletoe: sections start at heading tokens, and a
 long section is split only between top-level blocks (paragraphs, lists,
 fenced code, tables), so a code block is never cut in half.
+
+No note may take the process (ADR 0093): mistletoe runs without its inline
+parser (only block starts are used, and inline parsing is quadratic on
+inputs like ``"[a](" * 10000``); a note nested deeper than
+``MAX_BLOCK_NESTING`` (mistletoe recurses per level) is split by blank lines
+and ``#`` headings instead; YAML aliases in frontmatter may not expand
+beyond ``MAX_ALIAS_NODES`` extra nodes. Each of these keeps the note indexed
+with a warning.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -21,9 +33,22 @@ from typing import Any
 import frontmatter
 import mistletoe
 import mistletoe.block_token as bt
+import mistletoe.span_token
 import yaml
+from frontmatter.default_handlers import SafeLoader as _FrontmatterLoader
+from frontmatter.default_handlers import YAMLHandler
 
 from ..types import Chunk, Link, ParsedNote
+from .encoding import decode_note_bytes
+
+# Deeper block nesting (quotes, lists) than this is not handed to mistletoe,
+# which recurses ~5 Python frames per level (a list nested 200 levels, or
+# ">" * 500, raised RecursionError). Real notes stay far below.
+MAX_BLOCK_NESTING = 64
+# Frontmatter: YAML aliases may add at most this many nodes to the document
+# (a 435-byte alias bomb expands to 10^9), and nesting is capped.
+MAX_ALIAS_NODES = 10_000
+MAX_FRONTMATTER_DEPTH = 100
 
 TokenCounter = Callable[[str], int]
 
@@ -102,9 +127,64 @@ def _iso_date(value: Any) -> str | None:
     return None
 
 
+class _BlockNestingTooDeep(Exception):
+    pass
+
+
+_spans = threading.local()
+_mistletoe_lock = threading.Lock()  # Document() keeps its root in a module global
+_tokenize_inner = mistletoe.span_token.tokenize_inner
+
+
+def _tokenize_inner_unless_off(content: str):  # type: ignore[no-untyped-def]
+    return [] if getattr(_spans, "off", False) else _tokenize_inner(content)
+
+
+# Block tokens look span_token.tokenize_inner up at call time: route it
+# through a per-thread switch so the chunker can skip inline parsing while
+# every other caller of mistletoe in the process keeps it.
+mistletoe.span_token.tokenize_inner = _tokenize_inner_unless_off
+
+
+@contextlib.contextmanager
+def _blocks_only():  # type: ignore[no-untyped-def]
+    with _mistletoe_lock:
+        _spans.off = True
+        try:
+            yield
+        finally:
+            _spans.off = False
+
+
+_LIST_MARKER = re.compile(r"(?:[-+*]|\d{1,9}[.)])[ \t]")
+_NEST_PREFIX = re.compile(r"[ \t]*(?:(?:>|[-+*][ \t]|\d{1,9}[.)][ \t])[ \t]*)*")
+
+
+def block_nesting(lines: list[str]) -> int:
+    """An upper estimate of how deeply blocks nest: per line, its quote and
+    list markers, plus its indentation in two-column steps when it has a
+    marker (nested list items are indented). Indentation alone (code,
+    ASCII art) nests nothing."""
+    deepest = 0
+    for line in lines:
+        prefix = _NEST_PREFIX.match(line).group(0)  # type: ignore[union-attr]
+        if len(prefix) <= deepest:
+            continue  # every level takes at least one character
+        markers = prefix.count(">") + len(_LIST_MARKER.findall(prefix))
+        if not markers:
+            continue
+        indent = len(prefix.expandtabs(4)) - len(prefix.lstrip(" \t").expandtabs(4))
+        deepest = max(deepest, markers + indent // 2)
+    return deepest
+
+
 def _block_starts(body: list[_Line]) -> list[tuple[int, str]]:
     """(line index in body, kind) of each top-level block, from mistletoe."""
-    doc = mistletoe.Document([ln.text for ln in body])
+    texts = [ln.text for ln in body]
+    if block_nesting(texts) > MAX_BLOCK_NESTING:
+        raise _BlockNestingTooDeep
+    with _blocks_only():
+        doc = mistletoe.Document(texts)
     out: list[tuple[int, str]] = []
     for tok in doc.children or []:
         ln = getattr(tok, "line_number", None)
@@ -116,6 +196,31 @@ def _block_starts(body: list[_Line]) -> list[tuple[int, str]]:
         idx = ln - 1
         # Setext headings report the line of their text; that's where they start.
         out.append((idx, kind))
+    return out
+
+
+def _plain_block_starts(body: list[_Line]) -> list[tuple[int, str]]:
+    """The fallback for notes mistletoe cannot take: ATX headings, fenced
+    code, and paragraphs separated by blank lines."""
+    out: list[tuple[int, str]] = []
+    fence: str | None = None
+    prev_blank = True
+    for i, ln in enumerate(body):
+        line = ln.text.rstrip("\r\n")
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            prev_blank = False
+            continue
+        if m:
+            fence = m.group(1)
+            out.append((i, "code"))
+        elif _ATX.match(line):
+            out.append((i, "heading"))
+        elif line.strip() and prev_blank:
+            out.append((i, "block"))
+        prev_blank = not line.strip()
     return out
 
 
@@ -177,20 +282,19 @@ def parse_note(
     count_tokens: TokenCounter = estimate_tokens,
 ) -> ParsedNote:
     warnings: list[str] = []
+    text = decode_note_bytes(data)  # a byte-order mark would hide the frontmatter's "---"
+    data = text.data
+    if text.recoded:
+        warnings.append(text.warning or f"{text.encoding} text: indexed as UTF-8 (byte ranges refer to the UTF-8 text)")
     lines, bad_utf8 = _split_lines(data)
     if bad_utf8:
         warnings.append("invalid UTF-8 (decoded with replacement characters)")
     fm_end = _frontmatter_end(lines)
     meta: dict[str, Any] = {}
     if fm_end:
-        fm_text = "".join(ln.text for ln in lines[:fm_end])
-        try:
-            post = frontmatter.loads(fm_text)
-            meta = dict(post.metadata) if isinstance(post.metadata, dict) else {}
-        except (yaml.YAMLError, ValueError, TypeError, AttributeError) as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            warnings.append(f"broken YAML frontmatter, indexed the body only ({first})")
-            meta = {}
+        meta, problem = _load_frontmatter("".join(ln.text for ln in lines[:fm_end]))
+        if problem:
+            warnings.append(problem)
     body = lines[fm_end:]
 
     stem = PurePosixPath(path).stem
@@ -203,9 +307,89 @@ def parse_note(
     body_text = "".join(ln.text for ln in body)
     tags = list(dict.fromkeys(fm_tags + parse_inline_tags(body_text)))
     links = parse_links(body_text, first_line=fm_end + 1)
-    chunks = _chunk(body, fm_end, title, chunk_tokens, count_tokens)
+    chunks = _chunk(body, fm_end, title, chunk_tokens, count_tokens, warnings)
     safe_meta = _jsonable(meta)
     return ParsedNote(path, title, aliases, tags, description, date, safe_meta, chunks, links, warnings)
+
+
+class _FrontmatterTooBig(ValueError):
+    pass
+
+
+class _BoundedLoader(_FrontmatterLoader):  # type: ignore[misc,valid-type]
+    """The frontmatter library's safe loader, checking the composed node
+    graph before anything is built from it: aliases share nodes, so the
+    graph stays small while what it stands for can be 10^9 nodes."""
+
+    def get_single_data(self) -> Any:
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _check_node_graph(node)
+        return self.construct_document(node)
+
+
+def _check_node_graph(root: yaml.Node) -> None:
+    seen: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, height)
+    on_path: set[int] = set()
+    distinct = 0
+
+    def walk(node: yaml.Node, depth: int) -> tuple[int, int]:
+        nonlocal distinct
+        if depth > MAX_FRONTMATTER_DEPTH:
+            raise _FrontmatterTooBig(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
+        key = id(node)
+        if key in seen:
+            size, height = seen[key]
+            if depth + height > MAX_FRONTMATTER_DEPTH:
+                raise _FrontmatterTooBig(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
+            return size, height
+        if key in on_path:
+            raise _FrontmatterTooBig("a YAML alias refers to the node that contains it")
+        on_path.add(key)
+        distinct += 1
+        size, height = 1, 0
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        for child in children:
+            s, h = walk(child, depth + 1)
+            size += s
+            height = max(height, h + 1)
+            if size > distinct + MAX_ALIAS_NODES:
+                raise _FrontmatterTooBig(
+                    f"YAML aliases expand it beyond {MAX_ALIAS_NODES:,} extra values (an alias bomb?)")
+        on_path.discard(key)
+        seen[key] = (size, height)
+        return size, height
+
+    size, _ = walk(root, 0)
+    if size > distinct + MAX_ALIAS_NODES:
+        raise _FrontmatterTooBig(f"YAML aliases expand it beyond {MAX_ALIAS_NODES:,} extra values (an alias bomb?)")
+
+
+class _BoundedYAMLHandler(YAMLHandler):
+    def load(self, fm: str, **kwargs: object) -> Any:
+        return yaml.load(fm, Loader=_BoundedLoader)
+
+
+def _load_frontmatter(fm_text: str) -> tuple[dict[str, Any], str | None]:
+    """(metadata, warning); a frontmatter block that cannot be used is
+    ignored with a warning, and the body is still indexed."""
+    try:
+        post = frontmatter.loads(fm_text, handler=_BoundedYAMLHandler())
+        meta = dict(post.metadata) if isinstance(post.metadata, dict) else {}
+        return meta, None
+    except _FrontmatterTooBig as e:
+        return {}, f"frontmatter ignored, indexed the body only ({e})"
+    except RecursionError:
+        return {}, "frontmatter ignored, indexed the body only (nested too deeply)"
+    except Exception as e:  # noqa: BLE001 - YAMLError, bad dates, odd keys: the body still counts
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        return {}, f"broken YAML frontmatter, indexed the body only ({first})"
 
 
 def _jsonable(v: Any) -> Any:
@@ -230,10 +414,15 @@ class _Section:
     blocks: list[tuple[int, str]]  # (start index, kind) of blocks inside, in order
 
 
-def _sections(body: list[_Line]) -> list[_Section]:
+def _sections(body: list[_Line], warnings: list[str]) -> list[_Section]:
     if not body:
         return []
-    starts = _block_starts(body)
+    try:
+        starts = _block_starts(body)
+    except (_BlockNestingTooDeep, RecursionError):
+        warnings.append(f"blocks nested more than {MAX_BLOCK_NESTING} levels deep: split by blank lines "
+                        "and # headings only")
+        starts = _plain_block_starts(body)
     sections: list[_Section] = []
     stack: list[tuple[int, str]] = []  # (level, heading)
     cur = _Section(0, "", [], 0, len(body), [])
@@ -280,7 +469,7 @@ def _context(title: str, heading_path: list[str]) -> str:
 
 
 def _chunk(
-    body: list[_Line], offset: int, title: str, budget: int, count: TokenCounter
+    body: list[_Line], offset: int, title: str, budget: int, count: TokenCounter, warnings: list[str]
 ) -> list[Chunk]:
     chunks: list[Chunk] = []
 
@@ -308,7 +497,7 @@ def _chunk(
             )
         )
 
-    for sec in _sections(body):
+    for sec in _sections(body, warnings):
         text = "".join(ln.text for ln in body[sec.start:sec.end])
         if count(text) <= budget:
             emit(sec, sec.start, sec.end)

@@ -1,9 +1,17 @@
-"""Walk a vault: which files are notes, and which are skipped and why."""
+"""Walk a vault: which files are notes, and which are skipped and why.
+
+Only regular files are notes: a FIFO, socket or device named ``x.md`` would
+block or never end a read (ADR 0094). A name that is not valid UTF-8 (a
+Shift-JIS name from a Windows zip) is skipped with a reason that shows it
+escaped and says how to rename it: no editor can open it by name either.
+"""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,50 +84,148 @@ def _inside(vault: Path, p: Path) -> bool:
     try:
         p.resolve().relative_to(vault)
         return True
-    except (ValueError, OSError):
+    except (ValueError, OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
         return False
 
 
+def shown_path(path: str) -> str:
+    """``path`` as valid UTF-8: bytes that are not (kept by the OS as lone
+    surrogates) become ``\\xNN``."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", errors="backslashreplace")
+
+
+def _guess_name(name: str) -> str:
+    raw = os.fsencode(name)
+    for codec, label in (("cp932", "Shift-JIS"), ("cp1252", "Windows-1252")):
+        try:
+            guess = raw.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if guess.isprintable():
+            return f" (as {label} it reads {guess!r}: e.g. `convmv -f {codec} -t utf-8 --notest FILE`)"
+    return ""
+
+
+def bad_name_reason(rel: str) -> str:
+    bad = next(part for part in rel.split("/") if shown_path(part) != part)
+    return (f"file name is not valid UTF-8{_guess_name(bad)}: not indexed, since "
+            "no editor can open it by that name; rename it to UTF-8 and it is indexed on the next run")
+
+
+_KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+
+
+def not_regular_reason(mode: int) -> str | None:
+    """Why a file of this st_mode is not read, or None for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    kind = next((k for test, k in _KINDS if test(mode)), "not a regular file")
+    return f"{kind}, not a regular file: groove reads only regular files"
+
+
+def read_regular_file(path: Path, max_bytes: int) -> tuple[bytes | None, os.stat_result | None, str | None]:
+    """(bytes, stat at open, skip reason). Opened non-blocking and checked
+    after open, so a file swapped for a FIFO since the scan cannot hang the
+    read; at most ``max_bytes`` + 1 bytes are read."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None, None, "deleted while indexing"
+    except PermissionError:
+        return None, None, "unreadable (permission denied)"
+    except OSError as e:
+        return None, None, _os_reason(e)
+    try:
+        st = os.fstat(fd)
+        reason = not_regular_reason(st.st_mode)
+        if reason:
+            return None, st, reason
+        if st.st_size > max_bytes:
+            return None, st, None  # the caller words "too large"
+        parts: list[bytes] = []
+        left = max_bytes + 1
+        while left > 0:
+            b = os.read(fd, min(left, 1 << 20))
+            if not b:
+                break
+            parts.append(b)
+            left -= len(b)
+        return b"".join(parts), st, None
+    except OSError as e:
+        return None, None, _os_reason(e)
+    finally:
+        os.close(fd)
+
+
+def _os_reason(e: OSError) -> str:
+    if e.errno == errno.ELOOP:
+        return "symlink loop (not followed)"
+    return f"unreadable ({e.strerror or e})"
+
+
 def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
-    """Every ``*.md`` under the vault, except ignored ones; symlinks that leave
-    the vault are not followed (a symlinked note inside the vault is fine)."""
+    """Every regular ``*.md`` file under the vault, except ignored ones;
+    symlinks that leave the vault are not followed (a symlinked note inside
+    the vault is fine)."""
     vault = check_vault(vault)
     rules = ignore_rules(vault)
     notes: list[NoteFile] = []
     skipped: list[Skipped] = []
+
+    def _walk_dir(name: str, p: Path, rel: str, is_link: bool) -> None:
+        if is_link:
+            return  # a link to a folder inside the vault would be indexed twice
+        if rules.skips_dir(rel):
+            return
+        walk(p)
 
     def walk(dirpath: Path) -> None:
         try:
             entries = sorted(os.scandir(dirpath), key=lambda e: e.name)
         except OSError as e:
             rel = dirpath.relative_to(vault).as_posix()
-            skipped.append(Skipped(rel or ".", f"folder unreadable: {e.strerror}"))
+            skipped.append(Skipped(shown_path(rel) or ".", f"folder unreadable: {e.strerror}"))
             return
         for entry in entries:
             p = Path(entry.path)
             rel = p.relative_to(vault).as_posix()
+            is_note = entry.name.lower().endswith(".md") and not entry.name.startswith(".")
             try:
                 is_link = entry.is_symlink()
-                is_dir = entry.is_dir()  # follows symlinks
-            except OSError:
+                if not is_link and not is_note:  # attachments: no stat call (d_type suffices)
+                    if entry.is_dir(follow_symlinks=False):
+                        _walk_dir(entry.name, p, rel, False)
+                    continue
+                st = entry.stat()  # follows symlinks
+            except OSError as e:
+                if is_note:  # a dangling link or a loop
+                    skipped.append(Skipped(shown_path(rel), "broken symlink (its target does not exist)"
+                                           if e.errno == errno.ENOENT else _os_reason(e)))
                 continue
+            is_dir = stat.S_ISDIR(st.st_mode)
             if is_link and not _inside(vault, p):
-                if is_dir or entry.name.endswith(".md"):
-                    skipped.append(Skipped(rel, "symlink pointing outside the vault (not followed)"))
+                if is_dir or is_note:
+                    skipped.append(Skipped(shown_path(rel), "symlink pointing outside the vault (not followed)"))
                 continue
             if is_dir:
-                if is_link:
-                    continue  # a link to a folder inside the vault would be indexed twice
-                if rules.skips_dir(rel):
-                    continue
-                walk(p)
+                _walk_dir(entry.name, p, rel, is_link)
                 continue
-            if not entry.name.lower().endswith(".md") or rules.skips_file(rel):
+            if not is_note:
                 continue
-            try:
-                st = p.stat()
-            except OSError as e:
-                skipped.append(Skipped(rel, f"unreadable: {e.strerror}"))
+            if rules.skips_file(rel):
+                continue
+            if shown_path(rel) != rel:
+                skipped.append(Skipped(shown_path(rel), bad_name_reason(rel)))
+                continue
+            reason = not_regular_reason(st.st_mode)
+            if reason:
+                skipped.append(Skipped(rel, reason))
                 continue
             notes.append(NoteFile(rel, p, st.st_size, st.st_mtime_ns))
 
