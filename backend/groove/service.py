@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, notes
+from . import __version__, browse, notes
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
 from .index.store import all_docs, skipped_notes
@@ -30,6 +30,7 @@ from .vault.scan import scan_vault
 
 MAX_LIMIT = 50
 MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
+MAX_STALE_LISTED = 100  # and this many changed notes; stale_files counts them all
 
 _reindex_lock = threading.Lock()
 _reindex_state: dict[int, dict[str, Any]] = {}  # id(runtime) -> latest progress
@@ -77,6 +78,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     docs_known = {p: (d.size, d.mtime_ns) for p, d in all_docs(idx).items()}
     known.update(docs_known)
     stale: int | None = 0
+    stale_paths: list[str] = []
     warnings: list[str] = []
     try:
         files, _ = scan_vault(rt.vault)
@@ -88,8 +90,9 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         for f in files:
             present.add(f.path)
             if known.get(f.path) != (f.size, f.mtime_ns):
-                stale += 1
-        stale += sum(1 for p in docs_known if p not in present)
+                stale_paths.append(f.path)
+        stale_paths += [p for p in docs_known if p not in present]
+        stale = len(stale_paths)
     last = idx.get_meta("last_indexed")
     return {
         "vault": str(rt.vault),
@@ -101,6 +104,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "last_indexed": float(last) if last else None,
         "last_indexed_iso": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(float(last))) if last else None,
         "stale_files": stale,
+        "stale_paths": sorted(stale_paths)[:MAX_STALE_LISTED],  # new, changed or deleted notes, the first ones
         "skipped": [{"path": r.path, "reason": r.reason} for r in list(skips.values())[:MAX_SKIPPED_LISTED]],
         "skipped_count": len(skips),
         "indexing": progress is not None,
@@ -132,12 +136,15 @@ class Operation:
 
 OPERATIONS: dict[str, Operation] = {
     "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
-    "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
-    "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links"),
-    "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),
+    "get_document": Operation(browse.get_document, "a note's text (whole, a line range or a heading section)"),
+    "related_notes": Operation(browse.related_notes, "similar notes, backlinks, outgoing links (each once)"),
+    "resolve_link": Operation(browse.resolve_link, "where a wikilink points"),
     "read_note": Operation(notes.read_note, "a note's whole text"),
     "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),
     "reindex": Operation(_reindex, "bring the index up to date (force = re-embed everything)"),
+    "list_notes": Operation(browse.list_notes, "a page of notes by folder, glob, tag, date; sorted"),
+    "recent_notes": Operation(browse.recent_notes, "notes modified in the last days, newest first"),
+    "list_tags": Operation(browse.list_tags, "tags with their note counts"),
 }
 
 

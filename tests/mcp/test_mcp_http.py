@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from mcp_support import GROOVE, HttpServer, SyncSession, http_session, text_of
+from mcp_support import GROOVE, TOOLS, HttpServer, SyncSession, http_session, text_of
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
@@ -41,8 +41,7 @@ def test_binds_loopback_and_serves_every_tool(server) -> None:
     assert server.url.startswith("http://127.0.0.1:")
     s = SyncSession(lambda: http_session(server.url))
     try:
-        assert {t.name for t in s.list_tools().tools} == {
-            "search", "get_document", "related_notes", "resolve_link", "index_status", "reindex"}
+        assert {t.name for t in s.list_tools().tools} == TOOLS
         r = s.call("search", {"query": "garden plan", "limit": 2})
         assert not r.is_error and r.structured_content["results"][0]["path"] == "Projects/Plan.md"
         d = s.call("get_document", {"path": "Projects/Plan.md", "heading": "Risks"})

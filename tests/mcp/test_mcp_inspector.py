@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcp_support import GROOVE
+from mcp_support import GROOVE, TOOLS
 
 # Pinned so CI does not silently pick up a new major. CI installs it globally
 # (`npm install -g @modelcontextprotocol/inspector@2.12.0`, which puts
@@ -41,7 +41,7 @@ def server_cmd(vault: Path, tiny_model: Path, indexed: Path) -> list[str]:
 def test_inspector_lists_the_tools(server_cmd, server_env) -> None:
     res = inspector(server_cmd, server_env, "--method", "tools/list")
     tools = {t["name"]: t for t in res["tools"]}
-    assert set(tools) == {"search", "get_document", "related_notes", "resolve_link", "index_status", "reindex"}
+    assert set(tools) == TOOLS
     assert tools["search"]["annotations"]["readOnlyHint"] is True
     assert "query" in tools["search"]["inputSchema"]["required"]
 

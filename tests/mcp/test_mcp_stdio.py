@@ -12,9 +12,8 @@ import apsw
 import pytest
 from test_mcp_notes import ESCAPES
 
-from mcp_support import SyncSession, stdio_session, text_of
+from mcp_support import TOOLS, SyncSession, stdio_session, text_of
 
-TOOLS = {"search", "get_document", "related_notes", "resolve_link", "index_status", "reindex"}
 
 
 @pytest.fixture(scope="module")
@@ -54,12 +53,15 @@ def test_lists_tools_with_llm_facing_schemas(s) -> None:
     assert set(by) == TOOLS
     search = by["search"]
     props = search.input_schema["properties"]
-    assert set(props) == {"query", "limit", "path_globs", "tags_any", "tags_all", "date_from", "date_to", "rerank",
-                          "mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "min_confidence_ratio"}
+    # No reranker configured for the test vault: `rerank` is not offered (M6).
+    assert set(props) == {"query", "limit", "offset", "path_globs", "tags_any", "tags_all", "date_from", "date_to",
+                          "mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "min_confidence_ratio",
+                          "max_tokens"}
     assert search.input_schema["required"] == ["query"]
     assert props["limit"]["default"] == 10 and props["limit"]["maximum"] == 50
     assert '"double quotes"' in search.description and "'-' before a word" in search.description
-    assert set(search.output_schema["properties"]) == {"results", "low_confidence", "filter_applied", "warnings"}
+    assert set(search.output_schema["properties"]) == {"results", "low_confidence", "filter_applied", "warnings",
+                                                       "offset", "next_offset", "truncated", "approx_tokens"}
     for name in TOOLS - {"reindex"}:
         assert by[name].annotations.read_only_hint is True, name
     assert by["reindex"].annotations.read_only_hint is False
@@ -74,8 +76,11 @@ def test_search_returns_the_pipeline_answer_as_structured_content(s, local_rt, i
     r = s.call("search", {"query": "garden plan", "limit": 3})
     assert not r.is_error, text_of(r)
     sc = r.structured_content
-    assert set(sc) == {"results", "low_confidence", "filter_applied", "warnings"}
-    assert sc == service.search(local_rt, SearchParams(query="garden plan", limit=3)).to_json()
+    assert set(sc) == {"results", "low_confidence", "filter_applied", "warnings", "offset", "next_offset",
+                       "truncated", "approx_tokens"}
+    assert sc["truncated"] is False and all(h.pop("content_truncated") is False for h in sc["results"])
+    want = service.search(local_rt, SearchParams(query="garden plan", limit=3)).to_json()
+    assert {k: sc[k] for k in want} == want
     assert 0 < len(sc["results"]) <= 3
     db = apsw.Connection(str(indexed), flags=apsw.SQLITE_OPEN_READONLY)
     for h in sc["results"]:
@@ -127,7 +132,17 @@ def test_note_tools_answer_like_groove_notes(s, local_rt) -> None:
     for name, args, local in calls:
         r = s.call(name, args)
         assert not r.is_error, (name, text_of(r))
-        assert r.structured_content == local(), (name, args)
+        want = local()
+        got = r.structured_content
+        if name == "related_notes":  # each link once, with its count (M10)
+            for key, ident in (("backlinks", lambda x: x["path"]),
+                               ("outgoing", lambda x: (x["path"] or x["target"].casefold(), x["heading"]))):
+                first: dict = {}
+                for x in want[key]:
+                    first.setdefault(ident(x), {**x, "occurrences": 0})["occurrences"] += 1
+                assert got[key] == list(first.values())
+            got, want = {**got, "backlinks": [], "outgoing": []}, {**want, "backlinks": [], "outgoing": []}
+        assert {k: got[k] for k in want} == want, (name, args)
     doc = s.call("get_document", {"path": "Projects/Plan.md", "heading": "Goals"})
     assert text_of(doc).startswith("Projects/Plan.md (Plan), lines 5-11")
 
@@ -148,8 +163,8 @@ def test_index_status_reports_freshness_and_model_latency(s, indexed) -> None:
 
 ERRORS = [
     ("search", {"query": "-garden -cats"}, "only excludes"),
-    ("search", {"query": "garden", "limit": "ten"}, "valid integer"),
-    ("search", {"query": "garden", "limit": 51}, "less than or equal to 50"),
+    ("search", {"query": "garden", "limit": "ten"}, "'limit' must be an integer, got a string"),
+    ("search", {"query": "garden", "limit": 51}, "greater than the maximum of 50"),
     ("search", {"query": "garden", "mmr_lambda": 3}, "mmr_lambda"),
     ("search", {"limit": 3}, "query"),
     ("search", {"query": "garden", "rerank": True}, "no reranker is configured"),  # a caller mistake, not internal
@@ -161,7 +176,7 @@ ERRORS = [
     ("related_notes", {}, "pass 'path'"),
     ("related_notes", {"path": "Missing.md"}, "not an indexed note"),
     ("resolve_link", {"link": "[[Plan]]", "from_path": "/etc/passwd"}, "absolute path"),
-    ("resolve_link", {"link": 42}, "valid string"),
+    ("resolve_link", {"link": 42}, "'link' must be a string"),
 ]
 
 

@@ -23,10 +23,13 @@ DEFAULT_PORT = 8765
 @click.option("--token", default=None, envvar="GROOVE_MCP_TOKEN",
               help="HTTP: require `Authorization: Bearer <token>` (env GROOVE_MCP_TOKEN).")
 @click.option("--allow-remote", is_flag=True, help="HTTP: allow binding a non-loopback address (exposes your notes).")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="HTTP: also accept browser requests from this exact origin (e.g. app://obsidian.md).")
 @click.option("--standalone", is_flag=True, help="Never attach to a running `groove serve`; load the model here.")
 @click.option("--no-warm", is_flag=True, help="Load the model on the first search instead of at startup.")
 def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_http: bool, host: str, port: int,
-            token: str | None, allow_remote: bool, standalone: bool, no_warm: bool) -> None:
+            token: str | None, allow_remote: bool, allow_origins: tuple[str, ...], standalone: bool,
+            no_warm: bool) -> None:
     """Serve the vault to Claude and other MCP clients.
 
     \b
@@ -50,7 +53,7 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
                          attach=not standalone, warm=not no_warm)
     if not use_http:
-        if token or allow_remote or host != "127.0.0.1" or port != DEFAULT_PORT:
+        if token or allow_remote or allow_origins or host != "127.0.0.1" or port != DEFAULT_PORT:
             click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
         serve_stdio(build_server(opts))
         return
@@ -58,9 +61,13 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     def ready(url: str) -> None:
         click.echo(f"groove MCP (Streamable HTTP) for {opts.vault} at {url}"
                    + (" (bearer token required)" if token else ""), err=True)
+        if not token:
+            click.echo("warning: no token: any program on this machine can read your notes through this port. "
+                       "Set GROOVE_MCP_TOKEN (or --token) to require `Authorization: Bearer <token>`.", err=True)
         sys.stderr.flush()
 
-    serve_http(build_server(opts), host, port, token.strip() if token else None, on_ready=ready)
+    serve_http(build_server(opts), host, port, token.strip() if token else None, on_ready=ready,
+               allow_origins=list(allow_origins))
 
 
 def _is_loopback(host: str) -> bool:

@@ -30,12 +30,25 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
         out.append("   " + (text[:SNIPPET_CHARS] + " …" if len(text) > SNIPPET_CHARS else text))
     if hits:
         out.append("\nRead more with get_document(path, line_start, line_end).")
+    if resp.get("truncated"):
+        cut = "passages were cut to fit the response budget"
+        if resp.get("next_offset") is not None:
+            cut += f"; more results with offset={resp['next_offset']}"
+        out.append(f"({cut})")
     return "\n".join(out)
 
 
 def render_document(d: dict[str, Any]) -> str:
     a, b = d["line_range"]
     return f'{d["path"]} ({d["title"]}), lines {a}-{b}{" [truncated]" if d["truncated"] else ""}\n\n{d["content"]}'
+
+
+def render_documents(batch: dict[str, Any]) -> str:
+    parts = [render_document(d) for d in batch["documents"]]
+    parts += [f'{e["path"]}: {e["error"]}' for e in batch["errors"]]
+    if batch["not_returned"]:
+        parts.append("not returned (over the response budget): " + ", ".join(batch["not_returned"]))
+    return "\n\n---\n\n".join(parts)
 
 
 def json_text(d: Any) -> str:

@@ -71,6 +71,8 @@ class GetDocumentParams(Params):
     line_start: Annotated[int, Field(ge=1)] | None = None
     line_end: Annotated[int, Field(ge=1)] | None = None
     heading: str | None = None
+    max_chars: Annotated[int, Field(ge=100)] | None = None
+    """Cut the text at a line boundary above this many characters (default 40,000)"""
 
 
 class RelatedNotesParams(Params):
@@ -96,6 +98,29 @@ class IndexStatusParams(Params):
 
 class ReindexParams(Params):
     force: bool | None = None
+
+
+class ListNotesParams(Params):
+    folder: str | None = None
+    glob: str | None = None
+    tag: str | None = None
+    date_from: Date | None = None
+    date_to: Date | None = None
+    sort: Literal["path", "title", "modified", "date"] | None = None
+    offset: NonNeg | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+
+
+class RecentNotesParams(Params):
+    days: Annotated[float, Field(gt=0)] | None = None
+    folder: str | None = None
+    offset: NonNeg | None = None
+    limit: Annotated[int, Field(ge=1, le=200)] | None = None
+
+
+class ListTagsParams(Params):
+    prefix: str | None = None
+    limit: Annotated[int, Field(ge=1, le=1000)] | None = None
 
 
 class SubscribeParams(Params):
@@ -149,6 +174,8 @@ class Backlink(Result):
     path: str
     title: str
     line: int
+    """The first line of the note that links here"""
+    occurrences: Annotated[int, Field(ge=1)] = 1
 
 
 class Outgoing(Result):
@@ -156,6 +183,8 @@ class Outgoing(Result):
     path: str | None
     heading: str | None
     line: int
+    """The first line with this link"""
+    occurrences: Annotated[int, Field(ge=1)] = 1
 
 
 class Related(Result):
@@ -171,6 +200,9 @@ class ResolvedLink(Result):
     block: str | None
     line_range: LineRange | None
     exists: bool
+    anchor_found: bool | None = None
+    """False when the note exists but the heading or block the link names does not; null when it names none"""
+    warning: str | None = None
 
 
 class NoteText(Result):
@@ -199,6 +231,8 @@ class IndexStatus(Result):
     last_indexed: float | None
     stale_files: NonNeg | None
     """Notes changed on disk since they were indexed; null when the vault could not be scanned"""
+    stale_paths: list[str] = []
+    """The first 100 of those notes (new, changed or deleted)"""
     indexing: bool
     progress: IndexProgress | None
     index_path: str
@@ -215,6 +249,36 @@ class ReindexSummary(Result):
     unchanged: NonNeg
     deleted: NonNeg
     skipped: list[Skipped]
+
+
+class NoteEntry(Result):
+    path: str
+    title: str
+    tags: list[str]
+    date: str | None
+    """The frontmatter date, if any"""
+    modified: float
+    """The file's modification time when indexed, seconds since the epoch"""
+    size: NonNeg
+
+
+class NotePage(Result):
+    notes: list[NoteEntry]
+    total: NonNeg
+    """How many notes match in all"""
+    offset: NonNeg
+    next_offset: NonNeg | None
+    """Pass as offset for the next page; null on the last page"""
+
+
+class TagCount(Result):
+    tag: str
+    count: NonNeg
+
+
+class TagList(Result):
+    tags: list[TagCount]
+    total: NonNeg
 
 
 class Subscribed(Result):
@@ -242,6 +306,9 @@ METHODS: dict[str, tuple[type, type]] = {
     "read_note": (ReadNoteParams, NoteText),
     "index_status": (IndexStatusParams, IndexStatus),
     "reindex": (ReindexParams, ReindexSummary),
+    "list_notes": (ListNotesParams, NotePage),
+    "recent_notes": (RecentNotesParams, NotePage),
+    "list_tags": (ListTagsParams, TagList),
     "subscribe": (SubscribeParams, Subscribed),
 }
 

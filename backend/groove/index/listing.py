@@ -1,0 +1,110 @@
+"""Browsing the index without a query: notes by folder/glob, tag and date,
+the most recently modified notes, and the tags with their counts. Read by
+the list_notes / recent_notes / list_tags operations (service.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from .db import Index
+
+SORTS = {
+    "path": "d.path COLLATE NOCASE ASC",
+    "title": "d.title COLLATE NOCASE ASC, d.path",
+    "modified": "d.mtime_ns DESC, d.path",
+    "date": "d.date IS NULL, d.date DESC, d.path",
+}
+
+
+@dataclass
+class NoteRow:
+    path: str
+    title: str
+    tags: list[str]
+    date: str | None
+    modified: float  # seconds since the epoch (the file's mtime when indexed)
+    size: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "title": self.title, "tags": self.tags, "date": self.date,
+                "modified": self.modified, "size": self.size}
+
+
+def _tags(raw: str | None) -> list[str]:
+    try:
+        return [str(t) for t in json.loads(raw or "[]")]
+    except ValueError:
+        return []
+
+
+def _like_escape(s: str) -> str:
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def list_notes(
+    idx: Index,
+    *,
+    folder: str | None = None,
+    glob: str | None = None,
+    tag: str | None = None,
+    date_from: str | None = None,
+    date_to: str | None = None,
+    modified_after_ns: int | None = None,
+    sort: str = "path",
+    offset: int = 0,
+    limit: int = 50,
+) -> tuple[list[NoteRow], int]:
+    """One page of the notes matching every filter given, and how many match in all.
+    ``folder`` matches the folder and everything under it; ``glob`` is a
+    gitignore-style pattern like the search's path_globs; dates compare the
+    frontmatter date, else the file's modification day (as search does)."""
+    where: list[str] = []
+    args: list[Any] = []
+    if folder:
+        where.append("d.path LIKE ? ESCAPE '\\'")
+        args.append(_like_escape(folder.strip("/")) + "/%")
+    if tag:
+        # Compared case-folded without "#"; a parent tag takes its children (#a takes #a/b).
+        t = tag.lstrip("#").lower()
+        where.append("d.id IN (SELECT doc_id FROM tags WHERE lower(tag) = ? OR lower(tag) LIKE ? ESCAPE '\\')")
+        args += [t, _like_escape(t) + "/%"]
+    day = "coalesce(substr(d.date, 1, 10), date(d.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
+    if date_from:
+        where.append(f"{day} >= ?")
+        args.append(date_from)
+    if date_to:
+        where.append(f"{day} <= ?")
+        args.append(date_to)
+    if modified_after_ns is not None:
+        where.append("d.mtime_ns >= ?")
+        args.append(int(modified_after_ns))
+    cond = (" WHERE " + " AND ".join(where)) if where else ""
+    c = idx.conn
+    sql = f"SELECT d.path, d.title, d.tags, d.date, d.mtime_ns, d.size FROM documents d{cond} ORDER BY {SORTS[sort]}"
+    if glob:  # gitignore semantics are not SQL's: filter here, then page
+        import pathspec
+
+        spec = pathspec.GitIgnoreSpec.from_lines([glob])
+        rows = [r for r in c.execute(sql, args) if spec.match_file(r[0])]
+        total, rows = len(rows), rows[offset:offset + limit]
+    else:
+        total = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone()[0]
+        rows = c.execute(sql + " LIMIT ? OFFSET ?", (*args, int(limit), int(offset))).fetchall()
+    return [NoteRow(p, t, _tags(tg), dt, m / 1e9, s) for p, t, tg, dt, m, s in rows], int(total)
+
+
+def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
+    """(tag, number of notes) for every tag, most used first."""
+    where, args = "", []
+    if prefix:
+        where, args = "WHERE lower(tag) LIKE ? ESCAPE '\\'", [_like_escape(prefix.lstrip("#").lower()) + "%"]
+    # Case-folded like the search's tag filter: #Work and #work are one tag.
+    return [(t, int(n)) for t, n in idx.conn.execute(
+        f"SELECT lower(tag) AS t, count(DISTINCT doc_id) AS n FROM tags {where} GROUP BY t ORDER BY n DESC, t", args)]
+
+
+def newest_mtime_ns(idx: Index) -> int | None:
+    row = idx.conn.execute("SELECT max(mtime_ns) FROM documents").fetchone()
+    return int(row[0]) if row and row[0] is not None else None

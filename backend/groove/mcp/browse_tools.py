@@ -1,0 +1,200 @@
+"""The tools that navigate rather than read: related_notes, resolve_link,
+list_notes, recent_notes, list_tags; the index tools (index_status,
+reindex); the note resource and the prompts. Lists stay under max_tokens by
+ending the page early (next_offset says where to go on)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal
+
+import anyio
+import anyio.from_thread
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp_types import CallToolResult, ToolAnnotations
+from pydantic import Field
+
+from ..errors import GrooveError
+from ..schemas.models import NotePage, ReindexSummary, Related, ResolvedLink, TagList
+from ..service import MAX_LIMIT
+from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
+from .freshness import AUTO_REINDEX_MAX
+from .outputs import McpIndexStatus
+from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
+
+Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
+PageLimit = Annotated[int, Field(ge=1, le=200, description="Notes per page (1-200).")]
+
+
+def _fit_page(page: dict[str, Any], key: str, max_tokens: int) -> tuple[dict[str, Any], str]:
+    """End the page early while the answer is over budget."""
+    items = page[key]
+    while True:
+        out = {**page, key: items}
+        if len(items) < len(page[key]):
+            out["next_offset"] = page.get("offset", 0) + len(items)
+            out["truncated"] = True
+        text = compact(out)
+        if response_tokens(text, out) <= max_tokens or len(items) <= 1:
+            return out, text
+        items = items[: max(1, len(items) * 3 // 4)]
+
+
+def _page_text(page: dict[str, Any]) -> str:
+    lines = [f'{page["total"]} notes; showing {len(page["notes"])} from {page["offset"] + 1}']
+    lines += [f'- {n["path"]} | {n["title"]}' + (f' | {n["date"]}' if n["date"] else "")
+              + (f' | #{" #".join(n["tags"])}' if n["tags"] else "") for n in page["notes"]]
+    lines += [f"warning: {w}" for w in page.get("warnings", [])]
+    if page.get("next_offset") is not None:
+        lines.append(f'(more: offset={page["next_offset"]})')
+    return "\n".join(lines)
+
+
+def register(mcp: MCPServer, state: Session) -> None:
+    backend = state.backend
+
+    async def listing(method: str, params: dict[str, Any], max_tokens: int) -> CallToolResult:
+        warnings = await fresh(state)
+        page = await call(backend.call, method, params)
+        page["warnings"] = warnings
+        out, _ = _fit_page(page, "notes", max_tokens)
+        return result(_page_text(out), out)
+
+    @mcp.tool(name="related_notes", title="Related notes", annotations=READ_ONLY, description=(
+        "Notes related to one note: the most similar notes by meaning (embedding neighbours, "
+        "score = cosine similarity), the notes that link to it (backlinks: each note once, with the "
+        "first line of the link and how many times it links) and the wikilinks it contains (each "
+        "target once; path null = the target does not exist). Pass a note `path`, or the `chunk_id` "
+        "of a search hit to find notes similar to that passage only."))
+    async def related_notes(
+        path: Annotated[str | None, Field(description="Vault-relative note path.")] = None,
+        chunk_id: Annotated[int | None, Field(description="A search hit's chunk_id, instead of path.")] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes (1-50).")] = 10,
+    ) -> Annotated[CallToolResult, Related]:
+        warnings = await fresh(state)
+        d = await call(backend.call, "related_notes", {"path": path, "limit": limit, "chunk_id": chunk_id})
+        if warnings:
+            d["warnings"] = warnings
+        return result(compact(d), d)
+
+    @mcp.tool(name="resolve_link", title="Resolve a wikilink", annotations=READ_ONLY, description=(
+        "Find where an Obsidian wikilink points, with Obsidian's rules: case-insensitive note "
+        "names, a note in the linking note's folder first, else the shortest matching path; "
+        "frontmatter aliases; '[[Note#Heading]]' and '[[Note#H1#H2]]' give the heading's section "
+        "lines, '[[Note^block-id]]' the block's lines. Returns path (null if no such note), "
+        "line_range (then read it with get_document), exists, and anchor_found (false when the "
+        "note exists but the heading or block does not)."))
+    async def resolve_link(
+        link: Annotated[str, Field(min_length=1, description=(
+            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note^abc123]]', or 'Note#Heading'."))],
+        from_path: Annotated[str | None, Field(description=(
+            "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
+    ) -> Annotated[CallToolResult, ResolvedLink]:
+        await fresh(state)
+        d = await call(backend.call, "resolve_link", {"link": link, "from_path": from_path})
+        return result(compact(d), d)
+
+    @mcp.tool(name="list_notes", title="List notes", annotations=READ_ONLY, description=(
+        "Browse the notes without a query: filter by folder (and its sub-folders), a path glob "
+        "('Projects/**/*.md'), a tag (a parent tag takes its children), a date range (frontmatter "
+        "date, else the file's day); sort by path, title, modified (newest first) or date (newest "
+        "first). Paged: total says how many match; pass next_offset as offset for the next page."))
+    async def list_notes(
+        folder: Annotated[str | None, Field(description="Only notes in this folder, e.g. 'Projects'.")] = None,
+        glob: Annotated[str | None, Field(description="Only paths matching this glob (gitignore style).")] = None,
+        tag: Annotated[str | None, Field(description="Only notes with this tag ('#' optional).")] = None,
+        date_from: Day = None,
+        date_to: Day = None,
+        sort: Annotated[Literal["path", "title", "modified", "date"], Field(description="Order.")] = "path",
+        offset: Annotated[int, Field(ge=0, description="Skip this many notes.")] = 0,
+        limit: PageLimit = 50,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, NotePage]:
+        return await listing("list_notes", {"folder": folder, "glob": glob, "tag": tag, "date_from": date_from,
+                                            "date_to": date_to, "sort": sort, "offset": offset, "limit": limit},
+                             max_tokens)
+
+    @mcp.tool(name="recent_notes", title="Recently changed notes", annotations=READ_ONLY, description=(
+        "The notes modified in the last `days` days (file modification time), newest first; "
+        "optionally in one folder. Paged like list_notes."))
+    async def recent_notes(
+        days: Annotated[float, Field(gt=0, le=36500, description="How far back, in days (default 7).")] = 7,
+        folder: Annotated[str | None, Field(description="Only notes in this folder.")] = None,
+        offset: Annotated[int, Field(ge=0, description="Skip this many notes.")] = 0,
+        limit: PageLimit = 20,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, NotePage]:
+        return await listing("recent_notes", {"days": days, "folder": folder, "offset": offset, "limit": limit},
+                             max_tokens)
+
+    @mcp.tool(name="list_tags", title="List tags", annotations=READ_ONLY, description=(
+        "The vault's tags (frontmatter and #inline, lower-cased) with how many notes carry each, "
+        "most used first. Use a tag with list_notes(tag=...) or search(tags_any=[...])."))
+    async def list_tags(
+        prefix: Annotated[str | None, Field(description="Only tags starting with this, e.g. 'project/'.")] = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="At most this many tags.")] = 100,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, TagList]:
+        warnings = await fresh(state)
+        d = await call(backend.call, "list_tags", {"prefix": prefix, "limit": limit})
+        d["warnings"] = warnings
+        out, _ = _fit_page({**d, "offset": 0}, "tags", max_tokens)
+        text = f'{d["total"]} tags\n' + "\n".join(f'#{t["tag"]} ({t["count"]})' for t in out["tags"])
+        return result(text, out)
+
+    @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
+        "State of the search index: number of notes and chunks, embedding model, last indexing "
+        "time, which files changed since (stale_files, stale_paths; run reindex if > 0), whether a "
+        "reindex is running, and latencies (model load, first search)."))
+    async def index_status() -> Annotated[CallToolResult, McpIndexStatus]:
+        st = await call(backend.call, "index_status", {})
+        st.update(backend.status_extras())
+        st["mode"] = backend.mode
+        st["first_search_seconds"] = state.first_search_seconds
+        st["warm_error"] = state.warm_error
+        st["auto_reindex_max"] = AUTO_REINDEX_MAX if backend.mode == "standalone" else 0
+        return result(compact(st), st)
+
+    @mcp.tool(
+        name="reindex", title="Update the index",
+        annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
+                                    open_world_hint=False),
+        description=(
+            "Bring the index up to date with the notes on disk: only new, changed, renamed and deleted "
+            "notes are processed (fast). force=true re-embeds every note (slow; only after changing "
+            "the model). Reports progress notifications while it runs; returns counts and skipped files."))
+    async def reindex(
+        ctx: Context,
+        force: Annotated[bool, Field(description="Rebuild everything instead of updating.")] = False,
+    ) -> Annotated[CallToolResult, ReindexSummary]:
+        last = [0.0]
+
+        def progress(ev: dict) -> None:
+            # Called on the indexer's thread: hop to the event loop, at most ~10 per second.
+            now = time.monotonic()
+            if ev.get("phase") == "embed" and ev.get("done") != ev.get("total") and now - last[0] < 0.1:
+                return
+            last[0] = now
+            msg = f'{ev.get("phase")}: {ev.get("path", "")}'.rstrip(": ")
+            try:
+                anyio.from_thread.run(ctx.report_progress, float(ev.get("done", 0)),
+                                      float(ev.get("total") or 0) or None, msg)
+            except Exception:  # a client that went away must not abort the indexing
+                pass
+
+        d = await call(lambda: backend.call("reindex", {"force": force}, progress=progress))
+        state.freshness.forget()
+        return result(compact(d), d)
+
+    @mcp.resource(
+        "groove://note/{+path}", name="note", title="A note in the vault",
+        description="The full Markdown text of a note; path is vault-relative, e.g. groove://note/Projects/Plan.md",
+        mime_type="text/markdown",
+    )
+    async def note_resource(path: str) -> str:
+        try:
+            note = await anyio.to_thread.run_sync(backend.call, "read_note", {"path": path})
+        except GrooveError as e:
+            raise ResourceNotFoundError(str(e)) from e
+        return note["text"]

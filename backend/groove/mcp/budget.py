@@ -1,0 +1,120 @@
+"""The response budget (ADR 0114): every tool result, text and structured
+content together, stays under ``max_tokens`` as ``tokens.estimate_tokens``
+counts them (Japanese at a token a character). A search first cuts each
+hit's content to a window around its first match, then leaves out hits from
+the end; a note is cut at a line boundary. What was cut is flagged, with the
+way to read the rest (get_document line ranges, search offset)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ..tokens import estimate_tokens, json_tokens
+
+DEFAULT_MAX_TOKENS = 10_000  # well under Claude Code's 25k cap, with room for several calls
+MIN_MAX_TOKENS = 1_000
+MAX_MAX_TOKENS = 20_000
+# Per-hit content caps tried in turn before whole hits are left out.
+HIT_CAPS = (4000, 2000, 1200, 700, 400, 240)
+MAX_LINKS_WHEN_CUT = 50
+
+
+def response_tokens(text: str, structured: Any) -> int:
+    return estimate_tokens(text) + json_tokens(structured)
+
+
+def _char_at(b: bytes, byte_off: int) -> int:
+    return len(b[:byte_off].decode("utf-8", errors="ignore"))
+
+
+def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
+    """The hit with its content cut to ``cap`` characters around its first
+    match span (a little context before it), spans re-based on the cut text."""
+    content: str = hit["content"]
+    if len(content) <= cap:
+        return hit
+    b = content.encode("utf-8")
+    spans = [(_char_at(b, s), _char_at(b, e)) for s, e in hit.get("match_spans") or []]
+    focus = spans[0][0] if spans else 0
+    start = max(0, min(focus - cap // 4, len(content) - cap))
+    # Start on a word or line boundary when one is near, not mid-word.
+    ws = max(content.rfind(" ", max(0, start - 30), start + 1), content.rfind("\n", max(0, start - 30), start + 1))
+    if start and ws > 0:
+        start = ws + 1
+    end = min(len(content), start + cap)
+    cut = content[start:end]
+    new_spans = [[len(content[start:s].encode("utf-8")), len(content[start:e].encode("utf-8"))]
+                 for s, e in spans if s >= start and e <= end]
+    return {**hit, "content": cut, "match_spans": new_spans, "content_truncated": True}
+
+
+def fit_search(resp: dict[str, Any], render: Callable[[dict[str, Any]], str], max_tokens: int,
+               offset: int) -> tuple[dict[str, Any], str]:
+    """``resp`` (a search response, hits ranked ``offset``+1...) cut to the
+    budget, and its text rendering. Adds truncated, next_offset, approx_tokens."""
+    base = dict(resp)
+    hits = [{**h, "content_truncated": False} for h in resp["results"]]
+    base.setdefault("next_offset", None)
+
+    def build(hs: list[dict[str, Any]], dropped: bool) -> tuple[dict[str, Any], str, int]:
+        out = {**base, "results": hs, "truncated": dropped or any(h["content_truncated"] for h in hs)}
+        if dropped:
+            out["next_offset"] = offset + len(hs)
+        out["approx_tokens"] = 0
+        text = render(out)
+        n = response_tokens(text, out)
+        out["approx_tokens"] = n
+        return out, text, n
+
+    out, text, n = build(hits, False)
+    if n <= max_tokens:
+        return out, text
+    trimmed = hits
+    for cap in HIT_CAPS:
+        trimmed = [trim_hit(h, cap) for h in hits]
+        out, text, n = build(trimmed, False)
+        if n <= max_tokens:
+            return out, text
+    keep = len(trimmed)
+    while keep > 1:
+        keep -= 1
+        out, text, n = build(trimmed[:keep], True)
+        if n <= max_tokens:
+            return out, text
+    return out, text  # one hit at the smallest cap: as small as a useful answer gets
+
+
+def document_extras(d: dict[str, Any]) -> dict[str, Any]:
+    a, b = d["line_range"]
+    d["next_line_start"] = b + 1 if d.get("truncated") else None
+    d.setdefault("links_truncated", False)
+    return d
+
+
+def cut_links(d: dict[str, Any], share_tokens: int) -> dict[str, Any]:
+    """Keep the outgoing links list under ``share_tokens`` (a note with
+    hundreds of links would otherwise spend the budget on them)."""
+    links = d.get("links") or []
+    if json_tokens(links) <= share_tokens:
+        return d
+    keep = MAX_LINKS_WHEN_CUT
+    while keep > 0 and json_tokens(links[:keep]) > share_tokens:
+        keep //= 2
+    return {**d, "links": links[:keep], "links_truncated": True}
+
+
+def chars_budget(max_tokens: int) -> int:
+    """A first guess at the characters of note text that fit: the text goes
+    out twice (text and structured content), at up to 4 characters a token."""
+    return max(200, max_tokens * 4 // 2)
+
+
+def rescale(max_chars: int, got_tokens: int, max_tokens: int) -> int:
+    """A smaller max_chars after a result came out at ``got_tokens``."""
+    return max(100, int(max_chars * (max_tokens / max(got_tokens, 1)) * 0.9))
+
+
+def compact(d: Any) -> str:
+    return json.dumps(d, ensure_ascii=False, indent=1)

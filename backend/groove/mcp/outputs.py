@@ -1,0 +1,66 @@
+"""The MCP tools' output schemas where they add to the protocol's shapes:
+what the response budget adds to a search (ADR 0114) and what this process
+adds to index_status. Open like every result: a newer server may add fields."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from annotated_types import Ge
+from pydantic import Field
+
+from ..schemas.models import Document, IndexStatus, Result
+from ..types import SearchHit, SearchResponse
+
+# A match span on the wire: a [start, end) UTF-8 byte offset pair into the hit's content.
+SPAN_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "integer", "minimum": 0},
+                               "minItems": 2, "maxItems": 2}
+
+
+@dataclass
+class BudgetedHit(SearchHit):
+    content_truncated: bool = False
+    """True when content was cut to fit the response budget (around the first match);
+    read the whole passage with get_document(path, line_start, line_end) from line_range"""
+
+
+@dataclass
+class BudgetedSearch(SearchResponse):
+    results: list[BudgetedHit]  # type: ignore[assignment]
+    offset: Annotated[int, Ge(0)] = 0
+    """Rank of the first result minus one (the search's `offset` argument)"""
+    next_offset: Annotated[int, Ge(0)] | None = None
+    """Pass as `offset` to get the next results; null when there are no more"""
+    truncated: bool = False
+    """True when hits were left out or cut to keep the response under max_tokens"""
+    approx_tokens: Annotated[int, Ge(0)] = 0
+    """Estimated size of this response (text + structured content) in tokens"""
+    warnings: list[str] = field(default_factory=list)
+
+
+class BudgetedDocument(Document):
+    next_line_start: int | None = None
+    """When truncated: the line to pass as line_start to read on"""
+    links_truncated: bool = False
+    approx_tokens: int = 0
+
+
+class DocumentsBatch(Result):
+    documents: list[BudgetedDocument]
+    errors: list[dict[str, str]] = []
+    """[{path, error}] for paths that could not be read (the others are still returned)"""
+    not_returned: list[str] = []
+    """Paths left out because the response budget was spent: ask for them in another call"""
+    truncated: bool = False
+    approx_tokens: int = 0
+
+
+class McpIndexStatus(IndexStatus):
+    mode: Literal["standalone", "daemon"]
+    first_search_seconds: float | None = None
+    warm_error: str | None = None
+    model_loaded: bool | None = None
+    daemon_pid: int | None = None
+    auto_reindex_max: int = Field(0, description="standalone: up to this many changed notes are re-indexed "
+                                                 "before a search; more are reported in warnings")

@@ -1,0 +1,180 @@
+"""The tools that return note text: search, get_document, get_documents.
+Each keeps its response under ``max_tokens`` (budget.py, ADR 0114)."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from ..service import MAX_LIMIT
+from ..tokens import json_tokens
+from .budget import (
+    DEFAULT_MAX_TOKENS,
+    chars_budget,
+    cut_links,
+    document_extras,
+    fit_search,
+    rescale,
+    response_tokens,
+)
+from .outputs import BudgetedDocument, BudgetedSearch, DocumentsBatch
+from .render import render_document, render_documents, render_search
+from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
+
+MAX_BATCH = 20
+
+
+def register(mcp: MCPServer, state: Session) -> None:
+    backend = state.backend
+
+    @mcp.tool(
+        name="search",
+        title="Search the notes",
+        annotations=READ_ONLY,
+        description=(
+            "Search the user's Markdown notes by meaning and by words (hybrid semantic + full-text). "
+            "Returns the best-matching passages with their note path, heading path, line range and a "
+            "relevance score. Write the query in natural language (any language): a question, or a "
+            "description of the content you want. Query syntax: put words in \"double quotes\" to "
+            "require that exact phrase; put '-' before a word to leave out every note containing it "
+            "(whole notes, not just passages: e.g. `sync conflicts -mobile`, `\"daily review\" -draft`). "
+            "A query made only of exclusions is rejected. If low_confidence is true, nothing matched "
+            "well: rephrase or say so rather than relying on the results. The response stays under "
+            "max_tokens: long passages are cut around the match (content_truncated) and, if needed, "
+            "later hits are left out (truncated, next_offset: pass it as offset for more). Read more "
+            "around a hit with get_document(path, line_start, line_end)."
+        ),
+    )
+    async def search(
+        query: Annotated[str, Field(min_length=1, description="What to look for, in natural language.")],
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of results (1-50).")] = 10,
+        offset: Annotated[int, Field(ge=0, lt=MAX_LIMIT, description=(
+            "Skip this many results (paging: pass the previous response's next_offset). "
+            "offset + limit is at most 50."))] = 0,
+        path_globs: Annotated[list[str] | None, Field(description=(
+            "Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."))] = None,
+        tags_any: Annotated[list[str] | None, Field(description="Only notes with at least one of these tags.")] = None,
+        tags_all: Annotated[list[str] | None, Field(description="Only notes with all of these tags (no '#').")] = None,
+        date_from: Annotated[str | None, Field(description=(
+            "Only notes dated on/after this day (YYYY-MM-DD, frontmatter date)."))] = None,
+        date_to: Annotated[str | None, Field(description="Only notes dated on/before this day (YYYY-MM-DD).")] = None,
+        rerank: Annotated[bool | None, Field(description=(
+            "Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."))] = None,
+        mmr: Annotated[bool | None, Field(description=(
+            "Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."))] = None,
+        mmr_lambda: Annotated[float | None, Field(ge=0, le=1, description=(
+            "MMR balance: 1 = relevance only, 0 = diversity only."))] = None,
+        mmr_same_doc_penalty: Annotated[float | None, Field(ge=0, description=(
+            "Extra MMR penalty for another passage of a note already picked."))] = None,
+        parent_retriever: Annotated[bool | None, Field(description=(
+            "Return the surrounding section (or the whole short note) instead of the bare passage."))] = None,
+        min_confidence_ratio: Annotated[float | None, Field(ge=0, le=1, description=(
+            "Threshold for low_confidence (advanced; omit)."))] = None,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, BudgetedSearch]:
+        if offset + limit > MAX_LIMIT:
+            raise ToolError(f"offset + limit must be at most {MAX_LIMIT} (search ranks the best {MAX_LIMIT} "
+                            f"passages); got {offset} + {limit}")
+        warnings = await fresh(state)
+        params = {
+            "query": query, "limit": offset + limit, "path_globs": path_globs or [], "tags_any": tags_any or [],
+            "tags_all": tags_all or [], "date_from": date_from, "date_to": date_to, "rerank": rerank,
+            "mmr": mmr, "mmr_lambda": mmr_lambda, "mmr_same_doc_penalty": mmr_same_doc_penalty,
+            "parent_retriever": parent_retriever, "min_confidence_ratio": min_confidence_ratio,
+        }
+        t0 = time.perf_counter()
+        resp = await call(backend.call, "search", params)
+        if state.first_search_seconds is None:
+            state.first_search_seconds = time.perf_counter() - t0
+        full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
+        resp = {**resp, "results": resp["results"][offset:], "warnings": warnings + list(resp.get("warnings", [])),
+                "offset": offset, "next_offset": offset + limit if full else None}
+        out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
+        return result(text, out)
+
+    async def read_one(path: str, line_start: int | None, line_end: int | None, heading: str | None,
+                       max_tokens: int) -> dict[str, Any]:
+        """One note under ``max_tokens``: asked at a first guess of characters,
+        then again smaller while the answer (text + structured) is over."""
+        max_chars = chars_budget(max_tokens)
+        p = {"path": path, "line_start": line_start, "line_end": line_end, "heading": heading}
+        for _ in range(4):
+            d = await call(backend.call, "get_document", {**p, "max_chars": max_chars})
+            d = document_extras(cut_links(d, max_tokens // 5))
+            n = response_tokens(render_document(d), d)
+            d["approx_tokens"] = n
+            if n <= max_tokens or max_chars <= 100:
+                return d
+            max_chars = rescale(max_chars, n, max_tokens)
+        return d
+
+    @mcp.tool(
+        name="get_document",
+        title="Read a note",
+        annotations=READ_ONLY,
+        description=(
+            "Read a note: its text (whole, a line range, or one heading's section), frontmatter and "
+            "outgoing links (each resolved to a note path when it exists). Use the `path` from search "
+            "results; to read around a hit pass its line_range as line_start/line_end (widen it for "
+            "more context). The answer stays under max_tokens: a long note is cut at a line boundary "
+            "(truncated: true) and next_line_start says where to continue. Lines are 1-based, "
+            "inclusive. A path that names no note gets did-you-mean suggestions."
+        ),
+    )
+    async def get_document(
+        path: Annotated[str, Field(min_length=1, description=(
+            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted)."))],
+        line_start: Annotated[int | None, Field(ge=1, description="First line to return (1-based).")] = None,
+        line_end: Annotated[int | None, Field(ge=1, description="Last line to return (inclusive).")] = None,
+        heading: Annotated[str | None, Field(description=(
+            "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, BudgetedDocument]:
+        d = await read_one(path, line_start, line_end, heading, max_tokens)
+        return result(render_document(d), d)
+
+    @mcp.tool(
+        name="get_documents",
+        title="Read several notes",
+        annotations=READ_ONLY,
+        description=(
+            "Read several whole notes in one call (up to 20 paths), in the order given, under one "
+            "max_tokens budget shared between them. A path that cannot be read is reported in `errors` "
+            "and the others are still returned; notes that did not fit are listed in `not_returned` "
+            "(read them in another call, or one by one with get_document)."
+        ),
+    )
+    async def get_documents(
+        paths: Annotated[list[str], Field(min_length=1, max_length=MAX_BATCH, description=(
+            "Vault-relative note paths, as returned by search or list_notes."))],
+        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+    ) -> Annotated[CallToolResult, DocumentsBatch]:
+        docs: list[dict[str, Any]] = []
+        errors: list[dict[str, str]] = []
+        left = max_tokens - 200  # the envelope: keys, counts, the text's header lines
+        not_returned: list[str] = []
+        for i, p in enumerate(paths):
+            if left < 300:
+                not_returned = list(paths[i:])
+                break
+            try:
+                d = await read_one(p, None, None, None, max(left, 300))
+            except ToolError as e:
+                errors.append({"path": p, "error": str(e)})
+                left -= json_tokens(errors[-1]) * 2
+                continue
+            docs.append(d)
+            left -= d["approx_tokens"]
+        out: dict[str, Any] = {"documents": docs, "errors": errors, "not_returned": not_returned,
+                               "truncated": bool(not_returned) or any(d["truncated"] for d in docs)}
+        text = render_documents(out)
+        out["approx_tokens"] = response_tokens(text, out)
+        return result(text, out)
+
+
+__all__ = ["register"]
