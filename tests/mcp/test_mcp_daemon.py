@@ -47,6 +47,15 @@ def test_mcp_routes_through_the_running_daemon(daemon, server_env, tmp_path) -> 
         hit = r.structured_content["results"][0]
         rel = s.call("related_notes", {"path": hit["path"], "chunk_id": hit["chunk_id"], "limit": 2})
         assert not rel.is_error and rel.structured_content["path"] == hit["path"], text_of(rel)
+        # M5: a chunk_id alone is enough in attach mode too.
+        by_chunk = s.call("related_notes", {"chunk_id": hit["chunk_id"], "limit": 2})
+        assert not by_chunk.is_error and by_chunk.structured_content["path"] == hit["path"], text_of(by_chunk)
+        # The new operations go through the daemon's table too.
+        page = s.call("list_notes", {"limit": 3}).structured_content
+        assert page["total"] == 7 and len(page["notes"]) == 3
+        assert s.call("list_tags", {}).structured_content["tags"]
+        miss = s.call("get_document", {"path": "Meting notes"})
+        assert miss.is_error and "'Meeting notes.md'" in text_of(miss)
         ri = s.call("reindex", {})
         assert not ri.is_error and ri.structured_content["indexed"] == 0
     finally:

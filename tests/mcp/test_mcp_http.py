@@ -98,3 +98,52 @@ def test_non_loopback_bind_is_refused_without_allow_remote(host: str, vault: Pat
                          env={**os.environ, **server_env}, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "refusing to bind" in out.stderr and "--allow-remote" in out.stderr
+
+
+# ----------------------------------------------------------------------------- issue 17, M10 over HTTP
+
+
+@pytest.mark.parametrize("origin", ["http://localhost:{other}", "http://127.0.0.1:{other}", "http://localhost"])
+def test_a_loopback_origin_on_another_port_is_rejected(server, origin: str) -> None:
+    port = int(server.url.split(":")[2].split("/")[0])
+    o = origin.format(other=port + 1 if port < 65535 else port - 1)
+    r = httpx.post(server.url, json=INIT, headers={**HEADERS, "Origin": o}, timeout=30)
+    assert r.status_code == 403, (o, r.text)
+    own = httpx.post(server.url, json=INIT, headers={**HEADERS, "Origin": f"http://127.0.0.1:{port}"}, timeout=30)
+    assert own.status_code == 200
+
+
+def test_allow_origin_admits_exactly_that_origin(args, server_env, tmp_path) -> None:
+    srv = HttpServer([*args, "--allow-origin", "app://obsidian.md"], server_env, tmp_path / "stderr.log")
+    try:
+        ok = httpx.post(srv.url, json=INIT, headers={**HEADERS, "Origin": "app://obsidian.md"}, timeout=30)
+        assert ok.status_code == 200, ok.text
+        other = httpx.post(srv.url, json=INIT, headers={**HEADERS, "Origin": "http://localhost:3000"}, timeout=30)
+        assert other.status_code == 403
+    finally:
+        srv.stop()
+
+
+def test_starting_without_a_token_warns(server, token_server) -> None:
+    assert "warning: no token" in server.log.read_text()
+    assert "warning: no token" not in token_server.log.read_text()
+
+
+@pytest.mark.parametrize("path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server",
+                                  "/.well-known/oauth-protected-resource/mcp"])
+def test_well_known_answers_404_not_401(token_server, path: str) -> None:
+    base = token_server.url.rsplit("/mcp", 1)[0]
+    r = httpx.get(base + path, timeout=30)
+    assert r.status_code == 404, r.text
+    assert httpx.post(token_server.url, json=INIT, headers=HEADERS, timeout=30).status_code == 401
+
+
+def test_strict_arguments_over_http(server) -> None:
+    s = SyncSession(lambda: http_session(server.url))
+    try:
+        r = s.call("reindex", {"force": "yes"})
+        assert r.is_error and "'force' must be true or false" in text_of(r)
+        r = s.call("search", {"query": "garden", "bogus": 1})
+        assert r.is_error and "unknown argument 'bogus'" in text_of(r)
+    finally:
+        s.close()
