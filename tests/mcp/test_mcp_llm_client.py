@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import write_vault
 
+from conftest import write_vault
 from groove.tokens import estimate_tokens, json_tokens
 from mcp_support import SyncSession, groove_index, stdio_session, text_of
 
@@ -154,8 +154,8 @@ def test_m2_a_long_note_is_cut_under_budget_and_read_on(s, path):
 
 
 def test_get_documents_shares_one_budget_and_reports_each_failure(s):
-    r = s.call("get_documents", {"paths": ["Home.md", "Nope.md", "Long English.md", "長い日本語.md", "Projects/Plan.md"],
-                                 "max_tokens": 6000})
+    paths = ["Home.md", "Nope.md", "Long English.md", "長い日本語.md", "Projects/Plan.md"]
+    r = s.call("get_documents", {"paths": paths, "max_tokens": 6000})
     assert not r.is_error
     sc = r.structured_content
     assert _size(r) <= 6000
@@ -224,7 +224,8 @@ def test_m9_get_document_suggests_what_was_meant(s, given, meant):
 
 def test_m10_a_missing_heading_is_flagged(s):
     r = s.call("resolve_link", {"link": "[[Plan#No such heading]]"}).structured_content
-    assert r["exists"] is True and r["anchor_found"] is False and r["line_range"] is None and "no heading" in r["warning"]
+    assert r["exists"] is True and r["anchor_found"] is False and r["line_range"] is None
+    assert "no heading" in r["warning"]
     ok = s.call("resolve_link", {"link": "[[Plan#Goals]]"}).structured_content
     assert ok["anchor_found"] is True
     assert s.call("resolve_link", {"link": "[[Plan]]"}).structured_content["anchor_found"] is None

@@ -15,7 +15,6 @@ from test_mcp_notes import ESCAPES
 from mcp_support import TOOLS, SyncSession, stdio_session, text_of
 
 
-
 @pytest.fixture(scope="module")
 def server_args(vault: Path, tiny_model: Path, indexed: Path) -> list[str]:
     return ["--vault", str(vault), "--model", str(tiny_model), "--index", str(indexed), "--standalone"]
