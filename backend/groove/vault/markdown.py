@@ -15,14 +15,13 @@ parser (only block starts are used, and inline parsing is quadratic on
 inputs like ``"[a](" * 10000``); a note nested deeper than
 ``MAX_BLOCK_NESTING`` (mistletoe recurses per level) is split by blank lines
 and ``#`` headings instead; YAML aliases in frontmatter may not expand
-beyond ``MAX_ALIAS_NODES`` extra nodes. Each of these keeps the note indexed
-with a warning.
+beyond a bounded number of nodes (``properties.py``). Each of these keeps the
+note indexed with a warning.
 """
 
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import re
 import threading
 from collections.abc import Callable
@@ -30,26 +29,18 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-import frontmatter
 import mistletoe
 import mistletoe.block_token as bt
 import mistletoe.span_token
-import yaml
-from frontmatter.default_handlers import SafeLoader as _FrontmatterLoader
-from frontmatter.default_handlers import YAMLHandler
 
 from ..types import Chunk, Link, ParsedNote
 from .encoding import decode_note_bytes
+from .properties import as_list, iso_date, jsonable, load_frontmatter
 
 # Deeper block nesting (quotes, lists) than this is not handed to mistletoe,
 # which recurses ~5 Python frames per level (a list nested 200 levels, or
 # ">" * 500, raised RecursionError). Real notes stay far below.
 MAX_BLOCK_NESTING = 64
-# Frontmatter: YAML aliases may add at most this many nodes to the document
-# (a 435-byte alias bomb expands to 10^9), and nesting is capped.
-MAX_ALIAS_NODES = 10_000
-MAX_FRONTMATTER_DEPTH = 100
-
 TokenCounter = Callable[[str], int]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -104,27 +95,6 @@ def _frontmatter_end(lines: list[_Line]) -> int:
         if lines[i].text.rstrip("\r\n").rstrip() in ("---", "..."):
             return i + 1
     return 0
-
-
-def _as_list(value: Any) -> list[str]:
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return [v.strip() for v in re.split(r"[,\s]+", value) if v.strip()]
-    if isinstance(value, (list, tuple)):
-        return [str(v).strip() for v in value if v is not None and str(v).strip()]
-    return [str(value)]
-
-
-def _iso_date(value: Any) -> str | None:
-    if isinstance(value, _dt.datetime):
-        return value.date().isoformat()
-    if isinstance(value, _dt.date):
-        return value.isoformat()
-    if isinstance(value, str):
-        m = re.match(r"^\d{4}-\d{2}-\d{2}", value.strip())
-        return m.group(0) if m else None
-    return None
 
 
 class _BlockNestingTooDeep(Exception):
@@ -292,116 +262,24 @@ def parse_note(
     fm_end = _frontmatter_end(lines)
     meta: dict[str, Any] = {}
     if fm_end:
-        meta, problem = _load_frontmatter("".join(ln.text for ln in lines[:fm_end]))
+        meta, problem = load_frontmatter("".join(ln.text for ln in lines[:fm_end]))
         if problem:
             warnings.append(problem)
     body = lines[fm_end:]
 
     stem = PurePosixPath(path).stem
     title = str(meta.get("title") or stem).strip() or stem
-    aliases = _as_list(meta.get("aliases") or meta.get("alias"))
-    fm_tags = [t.lstrip("#") for t in _as_list(meta.get("tags") or meta.get("tag"))]
+    aliases = as_list(meta.get("aliases") or meta.get("alias"))
+    fm_tags = [t.lstrip("#") for t in as_list(meta.get("tags") or meta.get("tag"))]
     description = str(meta.get("description") or "").strip()
-    date = _iso_date(meta.get("date") or meta.get("created"))
+    date = iso_date(meta.get("date") or meta.get("created"))
 
     body_text = "".join(ln.text for ln in body)
     tags = list(dict.fromkeys(fm_tags + parse_inline_tags(body_text)))
     links = parse_links(body_text, first_line=fm_end + 1)
     chunks = _chunk(body, fm_end, title, chunk_tokens, count_tokens, warnings)
-    safe_meta = _jsonable(meta)
+    safe_meta = jsonable(meta)
     return ParsedNote(path, title, aliases, tags, description, date, safe_meta, chunks, links, warnings)
-
-
-class _FrontmatterTooBig(ValueError):
-    pass
-
-
-class _BoundedLoader(_FrontmatterLoader):  # type: ignore[misc,valid-type]
-    """The frontmatter library's safe loader, checking the composed node
-    graph before anything is built from it: aliases share nodes, so the
-    graph stays small while what it stands for can be 10^9 nodes."""
-
-    def get_single_data(self) -> Any:
-        node = self.get_single_node()
-        if node is None:
-            return None
-        _check_node_graph(node)
-        return self.construct_document(node)
-
-
-def _check_node_graph(root: yaml.Node) -> None:
-    seen: dict[int, tuple[int, int]] = {}  # id(node) -> (expanded size, height)
-    on_path: set[int] = set()
-    distinct = 0
-
-    def walk(node: yaml.Node, depth: int) -> tuple[int, int]:
-        nonlocal distinct
-        if depth > MAX_FRONTMATTER_DEPTH:
-            raise _FrontmatterTooBig(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
-        key = id(node)
-        if key in seen:
-            size, height = seen[key]
-            if depth + height > MAX_FRONTMATTER_DEPTH:
-                raise _FrontmatterTooBig(f"nested more than {MAX_FRONTMATTER_DEPTH} levels deep")
-            return size, height
-        if key in on_path:
-            raise _FrontmatterTooBig("a YAML alias refers to the node that contains it")
-        on_path.add(key)
-        distinct += 1
-        size, height = 1, 0
-        if isinstance(node, yaml.SequenceNode):
-            children = list(node.value)
-        elif isinstance(node, yaml.MappingNode):
-            children = [n for pair in node.value for n in pair]
-        else:
-            children = []
-        for child in children:
-            s, h = walk(child, depth + 1)
-            size += s
-            height = max(height, h + 1)
-            if size > distinct + MAX_ALIAS_NODES:
-                raise _FrontmatterTooBig(
-                    f"YAML aliases expand it beyond {MAX_ALIAS_NODES:,} extra values (an alias bomb?)")
-        on_path.discard(key)
-        seen[key] = (size, height)
-        return size, height
-
-    size, _ = walk(root, 0)
-    if size > distinct + MAX_ALIAS_NODES:
-        raise _FrontmatterTooBig(f"YAML aliases expand it beyond {MAX_ALIAS_NODES:,} extra values (an alias bomb?)")
-
-
-class _BoundedYAMLHandler(YAMLHandler):
-    def load(self, fm: str, **kwargs: object) -> Any:
-        return yaml.load(fm, Loader=_BoundedLoader)
-
-
-def _load_frontmatter(fm_text: str) -> tuple[dict[str, Any], str | None]:
-    """(metadata, warning); a frontmatter block that cannot be used is
-    ignored with a warning, and the body is still indexed."""
-    try:
-        post = frontmatter.loads(fm_text, handler=_BoundedYAMLHandler())
-        meta = dict(post.metadata) if isinstance(post.metadata, dict) else {}
-        return meta, None
-    except _FrontmatterTooBig as e:
-        return {}, f"frontmatter ignored, indexed the body only ({e})"
-    except RecursionError:
-        return {}, "frontmatter ignored, indexed the body only (nested too deeply)"
-    except Exception as e:  # noqa: BLE001 - YAMLError, bad dates, odd keys: the body still counts
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return {}, f"broken YAML frontmatter, indexed the body only ({first})"
-
-
-def _jsonable(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, (_dt.date, _dt.datetime)):
-        return v.isoformat()
-    if v is None or isinstance(v, (str, int, float, bool)):
-        return v
-    return str(v)
 
 
 @dataclass
