@@ -7,6 +7,7 @@ choose how many sequences share one decode.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -22,6 +23,10 @@ from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
 
 GGUF_MAGIC = b"GGUF"
+
+# A decode of more tokens than this leaves a fresh context behind (see
+# LlamaEmbedder._fresh_context): queries stay below it, passages go above.
+KEEP_OUTPUT_ROWS = 64
 
 # family -> (query prefix, passage prefix)
 FAMILY_PREFIXES: dict[str, tuple[str, str]] = {
@@ -147,14 +152,48 @@ def extra_buffers_enabled() -> bool:
 _params_lock = threading.Lock()
 
 
+@contextlib.contextmanager
+def _lowlevel_overrides(*, extra_bufts: bool, n_seq_max: int | None) -> Iterator[None]:
+    """Settings ``Llama()`` takes no argument for, swapped in for one load.
+
+    It builds its model params from ``llama_model_default_params()`` (so no
+    ``use_extra_bufts``), and in embedding mode sets ``n_seq_max`` to
+    ``min(n_batch, llama_max_parallel_sequences())`` = 256. llama.cpp then
+    reserves an output buffer of n_vocab floats per sequence: with e5's
+    250,037-token vocabulary that is 244 MB an embedder that decodes one
+    sequence at a time never uses (measured, ADR 0096)."""
+    import llama_cpp.llama as llama_module
+
+    lowlevel = llama_module.llama_cpp
+    with _params_lock:
+        defaults, max_seqs = lowlevel.llama_model_default_params, lowlevel.llama_max_parallel_sequences
+        if not extra_bufts:
+            def _defaults():  # type: ignore[no-untyped-def]
+                params = defaults()
+                params.use_extra_bufts = False
+                return params
+
+            lowlevel.llama_model_default_params = _defaults
+        if n_seq_max is not None:
+            lowlevel.llama_max_parallel_sequences = lambda: n_seq_max
+        try:
+            yield
+        finally:
+            lowlevel.llama_model_default_params, lowlevel.llama_max_parallel_sequences = defaults, max_seqs
+
+
 def open_llama(
     model_path: str | os.PathLike[str],
     *,
     n_ctx: int,
     n_threads: int | None,
     pooling_type: int | None = None,
-) -> object:
-    """Load a GGUF in embedding mode with the speed settings measured in NOTES.md."""
+    n_seq_max: int | None = None,
+) -> Any:
+    """Load a GGUF in embedding mode with the speed settings measured in NOTES.md.
+
+    ``n_seq_max``: how many sequences one decode may hold (None: llama-cpp-
+    python's default, needed by callers that pack sequences)."""
     path = check_gguf(model_path)
     _silence_llama_logs()
     from llama_cpp import Llama
@@ -174,41 +213,23 @@ def open_llama(
     if sys.platform == "darwin":
         kwargs["n_gpu_layers"] = -1  # Metal
     try:
-        if extra_buffers_enabled():
+        with _lowlevel_overrides(extra_bufts=extra_buffers_enabled(), n_seq_max=n_seq_max):
             return Llama(str(path), **kwargs)
-        # Llama() exposes no use_extra_bufts argument; it builds its model params
-        # from llama_model_default_params(), so swap that for the duration of the load.
-        import llama_cpp.llama as llama_module
-
-        with _params_lock:
-            lowlevel = llama_module.llama_cpp
-            original = lowlevel.llama_model_default_params
-
-            def _defaults():  # type: ignore[no-untyped-def]
-                params = original()
-                params.use_extra_bufts = False
-                return params
-
-            lowlevel.llama_model_default_params = _defaults
-            try:
-                return Llama(str(path), **kwargs)
-            finally:
-                lowlevel.llama_model_default_params = original
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
 
 
 def open_llama_within_training_context(
-    path: str, n_ctx: int, *, n_threads: int | None, pooling_type: int | None
+    path: str, n_ctx: int, *, n_threads: int | None, pooling_type: int | None, n_seq_max: int | None = None
 ) -> tuple[Any, int]:
     """``open_llama`` with ``n_ctx`` clamped to the model's training context
     (positions past it do not exist in the model). Returns (llama, n_ctx)."""
-    llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type)
+    llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type, n_seq_max=n_seq_max)
     train = int(llm._model.n_ctx_train())
     if n_ctx > train > 0:
         llm.close()
         n_ctx = train
-        llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type)
+        llm = open_llama(path, n_ctx=n_ctx, n_threads=n_threads, pooling_type=pooling_type, n_seq_max=n_seq_max)
     return llm, n_ctx
 
 
@@ -289,7 +310,8 @@ class LlamaEmbedder:
         import llama_cpp
 
         self._llm, self.max_tokens = open_llama_within_training_context(
-            self.model_path, max(8, int(max_tokens)), n_threads=n_threads, pooling_type=pooling_type)
+            self.model_path, max(8, int(max_tokens)), n_threads=n_threads, pooling_type=pooling_type,
+            n_seq_max=None if pack_sequences else 1)
         self.n_threads = n_threads or physical_cores()
         self.dim = int(self._llm.n_embd())
         model = self._llm._model
@@ -337,9 +359,28 @@ class LlamaEmbedder:
         out = np.empty((len(seqs), self.dim), dtype=np.float32)
         for i, row in enumerate(decode_pooled(llm, seqs, self.dim, limit, max_seqs)):
             out[i] = row
+        if max(len(s) for s in seqs) > KEEP_OUTPUT_ROWS:
+            self._fresh_context()
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         np.divide(out, np.maximum(norms, 1e-12), out=out)
         return out
+
+    def _fresh_context(self) -> None:
+        """Swap in a new llama.cpp context on the same model. A pooled decode
+        marks every token as an output, and llama.cpp grows its output buffer
+        to n_vocab floats per output and keeps it: after one 500-token passage
+        that is 500 MB held for the life of the process. A new context costs
+        ~3 ms and gives it back (ADR 0096)."""
+        from llama_cpp import _internals
+
+        llm = self._llm
+        old = llm._ctx
+        llm._ctx = _internals.LlamaContext(model=llm._model, params=llm.context_params, verbose=False)
+        old.close()
+
+    def output_rows(self) -> int:
+        """Sequences one decode may hold; the output buffer is sized from it."""
+        return int(self._llm.context_params.n_seq_max)
 
     def embed_texts(self, texts: Sequence[str], prefix: str = "") -> np.ndarray:
         """(n, dim) L2-normalised float32 for ``prefix + text`` (text normalised first)."""

@@ -1,0 +1,54 @@
+"""What the default embedder keeps in memory (ADR 0096). llama.cpp reserves
+n_vocab floats of output per sequence a decode may hold, and per token a
+pooled decode produced; e5's vocabulary is 250,037 tokens, so each is ~1 MB.
+Pinned in a fresh process each, as RSS ratios, never absolute sizes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.needs_default_model
+
+PROBE = r"""
+import json, sys
+def rss_mb():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmRSS'):
+            return int(line.split()[1]) / 1024
+from groove.models.default_model import default_model_path
+from groove.models.llama_embedder import LlamaEmbedder
+e = LlamaEmbedder(default_model_path(), family="e5")
+out = {"rows": e.output_rows(), "vocab": e._llm.n_vocab(), "loaded": rss_mb()}
+e.embed_query("how do I sync my vault between devices")
+out["after_query"] = rss_mb()
+e.embed_passages(["sync settings and conflicts " * 100])   # ~500 tokens, cut at max_tokens
+out["after_long_passage"] = rss_mb()
+out["max_tokens"] = e.max_tokens
+print(json.dumps(out))
+"""
+
+
+@pytest.fixture(scope="module")
+def probe() -> dict:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads /proc/self/status")
+    r = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def test_the_query_context_holds_one_sequence_so_no_vocabulary_sized_buffer_per_sequence(probe):
+    assert probe["rows"] == 1
+    # Before: 256 rows x 250,037 floats = 244 MB reserved at load. Now the whole
+    # process (model, tokenizer, Python) is less than that buffer alone was.
+    assert probe["loaded"] < 256 * probe["vocab"] * 4 / 2**20
+
+
+def test_a_long_passage_does_not_leave_its_output_buffer_behind(probe):
+    needed_mb = probe["max_tokens"] * probe["vocab"] * 4 / 2**20   # ~488 MB during the decode
+    kept = probe["after_long_passage"] - probe["after_query"]
+    assert kept < 0.1 * needed_mb, probe
