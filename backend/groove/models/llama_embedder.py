@@ -26,7 +26,7 @@ GGUF_MAGIC = b"GGUF"
 
 # A decode of more tokens than this leaves a fresh context behind (see
 # LlamaEmbedder._fresh_context): queries stay below it, passages go above.
-KEEP_OUTPUT_ROWS = 64
+KEEP_OUTPUT_ROWS = 32
 
 # family -> (query prefix, passage prefix)
 FAMILY_PREFIXES: dict[str, tuple[str, str]] = {
