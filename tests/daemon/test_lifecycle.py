@@ -118,6 +118,14 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         via = run("search", "coffee", "--daemon", "--json", "--limit", "2")
         assert via.returncode == 0, via.stderr
         assert len(json.loads(via.stdout)["results"]) == 2
+        # No flag: the running daemon answers by itself; --no-daemon keeps the search here.
+        auto = run("search", "coffee", "--json", "--limit", "2", "-v")
+        assert auto.returncode == 0, auto.stderr
+        assert "answered by the daemon" in auto.stderr and json.loads(auto.stdout)["results"] == \
+            json.loads(via.stdout)["results"]
+        here = run("search", "coffee", "--json", "--limit", "2", "-v", "--no-daemon", "--model", str(tiny_model))
+        assert here.returncode == 0, here.stderr
+        assert "searching in this process (--no-daemon)" in here.stderr and "answered by" not in here.stderr
         bad = run("search", "coffee", "--daemon", "--mmr-lambda", "3")
         # A caller mistake is a usage error on every path (exit 2), answered by the daemon or not.
         assert bad.returncode == 2 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
@@ -133,6 +141,9 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
     assert not discovery.files_for(vault).socket.exists()
     assert not discovery.files_for(vault).state.exists()
     assert run("serve", "--status").returncode == 1
+    alone = run("search", "coffee", "-v")
+    assert "searching in this process (no daemon answers for this vault)" in alone.stderr
+    assert "no groove daemon answers" in run("search", "coffee", "--daemon").stderr
     t0 = time.monotonic()
     assert "no groove serve running" in run("serve", "--stop").stdout
     assert time.monotonic() - t0 < 30

@@ -59,26 +59,31 @@ def filter_options(f):
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print {results, low_confidence, filter_applied, warnings}.")
 @click.option("--daemon", "use_daemon", is_flag=True,
-              help="Ask the vault's running `groove serve` (warm models) instead of loading them here.")
+              help="Require the vault's running `groove serve`; fail if none runs.")
+@click.option("--no-daemon", "no_daemon", is_flag=True,
+              help="Load the models in this process even when a daemon runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")
 def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
-               use_daemon: bool = False, **options: object) -> None:
+               use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False,
+               **options: object) -> None:
     """Search the vault. Quote phrases ("exact words"), exclude with -word.
+
+    A running `groove serve` for the vault answers (warm models, no model
+    load here); without one the search runs in this process.
 
     Example: groove search "keep notes in sync between phone and computer" --vault ~/Notes
     """
+    if use_daemon and no_daemon:
+        raise click.UsageError("--daemon and --no-daemon exclude each other")
     # The flags are named like the protocol's search params (and groove.toml's keys).
     params = SearchParams.from_json({"query": query, **options})
-    if use_daemon:
-        from ..daemon import protocol
-        from ..daemon.client import ConnectError, RpcError, search_via_daemon
-
-        try:
-            resp = search_via_daemon(vault or Path.cwd(), params)
-        except RpcError as e:
-            raise protocol.exception_from(e) from e
-        except ConnectError as e:
-            raise click.ClickException(f"{e}") from e
-    else:
+    resp = _via_daemon(vault or Path.cwd(), params, required=use_daemon, verbose=verbose) \
+        if not no_daemon and not (index_path or model) else None
+    if resp is None:
+        if verbose:
+            why = "--no-daemon" if no_daemon else "--index/--model given" if (index_path or model) else \
+                "no daemon answers for this vault"
+            click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
         ensure_model_downloaded(rt.model or rt.config.index.model)
         resp = service.search(rt, params, max_limit=None)
@@ -86,6 +91,29 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
         print_response(resp)
+
+
+def _via_daemon(vault: Path, params: SearchParams, *, required: bool, verbose: bool) -> SearchResponse | None:
+    """The vault's daemon's answer, or None when no daemon runs (an error
+    instead when ``required``). A daemon serves the vault's configured index
+    and model, so `--index`/`--model` searches stay in this process."""
+    from ..daemon import protocol
+    from ..daemon.client import RpcError, find_daemon
+
+    c = find_daemon(vault, client="groove-cli")
+    if c is None:
+        if required:
+            raise click.ClickException(f"no groove daemon answers for {vault} "
+                                       f"(start one: groove serve --vault {vault})")
+        return None
+    try:
+        if verbose:
+            click.echo(f"answered by the daemon for {vault}", err=True)
+        return SearchResponse.from_json(c.call("search", params.to_json()))
+    except RpcError as e:
+        raise protocol.exception_from(e) from e
+    finally:
+        c.close()
 
 
 def snippet(content: str, spans: list, width: int = 240) -> Text:
