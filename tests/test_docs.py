@@ -15,7 +15,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _commands(group: click.Group, prefix: str = ""):
-    for name, cmd in group.commands.items():
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):  # loads the lazy subcommands
+        cmd = group.get_command(ctx, name)
+        assert cmd is not None, name
         yield prefix + name, cmd
         if isinstance(cmd, click.Group):
             yield from _commands(cmd, prefix + name + " ")

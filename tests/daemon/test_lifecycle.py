@@ -123,6 +123,15 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert auto.returncode == 0, auto.stderr
         assert "answered by the daemon" in auto.stderr and json.loads(auto.stdout)["results"] == \
             json.loads(via.stdout)["results"]
+        # That path loads no model and none of the search machinery.
+        probe = ("import atexit, sys; heavy = ('numpy', 'llama_cpp', 'apsw', 'mistletoe', 'sqlite_vec', "
+                 "'groove.pipeline', 'groove.index'); atexit.register(lambda: print('LOADED', "
+                 "[m for m in heavy if m in sys.modules], file=sys.stderr)); from groove.cli import main; "
+                 "sys.argv[0] = 'groove'; main()")
+        lean = subprocess.run([sys.executable, "-c", probe, "search", "coffee", "--vault", str(vault), "-v"],
+                              env=env, capture_output=True, text=True, timeout=90)
+        assert lean.returncode == 0, lean.stderr
+        assert "answered by the daemon" in lean.stderr and "LOADED []" in lean.stderr, lean.stderr
         here = run("search", "coffee", "--json", "--limit", "2", "-v", "--no-daemon", "--model", str(tiny_model))
         assert here.returncode == 0, here.stderr
         assert "searching in this process (--no-daemon)" in here.stderr and "answered by" not in here.stderr

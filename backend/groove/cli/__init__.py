@@ -12,7 +12,21 @@ from ..errors import GrooveError, InvalidArgument
 
 class _Group(click.Group):
     """groove's errors, mapped once: a wrong argument is a usage error, any
-    other GrooveError a one-line message; both exit 2."""
+    other GrooveError a one-line message; both exit 2. Subcommands are
+    imported when used (``COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *COMMANDS})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in self.commands or name not in COMMANDS:
+            return super().get_command(ctx, name)
+        import importlib
+
+        module, attr = COMMANDS[name].split(":")
+        cmd = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+        self.add_command(cmd, name)
+        return cmd
 
     def invoke(self, ctx: click.Context):
         try:
@@ -30,24 +44,20 @@ def cli() -> None:
     """Local semantic search over a Markdown vault (hybrid: embeddings + full text)."""
 
 
-from .doctor import doctor_cmd  # noqa: E402
-from .eval import eval_cmd, tune_cmd  # noqa: E402
-from .index import index_cmd, status_cmd  # noqa: E402
-from .mcp import mcp_cmd  # noqa: E402
-from .models import models  # noqa: E402
-from .search import search_cmd  # noqa: E402
-from .serve import connect_info_cmd, serve_cmd  # noqa: E402
-
-cli.add_command(index_cmd)
-cli.add_command(status_cmd)
-cli.add_command(search_cmd)
-cli.add_command(doctor_cmd)
-cli.add_command(models)
-cli.add_command(eval_cmd)
-cli.add_command(tune_cmd)
-cli.add_command(serve_cmd)
-cli.add_command(connect_info_cmd)
-cli.add_command(mcp_cmd)
+# name -> "module:attribute". Loaded on first use, so `groove search` answered
+# by a daemon imports neither numpy nor the pipeline (ADR 0119).
+COMMANDS: dict[str, str] = {
+    "index": "index:index_cmd",
+    "status": "index:status_cmd",
+    "search": "search:search_cmd",
+    "doctor": "doctor:doctor_cmd",
+    "models": "models:models",
+    "eval": "eval:eval_cmd",
+    "tune": "eval:tune_cmd",
+    "serve": "serve:serve_cmd",
+    "connect-info": "serve:connect_info_cmd",
+    "mcp": "mcp:mcp_cmd",
+}
 
 
 def main() -> None:

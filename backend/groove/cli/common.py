@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..runtime import Runtime, open_runtime
+if TYPE_CHECKING:
+    from ..runtime import Runtime
 
 
 def vault_option(f):
@@ -32,6 +34,8 @@ def model_option(f):
 
 def runtime_from(vault: Path | None, index_path: Path | None = None, model: str | None = None,
                  *, create: bool = True) -> Runtime:
+    from ..runtime import open_runtime  # heavy (index, models): only for commands that run in process
+
     rt = open_runtime(vault or Path.cwd(), index_path=index_path, model=model, create=create)
     for w in rt.config.warnings:
         click.echo(f"warning: {w}", err=True)

@@ -1,20 +1,24 @@
-"""`groove search`."""
+"""`groove search`.
+
+Answered by the vault's daemon when one runs: that path imports only click,
+the socket client and rich (no numpy, pipeline, index or llama.cpp), so a
+cold `groove search` costs about what a Python start does (ADR 0119)."""
 
 from __future__ import annotations
 
+import bisect
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
-from rich.console import Console
-from rich.text import Text
 
-from .. import service
-from ..pipeline import SearchParams
-from ..pipeline.spans import utf8_offsets
-from ..types import SearchResponse
 from .common import ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from ..types import SearchResponse
 
 HIGHLIGHT = "bold black on yellow"
 
@@ -76,29 +80,45 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
     if use_daemon and no_daemon:
         raise click.UsageError("--daemon and --no-daemon exclude each other")
     # The flags are named like the protocol's search params (and groove.toml's keys).
-    params = SearchParams.from_json({"query": query, **options})
-    resp = _via_daemon(vault or Path.cwd(), params, required=use_daemon, verbose=verbose) \
+    wire = protocol_params(query, options)
+    resp = _via_daemon(vault or Path.cwd(), wire, required=use_daemon, verbose=verbose) \
         if not no_daemon and not (index_path or model) else None
     if resp is None:
+        from .. import service
+        from ..pipeline import SearchParams
+
         if verbose:
             why = "--no-daemon" if no_daemon else "--index/--model given" if (index_path or model) else \
                 "no daemon answers for this vault"
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
         ensure_model_downloaded(rt.model or rt.config.index.model)
-        resp = service.search(rt, params, max_limit=None)
+        resp = service.search(rt, SearchParams.from_json(wire), max_limit=None)
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
         print_response(resp)
 
 
-def _via_daemon(vault: Path, params: SearchParams, *, required: bool, verbose: bool) -> SearchResponse | None:
+def protocol_params(query: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The flags as the protocol's search params: unset ones left out, lists
+    as lists (what ``SearchParams.to_json`` gives, without importing the
+    pipeline; a test pins the two equal)."""
+    out: dict[str, Any] = {"query": query}
+    for k, v in options.items():
+        if v is None or v == ():
+            continue
+        out[k] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def _via_daemon(vault: Path, params: dict[str, Any], *, required: bool, verbose: bool) -> SearchResponse | None:
     """The vault's daemon's answer, or None when no daemon runs (an error
     instead when ``required``). A daemon serves the vault's configured index
     and model, so `--index`/`--model` searches stay in this process."""
     from ..daemon import protocol
     from ..daemon.client import RpcError, find_daemon
+    from ..types import SearchResponse
 
     c = find_daemon(vault, client="groove-cli")
     if c is None:
@@ -109,20 +129,33 @@ def _via_daemon(vault: Path, params: SearchParams, *, required: bool, verbose: b
     try:
         if verbose:
             click.echo(f"answered by the daemon for {vault}", err=True)
-        return SearchResponse.from_json(c.call("search", params.to_json()))
+        return SearchResponse.from_json(c.call("search", params))
     except RpcError as e:
         raise protocol.exception_from(e) from e
     finally:
         c.close()
 
 
+def _utf8_offsets(text: str) -> list[int]:
+    """Byte offset of every character index of ``text``, plus the end (as
+    ``pipeline.spans.utf8_offsets``, in plain Python: no numpy on this path)."""
+    if text.isascii():
+        return list(range(len(text) + 1))
+    out = [0]
+    for ch in text:
+        out.append(out[-1] + len(ch.encode("utf-8", errors="surrogatepass")))
+    return out
+
+
 def snippet(content: str, spans: list, width: int = 240) -> Text:
     """One line of at most ``width`` characters around the first span, the
     spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
     (newlines included) collapse to one space."""
-    offs = utf8_offsets(content)
+    from rich.text import Text
+
+    offs = _utf8_offsets(content)
     # byte offsets -> character indices (spans always fall on character boundaries)
-    char_spans = [(int(np.searchsorted(offs, sp.start)), int(np.searchsorted(offs, sp.end))) for sp in spans]
+    char_spans = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in spans]
     first = char_spans[0][0] if char_spans else 0
     lo = max(0, first - width // 3)
     marks = bytearray(len(content) + 1)
@@ -156,6 +189,9 @@ def snippet(content: str, spans: list, width: int = 240) -> Text:
 
 
 def print_response(resp: SearchResponse) -> None:
+    from rich.console import Console
+    from rich.text import Text
+
     console = Console()
     if resp.low_confidence:
         console.print("[yellow]no strong match[/yellow] — these are the closest notes:")
