@@ -30,6 +30,7 @@ import sqlite_vec
 from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
 from ..paths import make_private_dirs, tighten_file
 from . import schema, shortcjk
+from .vectors import VectorCache
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -45,6 +46,7 @@ class Index:
         self._all: list[apsw.Connection] = []
         self._lock = threading.Lock()
         self.write_lock = threading.RLock()  # one writer at a time in this process
+        self.vectors = VectorCache()  # big vaults' KNN in numpy (ADR 0121)
         try:
             c = self.conn
             with self.atomic():

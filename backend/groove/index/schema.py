@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import apsw
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -97,7 +97,20 @@ def m002_skipped_notes(conn: apsw.Connection) -> None:
     )
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables, m002_skipped_notes]
+def m003_rows_version(conn: apsw.Connection) -> None:
+    # A counter every change of chunks or documents bumps, in the writer's own
+    # transaction, so a reader knows its in-memory copy of the vectors is
+    # stale with one row read (index/vectors.py, ADR 0121). Vectors change
+    # only with their chunk or note row (vec0 tables take no triggers).
+    conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('rows_version', '0')")
+    bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rows_version';"
+    for table in ("chunks", "documents"):
+        for op in ("INSERT", "DELETE", "UPDATE"):
+            conn.execute(f"CREATE TRIGGER IF NOT EXISTS {table}_{op.lower()}_bumps_rows_version "
+                         f"AFTER {op} ON {table} BEGIN {bump} END")
+
+
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables, m002_skipped_notes, m003_rows_version]
 
 
 def create_vec_table(conn: apsw.Connection, dim: int) -> None:
