@@ -50,13 +50,18 @@ class VectorCache:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
             scores = np.where(np.isin(m.rowids, allowed), scores, -np.inf)
         want = min(k + SLACK, len(scores))
-        top = np.argpartition(-scores, want - 1)[:want]
-        ids = [int(m.rowids[i]) for i in top if scores[i] != -np.inf]
-        if not ids:
+        top = [i for i in np.argpartition(-scores, want - 1)[:want] if scores[i] != -np.inf]
+        if not top:
             return []
-        marks = ",".join(map(str, ids))
+        # sqlite-vec's own distance on the stored bytes (a table lookup per row
+        # would cost more than the scan it replaces: vec0 reads a chunk per row).
+        values = ",".join("(?,?)" for _ in top)
+        args: list[object] = [blob]
+        for i in top:
+            args += [int(m.rowids[i]), m.vectors[i].tobytes()]
         rows = conn.execute(
-            f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} WHERE rowid IN ({marks})", (blob,))
+            f"SELECT column1, vec_distance_l2(column2, ?1) FROM (VALUES {values})",
+            args)
         return sorted(((r[0], r[1]) for r in rows), key=lambda r: (r[1], r[0]))[:k]
 
     def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix:

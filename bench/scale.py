@@ -1,0 +1,155 @@
+"""Stage 1 at scale: its cost beyond the query embedding at 2k, 20k and N chunks.
+
+    python bench/scale.py --chunks 100000 [--repeat 20]
+
+Builds one synthetic index that grows through the sizes: notes made of
+sentences drawn (seeded) from the eval vault's English and Japanese notes, so
+the full-text leg sees real vocabulary, parsed and chunked by groove itself;
+384-d unit vectors written directly (a real model would take hours here).
+At each size it times, on the same queries:
+
+- stage 1 (every leg, RRF, the candidate load) with the query vector given,
+  i.e. beyond the embedding, against the p50 query embedding of the default
+  model;
+- the vector KNN alone, three ways: sqlite-vec's own scan, groove's path
+  (the in-memory copy above ``vectors.MIN_ROWS``, ADR 0121), and numpy brute
+  force (``X @ q`` + argpartition), the floor.
+
+The last line: ``stage-1 beyond the embedding at N chunks: R x the query
+embedding``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import re
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import EVAL, median  # noqa: E402
+
+DIM = 384
+QUERIES = ["sync conflicts between devices", "keyboard shortcut for a command", "embed a video in a note",
+           "canvas cards and connections", "同期の競合", "ホットキーの設定", "graph view filters", "-sync plugins"]
+
+
+def sentences(root: Path) -> list[str]:
+    out: list[str] = []
+    for p in sorted(root.rglob("*.md")):
+        text = p.read_text(encoding="utf-8", errors="replace")
+        out += [s.strip() for s in re.split(r"(?<=[.!?。])\s*|\n+", text) if 20 <= len(s.strip()) <= 300
+                and not s.strip().startswith(("---", "#", "!", "|", "```"))]
+    return out
+
+
+def build(idx, pool: list[str], rng: random.Random, vrng: np.random.Generator, start: int, target: int,
+          chunk_tokens: int) -> int:
+    """Add synthetic notes until the index holds ``target`` chunks; returns the count."""
+    from groove.index import store
+    from groove.vault.markdown import parse_note
+
+    have = start
+    n = idx.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
+    while have < target:
+        sections = []
+        for _ in range(rng.randint(3, 12)):
+            body = " ".join(rng.choice(pool) for _ in range(rng.randint(6, 30)))
+            sections.append(f"## {rng.choice(pool)[:40]}\n\n{body}\n")
+        text = f"# Note {n}\n\n" + "\n".join(sections)
+        data = text.encode("utf-8")
+        note = parse_note(f"synthetic/{n // 500:03d}/note-{n:06d}.md", data, chunk_tokens=chunk_tokens)
+        vecs = vrng.standard_normal((len(note.chunks), DIM)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        nv = vecs.mean(axis=0)
+        store.upsert_note(idx, note, size=len(data), mtime_ns=0, content_hash=hashlib.sha256(data).hexdigest(),
+                          vectors=vecs, note_vector=nv / np.linalg.norm(nv))
+        have += len(note.chunks)
+        n += 1
+    return have
+
+
+def p50_ms(fn, repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return median(times) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--chunks", type=int, default=100_000)
+    ap.add_argument("--repeat", type=int, default=15)
+    a = ap.parse_args()
+
+    from groove.config import IndexConfig, SearchConfig
+    from groove.index import schema
+    from groove.index.db import Index
+    from groove.models.registry import load_embedder
+    from groove.pipeline import SearchParams, resolve_params
+    from groove.pipeline.filters import build_restriction
+    from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
+    from groove.query import parse_query
+
+    src = [EVAL / "vault-en", EVAL / "vault-ja"]
+    if not all(p.is_dir() for p in src):
+        src = [Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"]
+    pool = [s for p in src for s in sentences(p)]
+    rng, vrng = random.Random(7), np.random.default_rng(7)
+
+    emb = load_embedder(None)
+    qvecs = {q: emb.embed_query(q) for q in QUERIES}
+    t_embed = median([p50_ms(lambda q=q: emb.embed_query(q), a.repeat) for q in QUERIES])
+
+    tmp = Path(tempfile.mkdtemp(prefix="groove-scale-"))
+    idx = Index(tmp / "index.sqlite")
+    with idx.atomic() as c:
+        schema.create_vec_table(c, DIM)
+    cfg = SearchConfig()
+    sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
+    have = 0
+    print(f"query embedding p50 {t_embed:.1f} ms (default model); {len(pool)} sentences for the text")
+    print(f"{'chunks':>8} {'stage 1':>9} {'R':>6} | {'KNN sqlite-vec':>14} {'groove':>8} {'numpy':>8} "
+          f"{'groove/numpy':>12}")
+    for size in sizes:
+        t = time.perf_counter()
+        have = build(idx, pool, rng, vrng, have, size, IndexConfig().chunk_tokens)
+        built = time.perf_counter() - t
+        X = np.stack([np.frombuffer(e, dtype=np.float32) for (e,) in idx.conn.execute(
+            "SELECT embedding FROM vec_chunks")])
+
+        def stage1(q: str) -> None:
+            r = resolve_params(SearchParams(query=q), cfg)
+            parsed = parse_query(r.query, short_cjk=r.short_cjk)
+            hybrid_candidates(idx, parsed, qvecs[q], r, build_restriction(idx, r))
+
+        def raw_vec(q: str) -> None:
+            idx.conn.execute("SELECT rowid, distance FROM vec_chunks WHERE embedding MATCH ? AND k = ? "
+                             "ORDER BY distance", (_blob(qvecs[q]), 200)).fetchall()
+
+        def brute(q: str) -> None:
+            s = X @ qvecs[q]
+            np.argpartition(-s, 200)[:200]
+
+        for q in QUERIES:  # warm: the in-memory copy loads on first use
+            stage1(q)
+        s1 = median([p50_ms(lambda q=q: stage1(q), a.repeat) for q in QUERIES])
+        sv = median([p50_ms(lambda q=q: raw_vec(q), a.repeat) for q in QUERIES])
+        gv = median([p50_ms(lambda q=q: _nearest(idx, "vec_chunks", _blob(qvecs[q]), 200, None), a.repeat)
+                     for q in QUERIES])
+        nb = median([p50_ms(lambda q=q: brute(q), a.repeat) for q in QUERIES])
+        print(f"{have:>8} {s1:7.1f}ms {s1 / t_embed:6.2f} | {sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}"
+              f"   (built in {built:.0f} s)")
+    print(f"stage-1 beyond the embedding at {have} chunks: {s1 / t_embed:.2f} x the query embedding")
+
+
+if __name__ == "__main__":
+    main()
