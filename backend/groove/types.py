@@ -129,6 +129,7 @@ class Candidate:
     score: float
     vec_rank: int | None = None  # 1-based rank in the vector leg, None if absent
     fts_rank: int | None = None  # 1-based rank in the FTS leg, None if absent
+    explain: dict[str, Any] | None = None  # filled only when the search asked for it
 
 
 @dataclass
@@ -152,9 +153,15 @@ class SearchHit:
     line_range: LineRange
     """[first, last] 1-based lines of the passage in the note"""
     chunk_id: int
+    explain: dict[str, Any] | None = None
+    """Why this hit ranked here (only when the search set ``explain``): each
+    stage-1 leg that found it with its rank and RRF contribution, the fused
+    score, and what the reranker, MMR and the parent retriever did"""
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
+        if d["explain"] is None:
+            del d["explain"]
         d["match_spans"] = [s.to_json() for s in self.match_spans]
         d["expanded_from"] = [r.to_json() for r in self.expanded_from]
         d["byte_range"] = list(self.byte_range)
@@ -169,6 +176,7 @@ class SearchHit:
             match_spans=[MatchSpan(a, b) for a, b in h["match_spans"]],
             expanded_from=[ExpandedRange.from_json(e) for e in h["expanded_from"]],
             byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
+            explain=h.get("explain"),
         )
 
 

@@ -71,6 +71,8 @@ export interface SearchParams {
   date_from?: string | null;
   date_to?: string | null;
   min_confidence_ratio?: number | null;
+  /** Give each hit an `explain` object (docs/protocol.md). */
+  explain?: boolean | null;
 }
 
 export interface ExpandedRange {
@@ -97,6 +99,26 @@ export interface SearchHit {
   byte_range: ByteSpan;
   line_range: LineRange;
   chunk_id: number;
+  /** Why the hit ranked here, only when the search set `explain`. */
+  explain?: HitExplain;
+}
+
+/** One retrieval leg's part in a hit's rank (docs/protocol.md, SearchParams). */
+export interface LegExplain {
+  rank: number;
+  rrf: number;
+  cosine?: number;
+  coverage?: number;
+}
+
+export interface HitExplain {
+  legs: Partial<Record<"vector" | "full_text" | "title" | "note" | "named_note", LegExplain>>;
+  fused_score: number;
+  stage1_rank: number;
+  rerank?: { score: number; rank: number };
+  mmr?: { rank_before: number | null; rank_after: number };
+  final_rank?: number;
+  expanded?: boolean;
 }
 
 export interface SearchResponse {

@@ -69,6 +69,11 @@ def test_hello_then_search_returns_schema_valid_hits(daemon):
         assert_valid("result", "search", resp)
         assert resp["results"], "an indexed vault about coffee finds coffee"
         assert all(h["path"].endswith(".md") for h in resp["results"])
+        assert all("explain" not in h for h in resp["results"])
+        told = c.search("coffee", limit=5, explain=True)
+        assert_valid("result", "search", told)
+        assert [h["chunk_id"] for h in told["results"]] == [h["chunk_id"] for h in resp["results"]]
+        assert all(h["explain"]["legs"] and h["explain"]["final_rank"] == h["rank"] for h in told["results"])
 
 
 def test_wrong_token_is_closed_without_any_data(daemon):

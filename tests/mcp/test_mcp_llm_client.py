@@ -302,3 +302,17 @@ def test_resources_are_listed_and_prompts_teach_the_workflow(s):
 def test_the_budget_defaults_are_documented(s):
     search = {t.name: t for t in s.list_tools().tools}["search"]
     assert search.input_schema["properties"]["max_tokens"]["default"] == 10_000
+
+
+def test_an_explained_search_says_which_legs_found_each_hit(s):
+    plain = s.call("search", {"query": "garden plan", "limit": 3}).structured_content
+    told = s.call("search", {"query": "garden plan", "limit": 3, "explain": True})
+    assert not told.is_error
+    hits = told.structured_content["results"]
+    assert [h["chunk_id"] for h in hits] == [h["chunk_id"] for h in plain["results"]]
+    assert all("explain" not in h for h in plain["results"])
+    for h in hits:
+        legs = h["explain"]["legs"]
+        assert set(legs) <= {"vector", "full_text", "title", "note", "named_note"} and legs
+        assert all(leg["rank"] >= 1 and leg["rrf"] > 0 for leg in legs.values())
+    assert s.call("search", {"query": "garden", "explain": "yes"}).is_error  # strict: no coercion

@@ -67,6 +67,8 @@ def filter_options(f):
 @click.option("--no-daemon", "no_daemon", is_flag=True,
               help="Load the models in this process even when a daemon runs.")
 @click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")
+@click.option("--explain", is_flag=True, default=None,
+              help="Under each hit: the legs that found it (rank, RRF share), fused score, stages 2-4.")
 def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
                use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False,
                **options: object) -> None:
@@ -205,3 +207,7 @@ def print_response(resp: SearchResponse) -> None:
                                     (f"  {head}", "green"), (f"  L{h.line_range[0]}", "dim"),
                                     (f"  {h.score:.4f}", "magenta")))
         console.print(Text("    ").append_text(snippet(h.content, h.match_spans)))
+        if h.explain is not None:
+            from ..explain_text import describe
+
+            console.print(Text("    why: " + describe(h.explain), style="dim"))

@@ -75,6 +75,10 @@ def register(mcp: MCPServer, state: Session) -> None:
             "Return the surrounding section (or the whole short note) instead of the bare passage."))] = None,
         min_confidence_ratio: Annotated[float | None, Field(ge=0, le=1, description=(
             "Threshold for low_confidence (advanced; omit)."))] = None,
+        explain: Annotated[bool, Field(description=(
+            "Give each result an `explain` object: which retrieval legs found it (vector, full text, note, "
+            "named note) with its rank and RRF contribution in each, the fused score, and what reranking, "
+            "MMR and the parent retriever did. For debugging a ranking; omit otherwise."))] = False,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, BudgetedSearch]:
         if offset + limit > MAX_LIMIT:
@@ -87,6 +91,8 @@ def register(mcp: MCPServer, state: Session) -> None:
             "mmr": mmr, "mmr_lambda": mmr_lambda, "mmr_same_doc_penalty": mmr_same_doc_penalty,
             "parent_retriever": parent_retriever, "min_confidence_ratio": min_confidence_ratio,
         }
+        if explain:
+            params["explain"] = True
         t0 = time.perf_counter()
         resp = await call(backend.call, "search", params)
         if state.first_search_seconds is None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..explain_text import describe
+
 SNIPPET_CHARS = 700  # per hit in the text rendering
 
 
@@ -28,6 +30,8 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
         out.append(f'\n{h["rank"]}. {h["path"]} | {where} | lines {a}-{b} | score {h["score"]:.4f}')
         text = _one_line(h["content"])
         out.append("   " + (text[:SNIPPET_CHARS] + " …" if len(text) > SNIPPET_CHARS else text))
+        if h.get("explain"):
+            out.append("   why: " + describe(h["explain"]))
     if hits:
         out.append("\nRead more with get_document(path, line_start, line_end).")
     if resp.get("truncated"):

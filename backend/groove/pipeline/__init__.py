@@ -22,6 +22,7 @@ from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
 from .confidence import Confidence, judge
+from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction
 from .fusion import hybrid_candidates
 from .mmr import apply_mmr
@@ -45,7 +46,7 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     if r.legs != "fts" and parsed.embed_text.strip():
         # Embedded on a worker while the lexical leg runs here (ADR 0081).
         qvec = _embed_pool().submit(rt.embedder.embed_query, parsed.embed_text)
-    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction)
+    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=params.explain)
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 
     # 2. reranker (optional)
@@ -57,10 +58,15 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
         if reranker is not None:
             pool, w = rerank_candidates(pool, parsed.embed_text, reranker)
             warnings.extend(w)
+            if params.explain:
+                explain_rerank(pool)
 
     # 3. MMR (optional)
     if r.mmr:
-        pool = apply_mmr(rt.index, pool, r.mmr_lambda, r.mmr_same_doc_penalty, r.limit)
+        picked = apply_mmr(rt.index, pool, r.mmr_lambda, r.mmr_same_doc_penalty, r.limit)
+        if params.explain:
+            explain_mmr(pool, picked)
+        pool = picked
     top = pool[: r.limit]
 
     hits = [_hit(c, rank) for rank, c in enumerate(top, start=1)]
@@ -73,6 +79,8 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = Non
     terms = span_terms(parsed)
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
+    if params.explain:
+        explain_hits(hits)
 
     conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
     if conf.warning:
@@ -108,7 +116,7 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
     return SearchHit(
         path=c.path, title=c.title, heading_path=c.heading_path, level=c.level, content=c.content,
         score=c.score, rank=rank, match_spans=[], expanded_from=[], byte_range=c.byte_range,
-        line_range=c.line_range, chunk_id=c.chunk_id,
+        line_range=c.line_range, chunk_id=c.chunk_id, explain=c.explain,
     )
 
 

@@ -27,6 +27,7 @@ from ..index import chunks, fts
 from ..index.db import Index
 from ..query import ParsedQuery
 from ..types import Candidate
+from .explain import LegList, explain_stage1
 from .filters import Restriction
 from .params import Resolved
 from .titles import named_notes, title_leg
@@ -164,9 +165,12 @@ def hybrid_candidates(
     qvec: np.ndarray | Future[np.ndarray] | None,
     r: Resolved,
     restriction: Restriction,
+    *,
+    explain: bool = False,
 ) -> Stage1:
     """``qvec`` may still be being computed: the lexical work runs first and
-    the vector is waited for only when the vector legs need it (ADR 0081)."""
+    the vector is waited for only when the vector legs need it (ADR 0081).
+    ``explain``: each candidate records which legs found it (explain.py)."""
     excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
     fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded)
     if isinstance(qvec, Future):
@@ -177,15 +181,18 @@ def hybrid_candidates(
     near = nearest_notes(idx, qvec, r.candidates, restriction) if use_note_leg or use_dense_notes else []
     vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [])
 
+    names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
     votes: list[dict[int, float] | None] = [None, fts_votes]
     chunk_fused = rrf_fuse(lists, r.fusion.rrf_k, weights, votes)
     if r.fusion.title_weight > 0 and r.legs == "hybrid":
+        names.append("title")
         lists.append(_title_chunks(idx, parsed, r, restriction, excluded, chunk_fused))
         weights.append(r.fusion.title_weight)
         votes.append(None)
     if use_note_leg:
         # The note leg (ADR-0076): the nearest notes by their summary vector.
+        names.append("note")
         lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
         weights.append(r.fusion.note_weight)
         votes.append(None)
@@ -194,11 +201,16 @@ def hybrid_candidates(
         if named:
             # Twice every other leg's weight: the named note's first place
             # cannot be outvoted (ADR 0083).
+            names.append("named_note")
             lists.append(named)
             weights.append(2 * sum(weights))
             votes.append(None)
     fused = rrf_fuse(lists, r.fusion.rrf_k, weights, votes)
-    return Stage1(_candidates(idx, fused, vec_ids, fts_ids), vec_ids, fts_ids, vec_sims)
+    candidates = _candidates(idx, fused, vec_ids, fts_ids)
+    if explain:
+        legs = [LegList(n, ids, w, v) for n, ids, w, v in zip(names, lists, weights, votes)]
+        explain_stage1(candidates, legs, r.fusion.rrf_k, dict(zip(vec_ids, vec_sims)))
+    return Stage1(candidates, vec_ids, fts_ids, vec_sims)
 
 
 def _full_text(

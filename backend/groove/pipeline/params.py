@@ -31,6 +31,7 @@ class SearchParams:
     date_from: str | None = None
     date_to: str | None = None
     min_confidence_ratio: float | None = None
+    explain: bool = False  # each hit says why it ranked where it did (pipeline/explain.py)
     # Development knob used by eval: which stage-1 legs run. Not on the wire.
     legs: str = "hybrid"  # "hybrid" | "vector" | "fts"
 
@@ -44,7 +45,7 @@ class SearchParams:
             parent_retriever=d.get("parent_retriever"), path_globs=tuple(d.get("path_globs") or ()),
             tags_any=tuple(d.get("tags_any") or ()), tags_all=tuple(d.get("tags_all") or ()),
             date_from=d.get("date_from"), date_to=d.get("date_to"),
-            min_confidence_ratio=d.get("min_confidence_ratio"),
+            min_confidence_ratio=d.get("min_confidence_ratio"), explain=bool(d.get("explain")),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -52,7 +53,7 @@ class SearchParams:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
-            if f.name == "legs" or v is None or v == ():
+            if f.name == "legs" or v is None or v == () or (f.name == "explain" and not v):
                 continue
             out[f.name] = list(v) if isinstance(v, tuple) else v
         return out

@@ -60,6 +60,8 @@ class SearchParams(Params):
     date_from: Date | None = None
     date_to: Date | None = None
     min_confidence_ratio: Unit | None = None
+    explain: bool | None = None
+    """Give each hit an ``explain`` object: why it ranked where it did"""
 
 
 class CancelParams(Params):
