@@ -15,3 +15,4 @@ export type { SetupOptions } from "./setup";
 export type { ClientState, ClientEvents, GrooveClientOptions, RequestOptions, PendingRequest, ConnectInfoOptions } from "./client";
 export * from "./connection";
 export * from "./snippet";
+export * from "./explain";

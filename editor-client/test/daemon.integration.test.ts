@@ -43,6 +43,17 @@ describe.skipIf(!!skip)("GrooveClient against the real groove daemon", () => {
     expect(c.hello!.capabilities).toEqual(expect.arrayContaining(["search", "cancel", "subscribe", "resolve_link"]));
   });
 
+  it("explains a ranking only when asked, with the same hits", async () => {
+    const plain = await c.search({ query: "sync conflicts", limit: 5 });
+    const told = await c.search({ query: "sync conflicts", limit: 5, explain: true });
+    expect(told.results.map((h) => h.chunk_id)).toEqual(plain.results.map((h) => h.chunk_id));
+    expect(plain.results.every((h) => h.explain === undefined)).toBe(true);
+    for (const h of told.results) {
+      expect(Object.keys(h.explain!.legs).length).toBeGreaterThan(0);
+      expect(h.explain!.final_rank).toBe(h.rank);
+    }
+  });
+
   it("finds the English note and highlights the query terms", async () => {
     const r = await c.search({ query: "sync conflicts", limit: 5 });
     const top = r.results[0]!;

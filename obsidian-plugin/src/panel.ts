@@ -16,6 +16,8 @@ export interface PanelOptions extends HitHandlers {
   limit: number;
   toggles: Toggles;
   showContext: boolean;
+  /** Ask the daemon why each hit ranked where it did (a "why" line per hit). */
+  explain?: boolean;
   debounceMs?: number;
   timers?: Timers;
   /** Modal: just the query box and results. */
@@ -179,7 +181,7 @@ export class SearchPanel {
   }
 
   params(): SearchParams {
-    return buildParams(this.input.value, this.o.limit, this.toggles, this.filters);
+    return buildParams(this.input.value, this.o.limit, this.toggles, this.filters, this.o.explain ?? false);
   }
 
   /** Schedule a search for the current box/filters (debounced unless immediate). */

@@ -6,6 +6,7 @@
  */
 import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
 import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
+import { describeExplain } from "@groove/editor-client/explain";
 import { elideSegments } from "@groove/editor-client/offsets";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { tidySegments } from "@groove/editor-client/snippet";
@@ -102,6 +103,7 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
   const expandable = (hit.expanded_from?.length ?? 0) > 0;
   let withContext = opts.showContext && expandable;
   renderSnippet(snippet, hit, withContext, opts.snippetContext);
+  if (hit.explain) el(item, "div", { cls: "groove-hit-why", text: `why: ${describeExplain(hit.explain)}` });
   // Screen readers read the option's name: title, headings, then the snippet text.
   item.setAttribute("aria-label", [hit.title || hit.path, folder, trail.join(", "), snippet.textContent ?? ""].filter(Boolean).join(" — "));
 

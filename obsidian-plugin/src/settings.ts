@@ -16,6 +16,8 @@ export interface GrooveSettings {
   parentRetriever: TriState;
   /** Show the expanded_from context of hits by default. */
   showContext: boolean;
+  /** Ask for `explain` and show under each hit why it ranked there. */
+  explain: boolean;
   debounceMs: number;
 }
 
@@ -27,6 +29,7 @@ export const DEFAULT_SETTINGS: GrooveSettings = {
   mmr: "default",
   parentRetriever: "default",
   showContext: false,
+  explain: false,
   debounceMs: 150,
 };
 
@@ -66,8 +69,9 @@ export interface Toggles {
   parentRetriever: TriState;
 }
 
-export function buildParams(query: string, limit: number, toggles: Toggles, filters: Filters): SearchParams {
+export function buildParams(query: string, limit: number, toggles: Toggles, filters: Filters, explain = false): SearchParams {
   return {
+    ...(explain ? { explain: true } : {}),
     query,
     limit: Math.max(1, Math.min(MAX_LIMIT, Math.round(limit) || DEFAULT_SETTINGS.limit)),
     rerank: triToParam(toggles.rerank),

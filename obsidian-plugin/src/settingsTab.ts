@@ -82,6 +82,16 @@ export class GrooveSettingTab extends PluginSettingTab {
       );
 
     new Setting(containerEl)
+      .setName("Explain rankings")
+      .setDesc("Under each hit, a line saying which searches found it (meaning, words, note, name) and how it was ranked.")
+      .addToggle((t) =>
+        t.setValue(s.explain).onChange(async (v) => {
+          s.explain = v;
+          await this.plugin.saveSettings();
+        }),
+      );
+
+    new Setting(containerEl)
       .setName("Rebuild index")
       .setDesc("Re-index every note of this vault (reindex with force).")
       .addButton((b) =>

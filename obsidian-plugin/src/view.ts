@@ -40,6 +40,7 @@ export class GrooveSearchView extends ItemView {
       limit: s.limit,
       toggles: { rerank: s.rerank, mmr: s.mmr, parentRetriever: s.parentRetriever },
       showContext: s.showContext,
+      explain: s.explain,
       debounceMs: s.debounceMs,
       onOpen: (hit, span, evt) => this.open(hit, span, evt),
       linkFor: (hit) => this.plugin.wikilinkFor(hit),

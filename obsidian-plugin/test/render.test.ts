@@ -44,6 +44,17 @@ const response = (results: SearchHit[], extra: Partial<SearchResponse> = {}): Se
 const marks = (root: HTMLElement) => [...root.querySelectorAll("mark.groove-match")].map((m) => m.textContent);
 
 describe("renderResults", () => {
+  it("shows a why line only for hits the daemon explained", () => {
+    const root = document.createElement("div");
+    const explained = hit({
+      content: "sync conflicts",
+      explain: { legs: { vector: { rank: 3, rrf: 0.0159, cosine: 0.8956 }, full_text: { rank: 13, rrf: 0.0043, coverage: 0.3103 } }, fused_score: 0.0202, stage1_rank: 2, final_rank: 1, expanded: false },
+    });
+    renderResults(root, response([explained, hit({ content: "plain", chunk_id: 2, rank: 2 })]), { showContext: false });
+    const whys = [...root.querySelectorAll(".groove-hit-why")].map((e) => e.textContent);
+    expect(whys).toEqual(["why: vector #3 (+0.0159 cosine 0.8956), full_text #13 (+0.0043 coverage 0.3103); fused 0.0202 = stage-1 #2"]);
+  });
+
   it("shows title, heading path, score and highlights every span (Japanese, emoji, CRLF)", () => {
     const root = document.createElement("div");
     const content = "## 競合の解決\r\n🎉 同期の競合は、オフラインで編集すると起きます。\r\nSync conflicts 🚀 happen offline.";

@@ -1,5 +1,5 @@
 /** Text for QuickPick items and tree tooltips, built from a search hit. */
-import { highlightSegments, snippetLine } from "@groove/editor-client";
+import { describeExplain, highlightSegments, snippetLine } from "@groove/editor-client";
 import type { SearchHit } from "@groove/editor-client";
 
 /** "Title › H1 › H2" without repeating the title when it is the first heading. */
@@ -33,6 +33,7 @@ export function hitTooltipMarkdown(hit: SearchHit, maxChars = 1200): string {
   const parts: string[] = [];
   parts.push(`**${escapeMarkdown(hit.title)}**${headingTrail(hit) ? " › " + escapeMarkdown(headingTrail(hit)) : ""}`);
   parts.push(`\n\n${escapeMarkdown(hit.path)}, ${lines(hit.line_range)} · score ${hit.score.toFixed(4)} · rank ${hit.rank}`);
+  if (hit.explain) parts.push(`\n\n*Why:* ${escapeMarkdown(describeExplain(hit.explain))}`);
   if (hit.expanded_from.length > 0) {
     parts.push(`\n\n*Expanded context* from ${hit.expanded_from.map((r) => lines(r.line_range)).join(", ")}:`);
   }

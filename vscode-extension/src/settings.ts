@@ -13,6 +13,7 @@ export interface Settings {
   reranker: boolean | null;
   mmr: boolean | null;
   parentRetriever: boolean | null;
+  explain: boolean;
 }
 
 export function readSettings(): Settings {
@@ -29,12 +30,13 @@ export function readSettings(): Settings {
     reranker: tri("search.reranker"),
     mmr: tri("search.mmr"),
     parentRetriever: tri("search.parentRetriever"),
+    explain: c.get<boolean>("search.explain", false) === true,
   };
 }
 
 /** SearchParams for `query`; null toggles mean "the vault's groove.toml decides". */
 export function searchParams(query: string, s: Settings): SearchParams {
-  return { query, limit: s.limit, rerank: s.reranker, mmr: s.mmr, parent_retriever: s.parentRetriever };
+  return { query, limit: s.limit, rerank: s.reranker, mmr: s.mmr, parent_retriever: s.parentRetriever, ...(s.explain ? { explain: true } : {}) };
 }
 
 export const TOGGLES = {
