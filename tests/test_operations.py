@@ -82,5 +82,7 @@ def test_a_search_response_survives_the_wire_and_matches_its_schema(small_vault,
 
 def test_a_hit_is_defined_once_and_its_schema_follows():
     fields = [f.name for f in dataclasses.fields(SearchHit)]
+    always = [f.name for f in dataclasses.fields(SearchHit) if f.default is dataclasses.MISSING]
     hit = protocol.schemas()["$defs"]["SearchHit"]
-    assert list(hit["properties"]) == fields and hit["required"] == fields
+    assert list(hit["properties"]) == fields and hit["required"] == always
+    assert set(fields) - set(always) == {"explain"}  # only when the search asks for it
