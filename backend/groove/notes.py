@@ -35,7 +35,7 @@ from .types import Link, ParsedNote
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
-from .vault.scan import IgnoreRules, other_files
+from .vault.scan import IgnoreRules, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
 
 # A whole note above this many characters is cut at a line boundary; the
@@ -146,10 +146,22 @@ class _Resolver:
         self.names = _names(rt.index)
         self.rules = rules
         self._files: list[str] | None = None
+        self._disk: NameIndex | None = None
 
     def note(self, target: str, from_path: str | None) -> NoteName | None:
         d = resolve_target(self.names, target, from_path)
+        if d is None and target.strip():
+            d = resolve_target(self._on_disk(), target, from_path)
         return None if d is None or self.rules.skips(d.path) else d
+
+    def _on_disk(self) -> NameIndex:
+        """Every note on disk, indexed or not: a link to a note the watcher has
+        not reached yet resolves, as in Obsidian (listed once, on a miss)."""
+        if self._disk is None:
+            known = set(self.names.docs)
+            extra = [NoteName(-1, p, PurePosixPath(p).stem, ()) for p in note_paths(self.vault) if p not in known]
+            self._disk = NameIndex.build([*self.names.docs.values(), *extra])
+        return self._disk
 
     def __call__(self, target: str, from_path: str | None) -> str | None:
         d = self.note(target, from_path)

@@ -1,9 +1,7 @@
 /**
  * The link-resolution table (fixtures/link-resolution.json: where Obsidian
  * lands each link) against the REAL daemon's `resolve_link`, which VS Code
- * uses. Cases the daemon answers differently today are expected failures
- * (`it.fails`), each with the reason; when the daemon is fixed they start
- * "failing" here and move to plain `it`.
+ * uses: every case must agree (ADR 0117).
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -37,26 +35,10 @@ export function daemonAnswer(r: ResolveLinkResult): LinkCase["expect"] {
 }
 
 /**
- * What the daemon gets wrong today (backend/groove/notes.py `_resolve_target`
- * and `_pick`; the fix is the backend's, listed in the issue-20 closing note).
+ * Where the daemon's answer may differ from Obsidian's, with the reason (each
+ * runs as \`it.fails\`). Empty since the daemon follows the table (ADR 0117).
  */
-const DAEMON_DIFFERS: Record<string, string> = {
-  // _resolve_target tries the linking note's folder first (Projects/Dup.md); Obsidian takes the vault path Dup.md.
-  "root-note-wins-over-same-folder": "picks Projects/Dup.md next to the linking note, not the root Dup.md",
-  // _pick prefers the same folder exactly, then the fewest folders: Team/Log.md.
-  "ambiguous-subfolder-of-source": "picks Team/Log.md, not the Log under the linking note's folder",
-  // _pick orders by folder count before length: Reference/Spec.md.
-  "ambiguous-length-not-depth": "picks Reference/Spec.md (fewest folders), not the shortest path x/y/Spec.md",
-  // _resolve_target tries the path relative to the linking note first: A/B/Note.md.
-  "vault-path-beats-relative": "resolves B/Note relative to A/ first (A/B/Note.md)",
-  // _resolve_target step 4 resolves frontmatter aliases.
-  "alias-is-not-a-target": "resolves the alias to Sync/Mobile sync.md",
-  // parse_links reads 'Note^block' as a block ref.
-  "block-without-hash": "reads [[Note^id]] as a block link",
-  // The daemon knows only indexed notes (the _names table).
-  "not-yet-indexed": "unresolved until the watcher indexes the note",
-  "not-yet-indexed-heading": "unresolved until the watcher indexes the note",
-};
+const DAEMON_DIFFERS: Record<string, string> = {};
 
 const skip = daemonUnavailable();
 

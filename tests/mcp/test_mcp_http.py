@@ -46,7 +46,7 @@ def test_binds_loopback_and_serves_every_tool(server) -> None:
         assert not r.is_error and r.structured_content["results"][0]["path"] == "Projects/Plan.md"
         d = s.call("get_document", {"path": "Projects/Plan.md", "heading": "Risks"})
         assert d.structured_content["line_range"] == [13, 15]
-        rl = s.call("resolve_link", {"link": "[[Standup]]"})
+        rl = s.call("resolve_link", {"link": "[[meeting NOTES]]"})
         assert rl.structured_content["path"] == "Meeting notes.md"
         rn = s.call("related_notes", {"path": "Home.md", "limit": 2})
         assert len(rn.structured_content["similar"]) == 2

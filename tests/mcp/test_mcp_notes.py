@@ -93,8 +93,6 @@ def test_get_document_refuses_escape_and_never_reads_outside(rt: Runtime, trick:
     ("[[Plan]]", "Archive/Old/Notes.md", "Archive/Old/Plan.md"),  # same folder wins
     ("[[Old/Plan]]", "Home.md", "Archive/Old/Plan.md"),  # path suffix
     ("[[Plan.md]]", "Home.md", "Projects/Plan.md"),
-    ("[[Standup]]", "Home.md", "Meeting notes.md"),  # frontmatter alias (a plain string)
-    ("[[start page]]", None, "Home.md"),  # alias from a list, case-insensitive
     ("[[Home|the home note]]", None, "Home.md"),
     ("![[Image.png]]", "Home.md", "Image.png"),  # an attachment
     ("[[日本/会議]]", None, "日本/会議.md"),
@@ -104,6 +102,13 @@ def test_get_document_refuses_escape_and_never_reads_outside(rt: Runtime, trick:
 def test_resolve_link_finds_the_note(rt: Runtime, link: str, from_path: str | None, path: str) -> None:
     r = notes.resolve_link(rt, link, from_path)
     assert r["path"] == path and r["exists"] is True
+
+
+@pytest.mark.parametrize("link", ["[[Standup]]", "[[start page]]", "[[Meeting notes^decision-1]]"])
+def test_aliases_are_not_link_targets_and_a_caret_without_hash_is_part_of_the_name(rt: Runtime, link: str) -> None:
+    # As in Obsidian (ADR 0117): it writes [[Meeting notes|Standup]] for an alias.
+    r = notes.resolve_link(rt, link, "Home.md")
+    assert r["exists"] is False and r["path"] is None
 
 
 def test_resolve_link_shape_is_the_protocol_shape(rt: Runtime) -> None:
@@ -137,10 +142,10 @@ def test_resolve_link_unknown_heading_keeps_path_without_range(rt: Runtime) -> N
 
 
 @pytest.mark.parametrize("link,rng", [
-    ("[[Meeting notes^decision-1]]", [8, 10]),  # paragraph ending with the id
+    ("[[Meeting notes#^decision-1]]", [8, 10]),  # paragraph ending with the id
     ("[[Meeting notes#^todo-2]]", [15, 15]),  # a list item
-    ("[[Meeting notes^quote-1]]", [17, 20]),  # id on its own line after a quote
-    ("[[Plan^step-1]]", [15, 15]),
+    ("[[Meeting notes#^quote-1]]", [17, 20]),  # id on its own line after a quote
+    ("[[Plan#^step-1]]", [15, 15]),
 ])
 def test_resolve_link_block_id(rt: Runtime, link: str, rng: list[int]) -> None:
     r = notes.resolve_link(rt, link, "Home.md")
@@ -231,7 +236,7 @@ def test_related_notes_excludes_itself_and_finds_links(rt: Runtime) -> None:
     assert {b["path"] for b in r["backlinks"]} == {"Archive/Old/Notes.md", "Daily/2024-01-02.md", "日本/会議.md"}
     out = {(o["target"], o["heading"]): o["path"] for o in r["outgoing"]}
     assert out[("Plan", "Goals")] == "Projects/Plan.md"
-    assert out[("Standup", None)] == "Meeting notes.md"
+    assert out[("Standup", None)] is None  # an alias is not a link target
     assert out[("Missing note", None)] is None
 
 

@@ -1,11 +1,20 @@
 """Where an Obsidian wikilink points (ADR 0051): pure functions over the
 vault's note names.
 
-Names are compared NFC-normalised and case-folded. A target resolves, in
-order: relative to the linking note's folder, as a full vault path, as a
-basename or path suffix (ambiguity: same folder first, then the shortest
-path), as a frontmatter alias. Attachments are matched against the vault's
-other files the same way.
+Obsidian's rules, as the table in editor-client/test/fixtures/
+link-resolution.json writes them down (ADR 0107, 0117); names compared
+NFC-normalised and case-folded:
+
+1. ``|alias`` is display text; frontmatter aliases are not link targets.
+2. ``./`` and ``../`` resolve against the linking note's folder only.
+3. A path equal to a note's full vault path is that note (so a bare
+   ``[[Name]]`` means the root note when there is one); a leading ``/``
+   allows nothing else.
+4. Otherwise the notes whose path ends with the link path: those under the
+   linking note's folder (any depth) first, then the rest; each group by
+   path length, shortest first.
+
+Attachments are matched against the vault's other files the same way.
 """
 
 from __future__ import annotations
@@ -75,50 +84,39 @@ class NameIndex:
 
 
 def pick(cands: list[NoteName], from_folder: str | None) -> NoteName:
-    """Ambiguous name: the note in the linking note's folder, else the
-    shortest path (fewest folders, then fewest characters), then alphabetical."""
-    return min(
-        cands,
-        key=lambda d: (
-            0 if from_folder is not None and d.folder == from_folder else 1,
-            d.path.count("/"),
-            len(d.path),
-            d.path,
-        ),
-    )
+    """Ambiguous name (rule 4): a note under the linking note's folder, at any
+    depth, else any; then the shortest path, then alphabetical (Obsidian's
+    own tie-break is its file load order)."""
+    under = "" if not from_folder else from_folder + "/"
+    return min(cands, key=lambda d: (0 if d.path.startswith(under) else 1, len(d.path), d.path))
 
 
 def resolve_target(names: NameIndex, target: str, from_path: str | None) -> NoteName | None:
+    """The note ``target`` (a link's path part) names, by the rules above."""
     t = target.strip().replace("\\", "/")
     if not t:
         return names.docs.get(from_path) if from_path else None
     from_folder = posixpath.dirname(from_path) if from_path is not None else None
-    key = fold(strip_md(t.lstrip("/")))
-    # 1. relative to the linking note's folder ("Note" next to it, "./x", "../x")
-    if from_folder is not None or t.startswith(("./", "../")):
+    # 2. relative links never fall back
+    if t.startswith(("./", "../")):
         joined = posixpath.normpath(posixpath.join(from_folder or "", strip_md(t)))
-        if not joined.startswith("../"):
-            hit = names.by_path.get(fold(joined))
-            if hit:
-                return hit[0]
-        if t.startswith(("./", "../")):
+        if joined == ".." or joined.startswith("../"):
             return None
-    # 2. the full vault path
+        hit = names.by_path.get(fold(joined))
+        return min(hit, key=lambda d: d.path) if hit else None
+    key = fold(strip_md(t.lstrip("/")))
+    # 3. the full vault path
     hit = names.by_path.get(key)
     if hit:
-        return pick(hit, from_folder)
-    # 3. basename, or a path suffix ("folder/Note" matches "a/folder/Note")
+        return min(hit, key=lambda d: d.path)
+    if t.startswith("/"):
+        return None
+    # 4. a path suffix ("Deep/Dup" matches "Projects/Deep/Dup"), or the name
     if "/" in key:
         cands = [d for p, ds in names.by_path.items() if p.endswith("/" + key) for d in ds]
     else:
         cands = names.by_stem.get(key, [])
-    if cands:
-        return pick(cands, from_folder)
-    # 4. a frontmatter alias
-    cands = names.by_alias.get(fold(t), [])
-    if cands:
-        return pick(cands, from_folder)
-    return None
+    return pick(cands, from_folder) if cands else None
 
 
 def match_file(files: list[str], target: str) -> str | None:

@@ -44,7 +44,9 @@ MAX_BLOCK_NESTING = 64
 TokenCounter = Callable[[str], int]
 
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_LINK = re.compile(r"(!?)\[\[([^\[\]\|#\^\n]*)(?:#([^\[\]\|\^\n]*))?(?:\^([^\[\]\|\n]*))?(?:\|([^\[\]\n]*))?\]\]")
+# A caret is a block id only after '#' ("[[Note#^id]]"); in "[[Note^id]]" it
+# is part of the name, as in Obsidian.
+_LINK = re.compile(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\^\n]*)(?:\^([^\[\]\|\n]*))?)?(?:\|([^\[\]\n]*))?\]\]")
 _TAG = re.compile(r"(?<![\w/#&])#([\w\-/]*[^\W\d][\w\-/]*)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")

@@ -237,6 +237,16 @@ def other_files(vault: Path) -> list[str]:
     """Vault-relative paths of the files that are not notes (attachments,
     for link resolution), under the same rules as ``scan_vault``: skipped
     folders are not entered, symlinks leaving the vault are left out."""
+    return _files(vault, notes=False)
+
+
+def note_paths(vault: Path) -> list[str]:
+    """Vault-relative paths of the notes on disk, indexed or not (links to a
+    note the watcher has not reached yet resolve, as in Obsidian)."""
+    return _files(vault, notes=True)
+
+
+def _files(vault: Path, *, notes: bool) -> list[str]:
     vault = check_vault(vault)
     rules = ignore_rules(vault)
     out: list[str] = []
@@ -246,7 +256,7 @@ def other_files(vault: Path) -> list[str]:
         dirnames[:] = sorted(d for d in dirnames if not rules.skips_dir(prefix + d))
         for f in sorted(filenames):
             rel = prefix + f
-            if f.lower().endswith(".md") or rules.skips_file(rel):
+            if f.lower().endswith(".md") != notes or rules.skips_file(rel):
                 continue
             if os.path.islink(os.path.join(dirpath, f)) and not _inside(vault, Path(dirpath) / f):
                 continue
