@@ -277,8 +277,8 @@ def read_note(rt: Runtime, path: str) -> dict[str, Any]:
 def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[str, Any]:
     """Where a wikilink points: ``{path | null, heading, block, line_range | null, exists}``.
 
-    ``from_path`` (the note the link is in) decides ambiguous names (same
-    folder first) and relative links. ``line_range`` is the heading's section,
+    ``from_path`` (the note the link is in) decides ambiguous names (notes
+    under its folder first; ``vault/links.py``) and relative links. ``line_range`` is the heading's section,
     the block's line(s), or the whole note.
     """
     parsed = parse_link_arg(link)

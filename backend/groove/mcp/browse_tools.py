@@ -82,7 +82,7 @@ def register(mcp: MCPServer, state: Session) -> None:
         "Find where an Obsidian wikilink points, with Obsidian's rules: case-insensitive note "
         "names, a note in the linking note's folder first, else the shortest matching path; "
         "frontmatter aliases; '[[Note#Heading]]' and '[[Note#H1#H2]]' give the heading's section "
-        "lines, '[[Note^block-id]]' the block's lines. Returns path (null if no such note), "
+        "lines, '[[Note#^block-id]]' the block's lines. Returns path (null if no such note), "
         "line_range (then read it with get_document), exists, and anchor_found (false when the "
         "note exists but the heading or block does not)."))
     async def resolve_link(
