@@ -80,14 +80,16 @@ def register(mcp: MCPServer, state: Session) -> None:
 
     @mcp.tool(name="resolve_link", title="Resolve a wikilink", annotations=READ_ONLY, description=(
         "Find where an Obsidian wikilink points, with Obsidian's rules: case-insensitive note "
-        "names, a note in the linking note's folder first, else the shortest matching path; "
-        "frontmatter aliases; '[[Note#Heading]]' and '[[Note#H1#H2]]' give the heading's section "
+        "names; the note at the vault root first, then notes under the linking note's folder, "
+        "else the shortest matching path; aliases are not link targets; "
+        "'[[Note#Heading]]' and '[[Note#H1#H2]]' give the heading's section "
         "lines, '[[Note#^block-id]]' the block's lines. Returns path (null if no such note), "
         "line_range (then read it with get_document), exists, and anchor_found (false when the "
         "note exists but the heading or block does not)."))
     async def resolve_link(
         link: Annotated[str, Field(min_length=1, description=(
-            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note^abc123]]', or 'Note#Heading'."))],
+            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note#^abc123]]', "
+            "or 'Note#Heading'."))],
         from_path: Annotated[str | None, Field(description=(
             "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
     ) -> Annotated[CallToolResult, ResolvedLink]:
