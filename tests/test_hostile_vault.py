@@ -153,6 +153,19 @@ def test_a_second_run_is_incremental_and_does_not_retry_skipped_notes(hostile, t
     assert "binary.md" not in {s.path for s in third.skipped}
 
 
+def test_a_watcher_batch_naming_a_file_as_the_os_does_is_indexed_not_aborted(hostile, tiny_embedder, tmp_path):
+    # The watcher walks new folders with os.walk: a name that is not UTF-8
+    # arrives with lone surrogates. The batch must still run (it aborted with
+    # UnicodeEncodeError in record_skipped, so nothing of it was recorded).
+    rt = make_runtime(hostile, tiny_embedder, tmp_path)
+    as_os_names = {os.fsdecode(SJIS_NAME), "x.md", "binary.md", "bom.md"}
+    s = service.reindex(rt, only=as_os_names)
+    reasons = {sk.path: sk.reason for sk in s.skipped}
+    assert {"x.md", "binary.md"} <= set(reasons)
+    assert any("not valid UTF-8" in r for r in reasons.values()), reasons
+    assert "bom.md" in {r[0] for r in rt.index.conn.execute("SELECT path FROM documents")}
+
+
 def test_index_status_lists_the_skipped_notes_with_their_reasons(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
     service.reindex(rt)

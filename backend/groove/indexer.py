@@ -40,7 +40,7 @@ from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault
+from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
 
 log = logging.getLogger("groove.indexer")
 
@@ -179,6 +179,11 @@ def index_vault(
 
     Raises IndexWriteFailed when the index cannot be written (the notes
     committed so far stay), ModelFailed when the model is broken."""
+    if only is not None:
+        # The watcher names files as the OS does: a name that is not UTF-8
+        # carries lone surrogates, which SQLite cannot store. The scanner
+        # shows such names escaped (\xNN); so must the run's scope.
+        only = {shown_path(p) for p in only}
     try:
         return _index_vault(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
     except apsw.Error as e:
