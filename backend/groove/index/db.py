@@ -126,6 +126,24 @@ class Index:
                             c.execute("ROLLBACK")
                     raise
 
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[apsw.Connection]:
+        """One read transaction on this thread's connection: every read inside
+        sees the same committed state, however many writes land meanwhile (a
+        search's legs, its note leg and its final fetch agree; issue 15 D4).
+        WAL readers never block the writer. Nested use joins the outer one."""
+        c = self.conn
+        if c.in_transaction:
+            yield c
+            return
+        c.execute("BEGIN")  # deferred: the first read fixes the snapshot
+        try:
+            yield c
+        finally:
+            if c.in_transaction:
+                with contextlib.suppress(apsw.Error):
+                    c.execute("COMMIT")
+
     def write_failure(self, e: apsw.Error) -> IndexWriteFailed:
         """One message naming the cause of a failed index operation; the
         last committed note is the state the index is left in."""

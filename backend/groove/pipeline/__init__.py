@@ -35,6 +35,13 @@ __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 
 
 def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = None) -> SearchResponse:
+    # One read transaction for the whole search: a live reindex cannot make
+    # one leg see a chunk another leg or the final fetch no longer finds.
+    with rt.index.snapshot():
+        return _run_search(rt, params, max_limit)
+
+
+def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> SearchResponse:
     r = resolve_params(params, rt.config.search, max_limit=max_limit)
     warnings = list(r.warnings)
     parsed = parse_query(r.query, short_cjk=r.short_cjk)
