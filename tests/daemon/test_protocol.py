@@ -109,6 +109,40 @@ def test_silent_or_dribbling_connection_is_dropped_after_the_hello_timeout(daemo
     s.close()
 
 
+@pytest.mark.parametrize("authenticated", [False, True])
+def test_a_client_holding_every_connection_open_cannot_lock_others_out(daemon, authenticated):
+    """Issue 15 D9: 64 idle connections (with or without a hello) used to
+    keep every other client out; now the idlest makes room at once."""
+    from groove.daemon import server
+
+    info = daemon.info
+    hoard = []
+    try:
+        for _ in range(server.MAX_CONNECTIONS):
+            s = open_socket(info)
+            if authenticated:
+                s.sendall(hello_line(info["token"]))
+                s.settimeout(5)
+                assert b"result" in s.recv(65536)
+            hoard.append(s)
+        t0 = time.monotonic()
+        with DaemonClient.connect(info, client="late") as c:
+            assert c.search("coffee", limit=3)["results"]
+        assert time.monotonic() - t0 < 3.0
+        # The hoarder lost a connection; it was told nothing, just closed.
+        dropped = 0
+        for s in hoard:
+            s.settimeout(0.01)
+            try:
+                dropped += s.recv(1) == b""
+            except (TimeoutError, OSError):
+                pass
+        assert dropped >= 1
+    finally:
+        for s in hoard:
+            s.close()
+
+
 def test_correct_hello_over_raw_socket_gets_exactly_one_line(daemon):
     info = daemon.info
     out = raw_exchange(info, hello_line(info["token"]), wait=1.0)

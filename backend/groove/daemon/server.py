@@ -66,6 +66,7 @@ class Connection:
         self._closed = False
         self._eof = False
         self._buf = bytearray()  # bytes read but not yet handled
+        self.last_active = time.monotonic()  # the last bytes read; the idlest goes first when full
         self._writer = threading.Thread(target=self._write_loop, name=f"groove-w-{peer}", daemon=True)
 
     # -- writing -----------------------------------------------------------------
@@ -190,6 +191,7 @@ class Connection:
                     continue
                 if not chunk:
                     break
+                self.last_active = time.monotonic()
                 buf += chunk
                 while True:
                     nl = buf.find(b"\n")
@@ -455,13 +457,24 @@ class Daemon:
                 log.warning("%s: connection from another user refused", peer)
                 sock.close()
                 continue
+            victim: Connection | None = None
             with self._conns_lock:
                 if len(self._conns) >= MAX_CONNECTIONS:
-                    log.warning("%s: too many connections (%d); refused", peer, MAX_CONNECTIONS)
-                    sock.close()
-                    continue
+                    victim = _idlest(self._conns)
+                    if victim is None:
+                        log.warning("%s: %d connections, all busy; refused", peer, MAX_CONNECTIONS)
+                        sock.close()
+                        continue
+                    self._conns.discard(victim)
                 conn = Connection(self, sock, peer)
                 self._conns.add(conn)
+            if victim is not None:
+                # Whoever holds 64 connections open cannot lock others out
+                # (issue 15 D9): the idlest one makes room; a live editor
+                # whose connection this was reconnects.
+                log.warning("%s: %d connections; dropped the idlest (%s, %s)", peer, MAX_CONNECTIONS, victim.peer,
+                            "authenticated" if victim.authenticated else "no hello yet")
+                victim.close_silently()
             threading.Thread(target=conn.run, name=f"groove-r-{peer}", daemon=True).start()
 
     def stop(self) -> None:
@@ -471,6 +484,16 @@ class Daemon:
         for c in conns:
             c.close_when_drained()
         self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _idlest(conns: set[Connection]) -> Connection | None:
+    """The connection to drop when full: none with a request in flight;
+    first one that has not said hello, then one without subscriptions (not
+    an editor's live channel), each the longest silent."""
+    idle = [c for c in conns if not c.pending]
+    if not idle:
+        return None
+    return min(idle, key=lambda c: (c.authenticated, bool(c.subscriptions), c.last_active))
 
 
 def _same_user(sock: socket.socket) -> bool:
