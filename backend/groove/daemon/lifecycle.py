@@ -15,6 +15,7 @@ import socket
 import sys
 import threading
 import time
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +80,29 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
 # ----------------------------------------------------------------------------- logging
 
 
+class OneLineFormatter(logging.Formatter):
+    """Each record's message on one line, control characters escaped: a
+    client's name, a query or a note path cannot forge log lines or send
+    terminal escapes to whoever tails the log (issue 15 D14). Tracebacks,
+    appended after the message, keep their lines."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:  # noqa: N802 - logging's name
+        record.message = escape_controls(record.message)
+        return super().formatMessage(record)
+
+
+_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def escape_controls(text: str) -> str:
+    """Control characters, line/paragraph separators and bidi overrides as
+    Python escapes; everything else (a Japanese path, an ideographic space) as is."""
+    if text.isprintable():
+        return text
+    return "".join(ascii(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI else ch
+                   for ch in text)
+
+
 def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = False) -> None:
     root = logging.getLogger("groove")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
@@ -89,7 +113,7 @@ def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = Fa
     else:
         open_log(log_file).close()  # created 0600: the log names notes and clients
         h = logging.FileHandler(log_file, encoding="utf-8")
-    h.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    h.setFormatter(OneLineFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root.addHandler(h)
     root.propagate = False
 

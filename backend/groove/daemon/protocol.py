@@ -42,11 +42,26 @@ ERROR_CODES = (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, I
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
 
 
+MAX_ERROR_CHARS = 500  # an error message never carries more (issue 15 D11)
+MAX_QUOTED_CHARS = 200  # nor quotes more than this much of a caller's value
+
+
+def clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``text`` cut in the middle to ``limit`` characters: the start says
+    what failed, the end often says why ("... is too long")."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 5
+    return f"{text[: limit - tail - 1]}…{text[-tail:]}"
+
+
 class RpcError(Exception):
     """A JSON-RPC error object as an exception (server side: raised by
-    handlers; client side: raised by calls that got an error)."""
+    handlers; client side: raised by calls that got an error). The message
+    is clipped: a caller's 100 KB argument never comes back whole."""
 
     def __init__(self, code: int, message: str, data: Any = None) -> None:
+        message = clip(message)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -136,9 +151,36 @@ def check_params(method: str, params: Any) -> None:
     if not errors:
         return
     e = errors[0]
-    where = _parameter_of(e)
+    where = clip(_parameter_of(e), MAX_QUOTED_CHARS)
     label = f"'{where}'" if where else "params"
-    raise RpcError(INVALID_PARAMS, f"invalid {label}: {e.message}", {"parameter": where or None})
+    message = e.message  # jsonschema quotes the whole value: quote a piece of it
+    quoted = repr(e.instance)
+    if len(quoted) > MAX_QUOTED_CHARS and quoted in message:
+        message = message.replace(quoted, clip(quoted, MAX_QUOTED_CHARS))
+    raise RpcError(INVALID_PARAMS, f"invalid {label}: {message}", {"parameter": where or None})
+
+
+def lone_surrogate_at(msg: Any, where: str = "") -> str | None:
+    """Where a parsed request holds a lone UTF-16 surrogate (JSON may escape
+    one; no file name, note or UTF-8 reply can hold it): "id", a parameter
+    name, or None."""
+    if isinstance(msg, str):
+        try:
+            msg.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "value"
+        return None
+    if isinstance(msg, dict):
+        for k, v in msg.items():
+            at = lone_surrogate_at(k, where or "key") or lone_surrogate_at(v, f"{where}.{k}" if where else str(k))
+            if at:
+                return at
+    elif isinstance(msg, list):
+        for i, v in enumerate(msg):
+            at = lone_surrogate_at(v, f"{where}.{i}" if where else str(i))
+            if at:
+                return at
+    return None
 
 
 def _parameter_of(e: Any) -> str:

@@ -249,6 +249,23 @@ class Connection:
                 return False
             self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
             return True
+        bad = protocol.lone_surrogate_at(msg)
+        if bad is not None:
+            # Answered here, or never: the reply could not be written as UTF-8.
+            if not self.authenticated:
+                return False
+            rid = msg.get("id") if isinstance(msg, dict) else None
+            if bad == "id" or bad.startswith("key") or not isinstance(rid, (int, str)) or isinstance(rid, bool):
+                self.reply_error(None, RpcError(protocol.INVALID_REQUEST,
+                                                f"the request's {bad} holds a lone UTF-16 surrogate (not text)"))
+                return True
+            param = bad.removeprefix("params.")
+            if "id" in msg:
+                self.reply_error(rid, RpcError(
+                    protocol.INVALID_PARAMS,
+                    f"invalid '{param}': holds a lone UTF-16 surrogate, which no note name or text can contain",
+                    {"parameter": param.split(".")[0]}))
+            return True
         rid = msg.get("id") if isinstance(msg, dict) else None
         method = msg.get("method") if isinstance(msg, dict) else None
         valid = (
@@ -265,7 +282,7 @@ class Connection:
                 return False
             self.authenticated = True
             self.sock.settimeout(None)
-            self.client_name = str(params.get("client", ""))[:200]
+            self.client_name = protocol.clip(str(params.get("client", "")), 200)
             log.info("%s: authenticated (%s)", self.peer, self.client_name or "unnamed client")
             self.reply(rid, self.daemon.hello_result())
             return True

@@ -23,6 +23,13 @@ Unit = Annotated[float, Field(ge=0, le=1)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
 MAX_QUERY_CHARS = 10_000
+# Bounds on what a caller may send (issue 15 D10/D11): generous for any real
+# vault (a path component is at most 255 bytes on every OS), small enough that
+# no argument costs more than its handling is worth.
+MAX_PATH_CHARS = 4_096
+MAX_FILTER_ITEMS = 100
+Glob = Annotated[str, Field(max_length=1_000)]
+Tag = Annotated[str, Field(max_length=1_000)]
 
 
 class Params(BaseModel):
@@ -49,14 +56,14 @@ class SearchParams(Params):
     query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
     limit: Annotated[int, Field(ge=1)] | None = None
     rerank: bool | None = None
-    reranker: str | None = None
+    reranker: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
     mmr: bool | None = None
     mmr_lambda: Unit | None = None
     mmr_same_doc_penalty: Annotated[float, Field(ge=0)] | None = None
     parent_retriever: bool | None = None
-    path_globs: list[str] = []
-    tags_any: list[str] = []
-    tags_all: list[str] = []
+    path_globs: Annotated[list[Glob], Field(max_length=MAX_FILTER_ITEMS)] = []
+    tags_any: Annotated[list[Tag], Field(max_length=MAX_FILTER_ITEMS)] = []
+    tags_all: Annotated[list[Tag], Field(max_length=MAX_FILTER_ITEMS)] = []
     date_from: Date | None = None
     date_to: Date | None = None
     min_confidence_ratio: Unit | None = None
@@ -69,10 +76,10 @@ class CancelParams(Params):
 
 
 class GetDocumentParams(Params):
-    path: Annotated[str, Field(min_length=1)]
+    path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
     line_start: Annotated[int, Field(ge=1)] | None = None
     line_end: Annotated[int, Field(ge=1)] | None = None
-    heading: str | None = None
+    heading: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
     max_chars: Annotated[int, Field(ge=100)] | None = None
     """Cut the text at a line boundary above this many characters (default 40,000)"""
 
@@ -80,18 +87,18 @@ class GetDocumentParams(Params):
 class RelatedNotesParams(Params):
     """``path``, or ``chunk_id`` (a search hit's) for the notes near that passage."""
 
-    path: Annotated[str, Field(min_length=1)] | None = None
+    path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | None = None
     limit: Annotated[int, Field(ge=1, le=MAX_RELATED)] | None = None
     chunk_id: int | None = None
 
 
 class ResolveLinkParams(Params):
-    link: Annotated[str, Field(min_length=1)]
-    from_path: str | None = None
+    link: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
+    from_path: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
 
 
 class ReadNoteParams(Params):
-    path: Annotated[str, Field(min_length=1)]
+    path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
 
 
 class IndexStatusParams(Params):
