@@ -105,6 +105,24 @@ def test_a_hostile_vault_indexes_to_the_end_and_reports_each_bad_file(hostile, t
     assert_consistent(rt)
 
 
+@pytest.mark.skipif(not POSIX, reason="such names cannot be created on Windows")
+def test_a_note_with_control_characters_in_its_name_opens_by_the_path_search_gave(hostile, tiny_embedder, tmp_path):
+    """Issue 15 D16: indexed and found, so it must open too (the surfaces
+    escape such names when they print or log them)."""
+    from groove import notes
+    from groove.errors import PathOutsideVault
+
+    rt = make_runtime(hostile, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    for word in ("controlnameword", "newlinenameword"):
+        hit = service.search(rt, SearchParams(word, limit=1)).results[0]
+        doc = notes.get_document(rt, hit.path)
+        assert word in doc["content"], hit.path
+        assert notes.related_notes(rt, hit.path) is not None
+    with pytest.raises(PathOutsideVault, match="NUL"):
+        notes.get_document(rt, "ctl\x00.md")
+
+
 def test_a_bom_does_not_hide_the_frontmatter_and_offsets_skip_it(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
     service.reindex(rt)

@@ -6,6 +6,18 @@ tool errors (mcp/tools.py), the socket to JSON-RPC error codes
 
 from __future__ import annotations
 
+MAX_ERROR_CHARS = 500  # what a surface sends back for one error (issue 15 D11)
+
+
+def clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    """``text`` cut in the middle to ``limit`` characters: the start says
+    what failed, the end often says why ("... is too long"). Every surface
+    clips what it sends, so a caller's 100 KB argument never comes back whole."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 5
+    return f"{text[: limit - tail - 1]}…{text[-tail:]}"
+
 
 class GrooveError(Exception):
     """Base class: the message is shown to the user as is."""

@@ -21,6 +21,7 @@ from ..errors import (
     InvalidArgument,
     NoteNotFound,
     PathOutsideVault,
+    clip,
 )
 
 PROTOCOL_VERSION = 1
@@ -42,17 +43,7 @@ ERROR_CODES = (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, I
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
 
 
-MAX_ERROR_CHARS = 500  # an error message never carries more (issue 15 D11)
-MAX_QUOTED_CHARS = 200  # nor quotes more than this much of a caller's value
-
-
-def clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
-    """``text`` cut in the middle to ``limit`` characters: the start says
-    what failed, the end often says why ("... is too long")."""
-    if len(text) <= limit:
-        return text
-    tail = limit // 5
-    return f"{text[: limit - tail - 1]}…{text[-tail:]}"
+MAX_QUOTED_CHARS = 200  # an error quotes at most this much of a caller's value
 
 
 class RpcError(Exception):

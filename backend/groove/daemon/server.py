@@ -255,7 +255,8 @@ class Connection:
             if not self.authenticated:
                 return False
             rid = msg.get("id") if isinstance(msg, dict) else None
-            if bad == "id" or bad.startswith("key") or not isinstance(rid, (int, str)) or isinstance(rid, bool):
+            if (bad.startswith("key") or not isinstance(rid, (int, str)) or isinstance(rid, bool)
+                    or protocol.lone_surrogate_at(rid) is not None):
                 self.reply_error(None, RpcError(protocol.INVALID_REQUEST,
                                                 f"the request's {bad} holds a lone UTF-16 surrogate (not text)"))
                 return True

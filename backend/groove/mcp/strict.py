@@ -22,6 +22,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ListResourcesResult, Resource
 
+from ..errors import clip
 from .outputs import SPAN_SCHEMA
 
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev\S*")
@@ -95,7 +96,7 @@ class GrooveMCP(MCPServer):
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
-            clean = _PYDANTIC_URL.sub("", str(e))
+            clean = clip(_PYDANTIC_URL.sub("", str(e)))
             if clean != str(e):
                 raise ToolError(clean) from e
             raise

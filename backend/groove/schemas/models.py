@@ -19,6 +19,7 @@ from ..notes import MAX_RELATED
 from ..types import LineRange, SearchResponse
 
 NonNeg = Annotated[int, Field(ge=0)]
+MAX_INT = 2**53 - 1  # the largest integer every JSON reader (JavaScript's among them) holds exactly
 Unit = Annotated[float, Field(ge=0, le=1)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
@@ -54,7 +55,7 @@ class SearchParams(Params):
     null or absent = the vault's groove.toml."""
 
     query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
-    limit: Annotated[int, Field(ge=1)] | None = None
+    limit: Annotated[int, Field(ge=1, le=MAX_INT)] | None = None
     rerank: bool | None = None
     reranker: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
     mmr: bool | None = None
@@ -72,15 +73,15 @@ class SearchParams(Params):
 
 
 class CancelParams(Params):
-    id: int | str
+    id: Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)] | str
 
 
 class GetDocumentParams(Params):
     path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
-    line_start: Annotated[int, Field(ge=1)] | None = None
-    line_end: Annotated[int, Field(ge=1)] | None = None
+    line_start: Annotated[int, Field(ge=1, le=MAX_INT)] | None = None
+    line_end: Annotated[int, Field(ge=1, le=MAX_INT)] | None = None
     heading: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
-    max_chars: Annotated[int, Field(ge=100)] | None = None
+    max_chars: Annotated[int, Field(ge=100, le=MAX_INT)] | None = None
     """Cut the text at a line boundary above this many characters (default 40,000)"""
 
 
@@ -89,7 +90,7 @@ class RelatedNotesParams(Params):
 
     path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | None = None
     limit: Annotated[int, Field(ge=1, le=MAX_RELATED)] | None = None
-    chunk_id: int | None = None
+    chunk_id: Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)] | None = None
 
 
 class ResolveLinkParams(Params):

@@ -23,8 +23,11 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault
+from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault, clip
 from .scan import IGNORE_FILE, IgnoreRules, ignore_rules
+
+NAME_MAX = 255  # bytes in one file name: ext4, APFS (in UTF-8), NTFS (in UTF-16 units, fewer)
+MAX_PATH = 4096
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -73,23 +76,28 @@ def safe_path(vault: Path, user_path: str, *, param: str = "path") -> tuple[Path
     for _ in range(3):
         why = _escape_reason(spelling)
         if why:
-            raise PathOutsideVault(f"path {user_path!r} {why}; paths must stay inside the vault")
+            raise PathOutsideVault(f"path {clip(repr(user_path), 200)} {why}; paths must stay inside the vault")
         decoded = unquote(spelling)
         if decoded == spelling:
             break
         spelling = decoded
-    if any(unicodedata.category(c) == "Cc" for c in raw):
-        raise PathOutsideVault(f"path {user_path!r} contains control characters")
+    if "\x00" in raw:
+        # Other control characters can be in a file name, and the indexer keeps such
+        # notes (issue 15 D16); surfaces escape them when they print or log one.
+        raise PathOutsideVault(f"path {clip(repr(user_path), 200)} contains a NUL character, which no file name can")
     rel = posixpath.normpath(raw.replace("\\", "/"))
     if rel in (".", "") or rel.startswith("../"):
-        raise PathOutsideVault(f"path {user_path!r} does not name a note inside the vault")
+        raise PathOutsideVault(f"path {clip(repr(user_path), 200)} does not name a note inside the vault")
+    if len(rel) > MAX_PATH or any(len(part.encode("utf-8", "surrogatepass")) > NAME_MAX for part in rel.split("/")):
+        # No such file can exist; asking the OS would be an error (ENAMETOOLONG), not an answer.
+        raise NoteNotFound(f"no note {clip(rel, 200)!r}: a file name is at most {NAME_MAX} bytes, a path {MAX_PATH}")
     root = Path(vault).resolve()
     full = root / rel
     try:
         full.resolve().relative_to(root)
     except (ValueError, OSError, RuntimeError):  # RuntimeError: symlink loop
         raise PathOutsideVault(
-            f"path {user_path!r} resolves outside the vault (a symlink pointing elsewhere?)"
+            f"path {clip(repr(user_path), 200)} resolves outside the vault (a symlink pointing elsewhere?)"
         ) from None
     return full, rel
 
