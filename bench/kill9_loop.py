@@ -131,8 +131,8 @@ def indexer_rounds(rounds: int, notes: int, model: str, tmp: Path, rng: random.R
 
 
 def daemon_rounds(rounds: int, model: str, tmp: Path, rng: random.Random) -> tuple[int, int]:
-    from groove.client import DaemonClient
-    from groove.daemon import lifecycle
+    from groove.daemon import discovery as lifecycle  # wait_ready, connect_info
+    from groove.daemon.client import DaemonClient
 
     home = Path(tempfile.mkdtemp(prefix="k9-", dir="/tmp"))  # short: unix socket paths are limited
     env = {**os.environ, "GROOVE_HOME": str(home), "GROOVE_TOKEN_STORE": "file"}

@@ -131,10 +131,11 @@ class Tally:
     internal: list[str] = field(default_factory=list)
     by_code: dict[int, int] = field(default_factory=dict)
     search_ms: list[float] = field(default_factory=list)  # answered searches, ok or not
-    slow: list[tuple[float, str]] = field(default_factory=list)  # (ms, query) of the slowest searches
+    slow: list[tuple[float, bytes]] = field(default_factory=list)  # (ms, request line) of the slowest searches
 
 
 PROBE_ID = "fuzz-probe"
+SLOWEST_KEPT = 200
 
 
 def run_fuzz(info: dict, n: int, seed: int, *, timeout: float = 60.0) -> Tally:
@@ -174,8 +175,8 @@ def run_fuzz(info: dict, n: int, seed: int, *, timeout: float = 60.0) -> Tally:
                 if line.method == "search":
                     ms = (time.perf_counter() - t0) * 1000
                     t.search_ms.append(ms)
-                    t.slow.append((ms, line.data[:120].decode("utf-8", "replace")))
-                    t.slow = sorted(t.slow, reverse=True)[:10]
+                    t.slow.append((ms, line.data))
+                    t.slow = sorted(t.slow, reverse=True)[:SLOWEST_KEPT]
     sock.close()
     return t
 
