@@ -67,6 +67,12 @@ def test_groove_folders_are_0700_and_an_open_one_is_tightened(groove_home, loose
         assert mode(make()) == 0o700, make
     os.chmod(groove_home / "log", 0o755)
     assert mode(paths.log_dir()) == 0o700
+    # The indexes folder too: its file names name the vaults.
+    indexes = paths.default_index_path(Path("/some/vault")).parent
+    assert mode(indexes) == 0o700
+    os.chmod(indexes, 0o755)
+    paths.default_index_path(Path("/some/vault"))
+    assert mode(indexes) == 0o700
 
 
 def test_the_daemon_log_is_created_0600(groove_home, loose_umask):

@@ -204,4 +204,5 @@ def vault_key(vault: Path) -> str:
 
 
 def default_index_path(vault: Path) -> Path:
-    return data_dir() / "indexes" / f"{vault_key(vault)}.sqlite"
+    # groove's own folder: 0700 like data_dir (its file names name the vaults).
+    return _own_dir(data_dir() / "indexes") / f"{vault_key(vault)}.sqlite"
