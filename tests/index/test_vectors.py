@@ -53,6 +53,22 @@ def test_the_matrix_gives_sqlite_vecs_hits_and_distances(indexed):
         assert idx.vectors.nearest(idx.conn, "vec_notes", blob, 4, None) == _sqlite_vec(idx, "vec_notes", blob, 4)
 
 
+def test_distances_of_named_rows_are_sqlite_vecs_own(indexed):
+    """The note-aware leg looks up the notes outside the nearest ones by id;
+    the copy gives sqlite-vec's distances for them, unknown ids left out."""
+    rt, _, emb = indexed
+    idx = rt.index
+    ids = [r[0] for r in idx.conn.execute("SELECT rowid FROM vec_notes ORDER BY rowid DESC")]
+    for q in QUERIES:
+        blob = _blob(emb, q)
+        want = dict(idx.conn.execute(
+            f"SELECT rowid, vec_distance_l2(embedding, ?) FROM vec_notes WHERE rowid IN ({','.join(map(str, ids))})",
+            (blob,)))
+        got = idx.vectors.distances(idx.conn, "vec_notes", blob, ids[::2] + [10**9, -5] + ids[1::2])
+        assert dict(got) == want and len(got) == len(ids)
+        assert idx.vectors.distances(idx.conn, "vec_notes", blob, []) == []
+
+
 def test_a_small_table_is_left_to_sqlite_vec(indexed, monkeypatch):
     rt, _, emb = indexed
     monkeypatch.setattr(vectors, "MIN_ROWS", 10**9)

@@ -29,6 +29,17 @@ class _Matrix:
     version: str | None
     rowids: np.ndarray  # int64, row i of ``vectors``
     vectors: np.ndarray | None  # (n, dim) float32; None when the table is small
+    order: np.ndarray | None = None  # argsort of ``rowids``: finds a rowid's row
+
+    def rows_of(self, ids: list[int]) -> np.ndarray:
+        """The rows holding ``ids`` (ids not in the table are left out)."""
+        if self.order is None:
+            self.order = np.argsort(self.rowids, kind="stable")
+        sorted_ids = self.rowids[self.order]
+        want = np.asarray(ids, dtype=np.int64)
+        at = np.clip(np.searchsorted(sorted_ids, want), 0, max(len(sorted_ids) - 1, 0))
+        hit = sorted_ids[at] == want if len(sorted_ids) else np.zeros(len(want), dtype=bool)
+        return self.order[at[hit]]
 
 
 class VectorCache:
@@ -51,18 +62,17 @@ class VectorCache:
             scores = np.where(np.isin(m.rowids, allowed), scores, -np.inf)
         want = min(k + SLACK, len(scores))
         top = [i for i in np.argpartition(-scores, want - 1)[:want] if scores[i] != -np.inf]
-        if not top:
-            return []
-        # sqlite-vec's own distance on the stored bytes (a table lookup per row
-        # would cost more than the scan it replaces: vec0 reads a chunk per row).
-        values = ",".join("(?,?)" for _ in top)
-        args: list[object] = [blob]
-        for i in top:
-            args += [int(m.rowids[i]), m.vectors[i].tobytes()]
-        rows = conn.execute(
-            f"SELECT column1, vec_distance_l2(column2, ?1) FROM (VALUES {values})",
-            args)
-        return sorted(((r[0], r[1]) for r in rows), key=lambda r: (r[1], r[0]))[:k]
+        return sorted(_rescore(conn, m, blob, top), key=lambda r: (r[1], r[0]))[:k]
+
+    def distances(self, conn: apsw.Connection, table: str, blob: bytes,
+                  ids: list[int]) -> list[tuple[int, float]] | None:
+        """(rowid, L2 distance) of the rows ``ids`` (sqlite-vec's own values),
+        or None when the table is small (ask sqlite-vec). vec0 reads a chunk
+        of its storage per looked-up rowid: 150 notes cost ~8 ms at 100k chunks."""
+        m = self._matrix(conn, table)
+        if m.vectors is None:
+            return None
+        return _rescore(conn, m, blob, [int(i) for i in m.rows_of(ids)]) if ids else []
 
     def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix:
         row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
@@ -75,6 +85,19 @@ class VectorCache:
         with self._lock:
             self._tables[table] = m
         return m
+
+
+def _rescore(conn: apsw.Connection, m: _Matrix, blob: bytes, rows: list[int]) -> list[tuple[int, float]]:
+    """sqlite-vec's own distance on the stored bytes of matrix ``rows``."""
+    if not rows:
+        return []
+    assert m.vectors is not None
+    values = ",".join("(?,?)" for _ in rows)
+    args: list[object] = [blob]
+    for i in rows:
+        args += [int(m.rowids[i]), m.vectors[i].tobytes()]
+    return [(r[0], r[1]) for r in conn.execute(
+        f"SELECT column1, vec_distance_l2(column2, ?1) FROM (VALUES {values})", args)]
 
 
 def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:

@@ -94,10 +94,13 @@ def vector_leg(
     return _nearest(idx, "vec_chunks", _blob(qvec), n, allowed)
 
 
-def _sims(idx: Index, table: str, blob: bytes, ids_sql: str) -> dict[int, float]:
-    """cos(query, row) for the rows of ``table`` whose rowid is in ``ids_sql``."""
-    rows = idx.conn.execute(
-        f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} WHERE rowid IN ({ids_sql})", (blob,))
+def _sims(idx: Index, table: str, blob: bytes, ids: list[int]) -> dict[int, float]:
+    """cos(query, row) for the rows of ``table`` with these rowids."""
+    cached = idx.vectors.distances(idx.conn, table, blob, ids)
+    if cached is not None:
+        return {rid: _cos(d) for rid, d in cached}
+    rows = idx.conn.execute(f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} "
+                            f"WHERE rowid IN ({','.join(map(str, ids))})", (blob,))
     return {r[0]: _cos(r[1]) for r in rows}
 
 
@@ -132,7 +135,7 @@ def note_aware_ranking(
     note_sim = dict(near)
     rest = {d for d in doc_of.values() if d not in note_sim}
     if rest:
-        note_sim.update(_sims(idx, "vec_notes", _blob(qvec), ",".join(map(str, sorted(rest)))))
+        note_sim.update(_sims(idx, "vec_notes", _blob(qvec), sorted(rest)))
 
     def score(cid: int) -> float:
         return chunk_sim[cid] + weight * note_sim.get(doc_of.get(cid, -1), 0.0)
