@@ -64,9 +64,14 @@ def chunks_of_same_notes(idx: Index, chunk_ids: set[int]) -> set[int]:
     """Every chunk of every note that holds one of ``chunk_ids``."""
     if not chunk_ids:
         return set()
-    marks = _marks(chunk_ids)
-    return {r[0] for r in idx.conn.execute(
-        f"SELECT id FROM chunks WHERE doc_id IN (SELECT doc_id FROM chunks WHERE id IN ({marks}))")}
+    # In and out as one JSON array: an exclusion of a common word names tens
+    # of thousands of chunks in a big vault, and a Python step per row cost
+    # more than the lookup (136 ms at 100k chunks).
+    (arr,) = idx.conn.execute(
+        "SELECT json_group_array(id) FROM chunks WHERE doc_id IN "
+        "(SELECT doc_id FROM chunks WHERE id IN (SELECT value FROM json_each(?)))",
+        (json.dumps(sorted(chunk_ids)),)).fetchone()
+    return set(json.loads(arr))
 
 
 def note_chunk_rows(idx: Index, chunk_id: int) -> list[tuple]:

@@ -31,15 +31,22 @@ VOCAB_TABLE = "temp.groove_fts_vocab"  # per connection: works on read-only DBs
 
 # ---------------------------------------------------------------- SQL builders
 
+# A restriction is written ``+rowid IN (...)``: the unary plus keeps SQLite
+# from handing the rowid list to FTS5, which would then run the whole MATCH
+# once per allowed row (600 ms a search on the en eval vault under a filter
+# allowing every chunk, minutes for a long phrase; issue 15). Run once, then
+# filtered: 1.1 ms, the same rows in the same order.
+def _restricted(where: str, restrict_sql: str | None) -> str:
+    return f"{where} AND +rowid IN ({restrict_sql})" if restrict_sql else where
+
+
 def fts_sql(restrict_sql: str | None = None, *, table: str = FTS_TABLE) -> str:
     """Ranked match. Params: w_h, w_c, w_b, match, *restrict, limit.
 
     ``ORDER BY bm25`` scores every matching row before LIMIT applies, so the
     cost follows the rows the expression matches (hence the pruning below).
     """
-    where = f"{table} MATCH ?"
-    if restrict_sql:
-        where += f" AND rowid IN ({restrict_sql})"
+    where = _restricted(f"{table} MATCH ?", restrict_sql)
     return (
         f"SELECT rowid, bm25({table}, ?, ?, ?) AS r FROM {table} "
         f"WHERE {where} ORDER BY r LIMIT ?"
@@ -49,9 +56,7 @@ def fts_sql(restrict_sql: str | None = None, *, table: str = FTS_TABLE) -> str:
 def match_ids_sql(restrict_sql: str | None = None, *, limit: bool = False,
                   table: str = FTS_TABLE) -> str:
     """Unranked rowid scan. Params: match, *restrict[, limit]."""
-    sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ?"
-    if restrict_sql:
-        sql += f" AND rowid IN ({restrict_sql})"
+    sql = "SELECT rowid FROM " + table + " WHERE " + _restricted(f"{table} MATCH ?", restrict_sql)
     return sql + (" LIMIT ?" if limit else "")
 
 
@@ -65,8 +70,7 @@ def shortcjk_sql(restrict_sql: str | None = None, *, negated: bool = False) -> s
     where = f"{t} MATCH ?"
     if negated:
         where += f" AND rowid NOT IN ({match_ids_sql()})"
-    if restrict_sql:
-        where += f" AND rowid IN ({restrict_sql})"
+    where = _restricted(where, restrict_sql)
     return f"SELECT rowid, bm25({t}, ?, ?, ?) AS r FROM {t} WHERE {where} ORDER BY r LIMIT ?"
 
 
