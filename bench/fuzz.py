@@ -102,6 +102,8 @@ def main() -> None:
             beyond.append(total - (time.perf_counter() - t0) * 1000)
         except Exception:  # noqa: BLE001 - a line whose query cannot be embedded alone: count it whole
             beyond.append(total)
+    for (total, line), b in sorted(zip(slow, beyond), key=lambda x: -x[1])[:5]:
+        print(f"   {total:6.0f} ms, {b:6.0f} beyond the embedding: {line[:150].decode('utf-8', 'replace')}")
     beyond.sort()
     print(f"slowest 1 % ({len(slow)} searches): beyond the embedding median {statistics.median(beyond):.0f} ms, "
           f"max {beyond[-1]:.0f} ms")

@@ -130,7 +130,7 @@ class Tally:
     unanswered: list[str] = field(default_factory=list)
     internal: list[str] = field(default_factory=list)
     by_code: dict[int, int] = field(default_factory=dict)
-    search_ms: list[float] = field(default_factory=list)  # answered searches, ok or not
+    search_ms: list[float] = field(default_factory=list)  # searches that returned results
     slow: list[tuple[float, bytes]] = field(default_factory=list)  # (ms, request line) of the slowest searches
 
 
@@ -172,7 +172,7 @@ def run_fuzz(info: dict, n: int, seed: int, *, timeout: float = 60.0) -> Tally:
             if msg.get("id") == line.rid:
                 got_own = True
                 t.answered += 1
-                if line.method == "search":
+                if line.method == "search" and "result" in msg:
                     ms = (time.perf_counter() - t0) * 1000
                     t.search_ms.append(ms)
                     t.slow.append((ms, line.data))
