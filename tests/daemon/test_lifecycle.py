@@ -132,6 +132,15 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
                               env=env, capture_output=True, text=True, timeout=90)
         assert lean.returncode == 0, lean.stderr
         assert "answered by the daemon" in lean.stderr and "LOADED []" in lean.stderr, lean.stderr
+        # `groove status` too: the daemon's answer adds what it is doing, on the same lean path.
+        st_lean = subprocess.run([sys.executable, "-c", probe, "status", "--vault", str(vault), "-v"],
+                                 env=env, capture_output=True, text=True, timeout=90)
+        assert st_lean.returncode == 0, st_lean.stderr
+        assert "answered by the daemon" in st_lean.stderr and "LOADED []" in st_lean.stderr, st_lean.stderr
+        assert "watching the vault" in st_lean.stdout and "documents: 4" in st_lean.stdout
+        st_here = run("status", "--no-daemon", "--json", "-v")
+        assert st_here.returncode == 0 and "read in this process (--no-daemon)" in st_here.stderr
+        assert json.loads(st_here.stdout)["documents"] == 4 and "watching" not in json.loads(st_here.stdout)
         here = run("search", "coffee", "--json", "--limit", "2", "-v", "--no-daemon", "--model", str(tiny_model))
         assert here.returncode == 0, here.stderr
         assert "searching in this process (--no-daemon)" in here.stderr and "answered by" not in here.stderr
@@ -150,6 +159,8 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
     assert not discovery.files_for(vault).socket.exists()
     assert not discovery.files_for(vault).state.exists()
     assert run("serve", "--status").returncode == 1
+    assert "read in this process (no daemon answers" in run("status", "-v").stderr
+    assert "no groove daemon answers" in run("status", "--daemon").stderr
     alone = run("search", "coffee", "-v")
     assert "searching in this process (no daemon answers for this vault)" in alone.stderr
     assert "no groove daemon answers" in run("search", "coffee", "--daemon").stderr

@@ -48,7 +48,7 @@ def cli() -> None:
 # by a daemon imports neither numpy nor the pipeline (ADR 0119).
 COMMANDS: dict[str, str] = {
     "index": "index:index_cmd",
-    "status": "index:status_cmd",
+    "status": "status:status_cmd",
     "search": "search:search_cmd",
     "doctor": "doctor:doctor_cmd",
     "models": "models:models",

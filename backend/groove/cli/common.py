@@ -3,12 +3,45 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 if TYPE_CHECKING:
     from ..runtime import Runtime
+
+
+def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bool, verbose: bool) -> Any | None:
+    """The vault's running daemon's answer to ``method``, or None when no
+    daemon runs (a usage error instead when ``required``). Imports only the
+    socket client (ADR 0119). A daemon serves the vault's configured index and
+    model, so commands given ``--index``/``--model`` stay in this process."""
+    from ..daemon import protocol
+    from ..daemon.client import RpcError, find_daemon
+
+    c = find_daemon(vault, client="groove-cli")
+    if c is None:
+        if required:
+            raise click.ClickException(f"no groove daemon answers for {vault} "
+                                       f"(start one: groove serve --vault {vault})")
+        return None
+    try:
+        if verbose:
+            click.echo(f"answered by the daemon for {vault}", err=True)
+        return c.call(method, params)
+    except RpcError as e:
+        raise protocol.exception_from(e) from e
+    finally:
+        c.close()
+
+
+def daemon_options(f):
+    """--daemon / --no-daemon / -v, as `groove search` has them."""
+    f = click.option("-v", "--verbose", is_flag=True, help="Say whether the daemon or this process answered.")(f)
+    f = click.option("--no-daemon", "no_daemon", is_flag=True,
+                     help="Answer in this process even when a daemon runs.")(f)
+    return click.option("--daemon", "use_daemon", is_flag=True,
+                        help="Require the vault's running daemon (fail if none runs).")(f)
 
 
 def vault_option(f):
@@ -91,3 +124,11 @@ def ensure_model_downloaded(model: str | None, *, yes: bool = False, may_prompt:
     from .models import pull_default_with_progress
 
     pull_default_with_progress(json_progress=False)
+
+
+def shown(path: str) -> str:
+    """A path safe to print: control characters (a newline, a terminal
+    escape in a file name) as escapes, so they cannot forge or hide output."""
+    if path.isprintable():
+        return path
+    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)

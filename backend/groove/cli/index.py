@@ -1,4 +1,4 @@
-"""`groove index` and `groove status`."""
+"""`groove index`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import service
-from .common import ensure_model_downloaded, index_option, model_option, runtime_from, yes_option
+from .common import ensure_model_downloaded, index_option, model_option, runtime_from, shown, yes_option
 
 
 @click.command("index")
@@ -67,33 +67,3 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
         click.echo(f"  skipped {shown(s.path)}: {s.reason}")
     for p, w in summary.warnings:
         click.echo(f"  warning {shown(p)}: {w}")
-
-
-def shown(path: str) -> str:
-    """A path safe to print: control characters (a newline, a terminal
-    escape in a file name) as escapes, so they cannot forge or hide output."""
-    if path.isprintable():
-        return path
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)
-
-
-@click.command("status")
-@click.option("--vault", type=click.Path(path_type=Path), default=None, help="Vault folder (default: cwd).")
-@index_option
-@click.option("--json", "as_json", is_flag=True)
-def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool) -> None:
-    """Show what the index holds and whether it is up to date."""
-    rt = runtime_from(vault, index_path, create=False)
-    st = service.index_status(rt)
-    if as_json:
-        click.echo(json.dumps(st, ensure_ascii=False, indent=2))
-        return
-    for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
-        click.echo(f"{k:>16}: {st[k]}")
-    click.echo(f"{'skipped':>16}: {st['skipped_count']}")
-    for s in st["skipped"]:
-        click.echo(f"{'':>16}  {shown(s['path'])}: {s['reason']}")
-    if st["skipped_count"] > len(st["skipped"]):
-        click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
-    for w in st["warnings"]:
-        click.echo(f"warning: {w}", err=True)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
+from .common import ask_daemon, ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -115,27 +115,10 @@ def protocol_params(query: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _via_daemon(vault: Path, params: dict[str, Any], *, required: bool, verbose: bool) -> SearchResponse | None:
-    """The vault's daemon's answer, or None when no daemon runs (an error
-    instead when ``required``). A daemon serves the vault's configured index
-    and model, so `--index`/`--model` searches stay in this process."""
-    from ..daemon import protocol
-    from ..daemon.client import RpcError, find_daemon
     from ..types import SearchResponse
 
-    c = find_daemon(vault, client="groove-cli")
-    if c is None:
-        if required:
-            raise click.ClickException(f"no groove daemon answers for {vault} "
-                                       f"(start one: groove serve --vault {vault})")
-        return None
-    try:
-        if verbose:
-            click.echo(f"answered by the daemon for {vault}", err=True)
-        return SearchResponse.from_json(c.call("search", params))
-    except RpcError as e:
-        raise protocol.exception_from(e) from e
-    finally:
-        c.close()
+    raw = ask_daemon(vault, "search", params, required=required, verbose=verbose)
+    return None if raw is None else SearchResponse.from_json(raw)
 
 
 def _utf8_offsets(text: str) -> list[int]:
