@@ -138,6 +138,15 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert st_lean.returncode == 0, st_lean.stderr
         assert "answered by the daemon" in st_lean.stderr and "LOADED []" in st_lean.stderr, st_lean.stderr
         assert "watching the vault" in st_lean.stdout and "documents: 4" in st_lean.stdout
+        rel_lean = subprocess.run([sys.executable, "-c", probe, "related", "journal/note001.md", "--vault", str(vault),
+                                   "-v", "--json"], env=env, capture_output=True, text=True, timeout=90)
+        assert rel_lean.returncode == 0 and "LOADED []" in rel_lean.stderr, rel_lean.stderr
+        rel_here = run("related", "journal/note001.md", "--json", "--no-daemon")
+        assert rel_here.returncode == 0, rel_here.stderr
+        assert json.loads(rel_lean.stdout) == json.loads(rel_here.stdout)
+        assert [s["path"] for s in json.loads(rel_here.stdout)["similar"]]
+        missing = run("related", "no/such.md")
+        assert missing.returncode == 2 and "no/such.md" in missing.stderr and "Traceback" not in missing.stderr
         st_here = run("status", "--no-daemon", "--json", "-v")
         assert st_here.returncode == 0 and "read in this process (--no-daemon)" in st_here.stderr
         assert json.loads(st_here.stdout)["documents"] == 4 and "watching" not in json.loads(st_here.stdout)

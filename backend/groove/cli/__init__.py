@@ -50,6 +50,7 @@ COMMANDS: dict[str, str] = {
     "index": "index:index_cmd",
     "status": "status:status_cmd",
     "search": "search:search_cmd",
+    "related": "related:related_cmd",
     "doctor": "doctor:doctor_cmd",
     "models": "models:models",
     "eval": "eval:eval_cmd",
