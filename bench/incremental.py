@@ -1,7 +1,7 @@
 """Incremental reindex of one edited note in a big vault, against embedding
 that note alone (issue 16: goal <= 2x).
 
-    python bench/incremental.py [--notes 5000] [--repeat 5]
+    python bench/incremental.py [--notes 5000] [--repeat 5] [--note-bytes 2000-6000]
 
 Builds a vault of N notes (sentences drawn, seeded, from the eval vaults, as
 bench/scale.py does) and indexes it once with random unit vectors in place
@@ -81,6 +81,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--notes", type=int, default=5000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--note-bytes", default="2000-6000", help="size range of the real note that is edited")
     a = ap.parse_args()
     from groove import service
     from groove.index.store import embed_text, note_text, note_vectors
@@ -92,7 +93,8 @@ def main() -> None:
     if not all(p.is_dir() for p in src):
         src = [Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"]
     pool = [s for p in src for s in sentences(p)]
-    target = next(p for p in sorted(src[0].rglob("*.md")) if 2_000 < p.stat().st_size < 6_000)
+    lo, hi = (int(x) for x in a.note_bytes.split("-"))
+    target = next(p for p in sorted(src[0].rglob("*.md")) if lo < p.stat().st_size < hi)
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("GROOVE_HOME", tmp)
