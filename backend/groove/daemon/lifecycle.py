@@ -211,6 +211,10 @@ def run_daemon(
         clean = worker.stop(timeout=5.0)
         if not clean:
             log.warning("an index job is still running; exiting anyway (each note is its own transaction)")
+        if not daemon.in_flight.wait_idle(5.0):
+            # Python's exit would wait for the pool's threads: a request must not hold the stop.
+            log.warning("a request is still running; exiting anyway (requests only read)")
+            clean = False
     finally:
         if listener is not None:
             with contextlib.suppress(OSError):

@@ -185,3 +185,22 @@ def _parameter_of(e: Any) -> str:
             known = e.schema.get("properties", {})
             return next((str(k) for k in e.instance if k not in known), "")
     return ""
+
+
+def surrogate_reply(msg: Any) -> tuple[Any, RpcError | None] | None:
+    """None when the request holds no lone surrogate; else (id, error) to
+    answer it with — id None when the id itself cannot be echoed, error None
+    for a notification (nothing is answered)."""
+    bad = lone_surrogate_at(msg)
+    if bad is None:
+        return None
+    rid = msg.get("id") if isinstance(msg, dict) else None
+    if (bad.startswith("key") or not isinstance(rid, (int, str)) or isinstance(rid, bool)
+            or lone_surrogate_at(rid) is not None):
+        return None, RpcError(INVALID_REQUEST, f"the request's {bad} holds a lone UTF-16 surrogate (not text)")
+    if "id" not in msg:
+        return None, None
+    param = bad.removeprefix("params.")
+    return rid, RpcError(INVALID_PARAMS,
+                         f"invalid '{param}': holds a lone UTF-16 surrogate, which no note name or text can contain",
+                         {"parameter": param.split(".")[0]})

@@ -18,8 +18,6 @@ import os
 import queue
 import select
 import socket
-import struct
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -29,14 +27,14 @@ from typing import Any
 
 from .. import __version__, service
 from ..runtime import Runtime
-from . import auth, protocol
+from . import admission, auth, protocol
+from .admission import MAX_CONNECTIONS
 from .protocol import RpcError
 from .watcher import IndexWorker
 
 log = logging.getLogger("groove.daemon.server")
 
 HELLO_TIMEOUT_S = 10.0  # an unauthenticated connection gets this long to say hello
-MAX_CONNECTIONS = 64
 MAX_QUEUED_BYTES = 64 << 20  # a client that stops reading is dropped past this
 POOL_WORKERS = 16
 SEND_STALL_S = 30.0
@@ -249,23 +247,12 @@ class Connection:
                 return False
             self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
             return True
-        bad = protocol.lone_surrogate_at(msg)
-        if bad is not None:
-            # Answered here, or never: the reply could not be written as UTF-8.
+        bad = protocol.surrogate_reply(msg)
+        if bad is not None:  # answered here, or never: a reply holding it could not be written as UTF-8
             if not self.authenticated:
                 return False
-            rid = msg.get("id") if isinstance(msg, dict) else None
-            if (bad.startswith("key") or not isinstance(rid, (int, str)) or isinstance(rid, bool)
-                    or protocol.lone_surrogate_at(rid) is not None):
-                self.reply_error(None, RpcError(protocol.INVALID_REQUEST,
-                                                f"the request's {bad} holds a lone UTF-16 surrogate (not text)"))
-                return True
-            param = bad.removeprefix("params.")
-            if "id" in msg:
-                self.reply_error(rid, RpcError(
-                    protocol.INVALID_PARAMS,
-                    f"invalid '{param}': holds a lone UTF-16 surrogate, which no note name or text can contain",
-                    {"parameter": param.split(".")[0]}))
+            if bad[1] is not None:
+                self.reply_error(bad[0], bad[1])
             return True
         rid = msg.get("id") if isinstance(msg, dict) else None
         method = msg.get("method") if isinstance(msg, dict) else None
@@ -346,6 +333,7 @@ class Connection:
             err = RpcError(protocol.CANCELLED, "cancelled")
         else:
             state.started = True
+            self.daemon.in_flight.add(+1)
             try:
                 result = self.daemon.handlers[method](params)
             except Exception as e:  # noqa: BLE001 - every failure becomes an error object
@@ -354,6 +342,8 @@ class Connection:
                     log.exception("%s: %s failed", self.peer, method)
                 else:
                     log.info("%s: %s: %s", self.peer, method, err.message)
+            finally:
+                self.daemon.in_flight.add(-1)
         if state.cancelled:
             err, result = RpcError(protocol.CANCELLED, "cancelled"), None
         with self._lock:
@@ -394,6 +384,7 @@ class Daemon:
         self.watcher = watcher
         self._conns: set[Connection] = set()
         self._conns_lock = threading.Lock()
+        self.in_flight = admission.InFlight()  # requests being handled: the stop waits for them
         self._stopping = threading.Event()
         self.started_at = time.time()
         # The operation table, as is, but for what goes through the index worker.
@@ -471,14 +462,14 @@ class Daemon:
             n += 1
             sock.settimeout(None)
             peer = f"c{n}"
-            if not _same_user(sock):
+            if not admission.same_user(sock):
                 log.warning("%s: connection from another user refused", peer)
                 sock.close()
                 continue
             victim: Connection | None = None
             with self._conns_lock:
                 if len(self._conns) >= MAX_CONNECTIONS:
-                    victim = _idlest(self._conns)
+                    victim = admission.idlest(self._conns)
                     if victim is None:
                         log.warning("%s: %d connections, all busy; refused", peer, MAX_CONNECTIONS)
                         sock.close()
@@ -502,26 +493,3 @@ class Daemon:
         for c in conns:
             c.close_when_drained()
         self.pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _idlest(conns: set[Connection]) -> Connection | None:
-    """The connection to drop when full: none with a request in flight;
-    first one that has not said hello, then one without subscriptions (not
-    an editor's live channel), each the longest silent."""
-    idle = [c for c in conns if not c.pending]
-    if not idle:
-        return None
-    return min(idle, key=lambda c: (c.authenticated, bool(c.subscriptions), c.last_active))
-
-
-def _same_user(sock: socket.socket) -> bool:
-    """Linux: the peer's uid must be ours (belt and braces on top of the
-    0600 socket and the token)."""
-    if sys.platform != "linux" or sock.family != socket.AF_UNIX:
-        return True
-    try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        _pid, uid, _gid = struct.unpack("3i", creds)
-        return uid == os.getuid()
-    except OSError:
-        return False
