@@ -148,3 +148,9 @@ def test_the_graph_reads_relative_and_function_level_imports() -> None:
     assert "groove.query" in g["groove.index.fts"]
     assert "groove.daemon.discovery" in g["groove.daemon.client"]
     assert "groove.models.registry" in g["groove.runtime"]  # imported inside a function
+
+
+def test_no_module_is_over_500_lines():
+    """One module per idea (issue 18): a module past 500 lines holds two."""
+    long = {name: n for name, f in _modules().items() if (n := len(f.read_text(encoding="utf-8").splitlines())) > 500}
+    assert not long, long
