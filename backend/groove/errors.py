@@ -6,6 +6,8 @@ tool errors (mcp/tools.py), the socket to JSON-RPC error codes
 
 from __future__ import annotations
 
+from typing import Any
+
 MAX_ERROR_CHARS = 500  # what a surface sends back for one error (issue 15 D11)
 
 
@@ -17,6 +19,29 @@ def clip(text: str, limit: int = MAX_ERROR_CHARS) -> str:
         return text
     tail = limit // 5
     return f"{text[: limit - tail - 1]}…{text[-tail:]}"
+
+
+def lone_surrogate_at(msg: Any, where: str = "") -> str | None:
+    """Where a parsed request holds a lone UTF-16 surrogate (JSON may escape
+    one; no file name, note or UTF-8 reply can hold it): "id", a parameter
+    name, or None."""
+    if isinstance(msg, str):
+        try:
+            msg.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "value"
+        return None
+    if isinstance(msg, dict):
+        for k, v in msg.items():
+            at = lone_surrogate_at(k, where or "key") or lone_surrogate_at(v, f"{where}.{k}" if where else str(k))
+            if at:
+                return at
+    elif isinstance(msg, list):
+        for i, v in enumerate(msg):
+            at = lone_surrogate_at(v, f"{where}.{i}" if where else str(i))
+            if at:
+                return at
+    return None
 
 
 class GrooveError(Exception):

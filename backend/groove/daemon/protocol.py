@@ -22,6 +22,7 @@ from ..errors import (
     NoteNotFound,
     PathOutsideVault,
     clip,
+    lone_surrogate_at,
 )
 
 PROTOCOL_VERSION = 1
@@ -150,28 +151,6 @@ def check_params(method: str, params: Any) -> None:
         message = message.replace(quoted, clip(quoted, MAX_QUOTED_CHARS))
     raise RpcError(INVALID_PARAMS, f"invalid {label}: {message}", {"parameter": where or None})
 
-
-def lone_surrogate_at(msg: Any, where: str = "") -> str | None:
-    """Where a parsed request holds a lone UTF-16 surrogate (JSON may escape
-    one; no file name, note or UTF-8 reply can hold it): "id", a parameter
-    name, or None."""
-    if isinstance(msg, str):
-        try:
-            msg.encode("utf-8")
-        except UnicodeEncodeError:
-            return where or "value"
-        return None
-    if isinstance(msg, dict):
-        for k, v in msg.items():
-            at = lone_surrogate_at(k, where or "key") or lone_surrogate_at(v, f"{where}.{k}" if where else str(k))
-            if at:
-                return at
-    elif isinstance(msg, list):
-        for i, v in enumerate(msg):
-            at = lone_surrogate_at(v, f"{where}.{i}" if where else str(i))
-            if at:
-                return at
-    return None
 
 
 def _parameter_of(e: Any) -> str:

@@ -16,7 +16,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from ..errors import GrooveError
-from ..schemas.models import NotePage, ReindexSummary, Related, ResolvedLink, TagList
+from ..schemas.models import MAX_INT, NotePage, ReindexSummary, Related, ResolvedLink, TagList
 from ..service import MAX_LIMIT
 from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
 from .freshness import AUTO_REINDEX_MAX
@@ -69,7 +69,8 @@ def register(mcp: MCPServer, state: Session) -> None:
         "of a search hit to find notes similar to that passage only."))
     async def related_notes(
         path: Annotated[str | None, Field(description="Vault-relative note path.")] = None,
-        chunk_id: Annotated[int | None, Field(description="A search hit's chunk_id, instead of path.")] = None,
+        chunk_id: Annotated[int | None, Field(ge=-MAX_INT, le=MAX_INT,
+                                              description="A search hit's chunk_id, instead of path.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes (1-50).")] = 10,
     ) -> Annotated[CallToolResult, Related]:
         warnings = await fresh(state)
@@ -109,7 +110,7 @@ def register(mcp: MCPServer, state: Session) -> None:
         date_from: Day = None,
         date_to: Day = None,
         sort: Annotated[Literal["path", "title", "modified", "date"], Field(description="Order.")] = "path",
-        offset: Annotated[int, Field(ge=0, description="Skip this many notes.")] = 0,
+        offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
         limit: PageLimit = 50,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, NotePage]:
@@ -123,7 +124,7 @@ def register(mcp: MCPServer, state: Session) -> None:
     async def recent_notes(
         days: Annotated[float, Field(gt=0, le=36500, description="How far back, in days (default 7).")] = 7,
         folder: Annotated[str | None, Field(description="Only notes in this folder.")] = None,
-        offset: Annotated[int, Field(ge=0, description="Skip this many notes.")] = 0,
+        offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
         limit: PageLimit = 20,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, NotePage]:

@@ -11,6 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from ..schemas.models import MAX_INT
 from ..service import MAX_LIMIT
 from ..tokens import json_tokens
 from .budget import (
@@ -135,8 +136,9 @@ def register(mcp: MCPServer, state: Session) -> None:
     async def get_document(
         path: Annotated[str, Field(min_length=1, description=(
             "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted)."))],
-        line_start: Annotated[int | None, Field(ge=1, description="First line to return (1-based).")] = None,
-        line_end: Annotated[int | None, Field(ge=1, description="Last line to return (inclusive).")] = None,
+        line_start: Annotated[int | None, Field(ge=1, le=MAX_INT,
+                                                description="First line to return (1-based).")] = None,
+        line_end: Annotated[int | None, Field(ge=1, le=MAX_INT, description="Last line to return (inclusive).")] = None,
         heading: Annotated[str | None, Field(description=(
             "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,

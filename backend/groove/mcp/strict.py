@@ -22,7 +22,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ListResourcesResult, Resource
 
-from ..errors import clip
+from ..errors import clip, lone_surrogate_at
 from .outputs import SPAN_SCHEMA
 
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev\S*")
@@ -59,6 +59,12 @@ def _message(err: jsonschema.ValidationError) -> str:
 
 def check_arguments(tool: str, schema: dict[str, Any], args: dict[str, Any], hints: dict[str, str]) -> dict[str, Any]:
     """``args`` as the tool may take them, or a ToolError that says what to fix."""
+    bad = lone_surrogate_at(args)
+    if bad is not None:
+        # JSON may escape one; no note or UTF-8 reply can hold it, and a reply
+        # echoing it could not be written at all (the call would go unanswered).
+        raise ToolError(f"invalid argument {'name' if bad == 'key' else repr(bad)} for {tool}: it holds a lone "
+                        "UTF-16 surrogate, which no note name or text can contain")
     props: dict[str, Any] = schema.get("properties") or {}
     unknown = [k for k in args if k not in props]
     if unknown:

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..notes import MAX_RELATED
 from ..types import LineRange, SearchResponse
 
-NonNeg = Annotated[int, Field(ge=0)]
 MAX_INT = 2**53 - 1  # the largest integer every JSON reader (JavaScript's among them) holds exactly
+NonNeg = Annotated[int, Field(ge=0, le=MAX_INT)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
@@ -122,7 +122,7 @@ class ListNotesParams(Params):
 
 
 class RecentNotesParams(Params):
-    days: Annotated[float, Field(gt=0)] | None = None
+    days: Annotated[float, Field(gt=0, le=36500)] | None = None
     folder: str | None = None
     offset: NonNeg | None = None
     limit: Annotated[int, Field(ge=1, le=200)] | None = None
