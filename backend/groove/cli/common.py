@@ -36,12 +36,12 @@ def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bo
 
 
 def daemon_options(f):
-    """--daemon / --no-daemon / -v, as `groove search` has them."""
-    f = click.option("-v", "--verbose", is_flag=True, help="Say whether the daemon or this process answered.")(f)
+    """--daemon / --no-daemon / -v: the commands the vault's daemon can answer (ADR 0119)."""
+    f = click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")(f)
     f = click.option("--no-daemon", "no_daemon", is_flag=True,
-                     help="Answer in this process even when a daemon runs.")(f)
+                     help="Answer in this process (loading what it needs) even when a daemon runs.")(f)
     return click.option("--daemon", "use_daemon", is_flag=True,
-                        help="Require the vault's running daemon (fail if none runs).")(f)
+                        help="Require the vault's running `groove serve`; fail if none runs.")(f)
 
 
 def vault_option(f):

@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .common import ask_daemon, ensure_model_downloaded, index_option, model_option, runtime_from, vault_option
+from .common import (
+    ask_daemon,
+    daemon_options,
+    ensure_model_downloaded,
+    index_option,
+    model_option,
+    runtime_from,
+    vault_option,
+)
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -62,11 +70,7 @@ def filter_options(f):
 @search_options
 @filter_options
 @click.option("--json", "as_json", is_flag=True, help="Print {results, low_confidence, filter_applied, warnings}.")
-@click.option("--daemon", "use_daemon", is_flag=True,
-              help="Require the vault's running `groove serve`; fail if none runs.")
-@click.option("--no-daemon", "no_daemon", is_flag=True,
-              help="Load the models in this process even when a daemon runs.")
-@click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")
+@daemon_options
 @click.option("--explain", is_flag=True, default=None,
               help="Under each hit: the legs that found it (rank, RRF share), fused score, stages 2-4.")
 def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
