@@ -20,6 +20,7 @@ trivial text ends the run, with one message naming the cause.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -184,8 +185,11 @@ def index_vault(
         # carries lone surrogates, which SQLite cannot store. The scanner
         # shows such names escaped (\xNN); so must the run's scope.
         only = {shown_path(p) for p in only}
+    # One run re-uses the model's output buffer; it is given back at the end (ADR 0096).
+    hold = getattr(embedder, "holding_outputs", None)
     try:
-        return _index_vault(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
+        with hold() if hold else contextlib.nullcontext():
+            return _index_vault(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
     except apsw.Error as e:
         raise idx.write_failure(e) from e
 

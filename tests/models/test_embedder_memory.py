@@ -29,6 +29,11 @@ e.embed_query("how do I sync my vault between devices")
 out["after_query"] = rss_mb()
 e.embed_passages(["sync settings and conflicts " * 100])   # ~500 tokens, cut at max_tokens
 out["after_long_passage"] = rss_mb()
+with e.holding_outputs():  # an indexing run: the buffer is kept between batches...
+    e.embed_passages(["sync settings and conflicts " * 100])
+    e.embed_passages(["vault plugins and hotkeys " * 100])
+    out["inside_hold"] = rss_mb()
+out["after_hold"] = rss_mb()  # ...and given back when the run ends
 out["max_tokens"] = e.max_tokens
 print(json.dumps(out))
 """
@@ -66,3 +71,9 @@ def test_a_long_passage_does_not_leave_its_output_buffer_behind(probe):
     needed_mb = probe["max_tokens"] * probe["vocab"] * 4 / 2**20   # ~488 MB during the decode
     kept = probe["after_long_passage"] - probe["after_query"]
     assert kept < 0.1 * needed_mb, probe
+
+
+def test_an_indexing_run_keeps_the_buffer_between_batches_and_gives_it_back_at_the_end(probe):
+    needed_mb = probe["max_tokens"] * probe["vocab"] * 4 / 2**20
+    assert probe["inside_hold"] - probe["after_query"] > 0.5 * needed_mb, probe
+    assert probe["after_hold"] - probe["after_query"] < 0.1 * needed_mb, probe
