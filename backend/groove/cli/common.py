@@ -35,6 +35,25 @@ def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bo
         c.close()
 
 
+def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, params: dict[str, Any], *,
+                   use_daemon: bool, no_daemon: bool, verbose: bool) -> Any:
+    """``method``'s answer from the vault's daemon when one runs (and no
+    ``--index`` is given), else from the index in this process — for the
+    commands that need no model (status, related)."""
+    if use_daemon and no_daemon:
+        raise click.UsageError("--daemon and --no-daemon exclude each other")
+    if not no_daemon and index_path is None:
+        res = ask_daemon(vault or Path.cwd(), method, params, required=use_daemon, verbose=verbose)
+        if res is not None:
+            return res
+    if verbose:
+        why = "--no-daemon" if no_daemon else "--index given" if index_path else "no daemon answers for this vault"
+        click.echo(f"read in this process ({why})", err=True)
+    from .. import service
+
+    return service.call(runtime_from(vault, index_path, create=False), method, params)
+
+
 def daemon_options(f):
     """--daemon / --no-daemon / -v: the commands the vault's daemon can answer (ADR 0119)."""
     f = click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")(f)

@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from .common import ask_daemon, daemon_options, index_option, runtime_from, shown, vault_option
+from .common import daemon_options, daemon_or_here, index_option, shown, vault_option
 
 
 @click.command("related")
@@ -27,19 +26,8 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
 
     Example: groove related "Obsidian Sync/Sync settings.md" --vault ~/Notes
     """
-    if use_daemon and no_daemon:
-        raise click.UsageError("--daemon and --no-daemon exclude each other")
-    params = {"path": note, "limit": limit}
-    res: dict[str, Any] | None = None
-    if not no_daemon and index_path is None:
-        res = ask_daemon(vault or Path.cwd(), "related_notes", params, required=use_daemon, verbose=verbose)
-    if res is None:
-        if verbose:
-            why = "--no-daemon" if no_daemon else "--index given" if index_path else "no daemon answers for this vault"
-            click.echo(f"read in this process ({why})", err=True)
-        from .. import service
-
-        res = service.call(runtime_from(vault, index_path, create=False), "related_notes", params)
+    res = daemon_or_here(vault, index_path, "related_notes", {"path": note, "limit": limit}, use_daemon=use_daemon,
+                         no_daemon=no_daemon, verbose=verbose)
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return

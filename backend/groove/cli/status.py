@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
-from .common import ask_daemon, daemon_options, index_option, runtime_from, shown, vault_option
+from .common import daemon_options, daemon_or_here, index_option, shown, vault_option
 
 
 @click.command("status")
@@ -21,18 +20,8 @@ from .common import ask_daemon, daemon_options, index_option, runtime_from, show
 def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_daemon: bool = False,
                no_daemon: bool = False, verbose: bool = False) -> None:
     """Show what the index holds and whether it is up to date."""
-    if use_daemon and no_daemon:
-        raise click.UsageError("--daemon and --no-daemon exclude each other")
-    st: dict[str, Any] | None = None
-    if not no_daemon and index_path is None:
-        st = ask_daemon(vault or Path.cwd(), "index_status", {}, required=use_daemon, verbose=verbose)
-    if st is None:
-        if verbose:
-            why = "--no-daemon" if no_daemon else "--index given" if index_path else "no daemon answers for this vault"
-            click.echo(f"read in this process ({why})", err=True)
-        from .. import service
-
-        st = service.index_status(runtime_from(vault, index_path, create=False))
+    st = daemon_or_here(vault, index_path, "index_status", {}, use_daemon=use_daemon, no_daemon=no_daemon,
+                        verbose=verbose)
     if as_json:
         click.echo(json.dumps(st, ensure_ascii=False, indent=2))
         return
