@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import __version__, service
+from ..errors import clip
 from ..runtime import Runtime
 from . import admission, auth, protocol
 from .admission import MAX_CONNECTIONS
@@ -270,7 +271,7 @@ class Connection:
                 return False
             self.authenticated = True
             self.sock.settimeout(None)
-            self.client_name = protocol.clip(str(params.get("client", "")), 200)
+            self.client_name = clip(str(params.get("client", "")), 200)
             log.info("%s: authenticated (%s)", self.peer, self.client_name or "unnamed client")
             self.reply(rid, self.daemon.hello_result())
             return True
