@@ -71,25 +71,21 @@ export class GrooveSettingTab extends PluginSettingTab {
     tri("MMR", "Diversify results across notes.", "mmr");
     tri("Parent retriever", "Return the enclosing section around small chunks (shown as context).", "parentRetriever");
 
-    new Setting(containerEl)
-      .setName("Show context by default")
-      .setDesc("Expand hits to their surrounding context (expanded_from) when available.")
-      .addToggle((t) =>
-        t.setValue(s.showContext).onChange(async (v) => {
-          s.showContext = v;
-          await this.plugin.saveSettings();
-        }),
-      );
-
-    new Setting(containerEl)
-      .setName("Explain rankings")
-      .setDesc("Under each hit, a line saying which searches found it (meaning, words, note, name) and how it was ranked.")
-      .addToggle((t) =>
-        t.setValue(s.explain).onChange(async (v) => {
-          s.explain = v;
-          await this.plugin.saveSettings();
-        }),
-      );
+    const toggle = (name: string, desc: string, key: "showContext" | "explain") =>
+      new Setting(containerEl)
+        .setName(name)
+        .setDesc(desc)
+        .addToggle((t) =>
+          t.setValue(s[key]).onChange(async (v) => {
+            s[key] = v;
+            await this.plugin.saveSettings();
+          }),
+        );
+    toggle("Show context by default", "Expand hits to their surrounding context (expanded_from) when available.",
+      "showContext");
+    toggle("Explain rankings",
+      "Under each hit, a line saying which searches found it (meaning, words, note, name) and how it was ranked.",
+      "explain");
 
     new Setting(containerEl)
       .setName("Rebuild index")
