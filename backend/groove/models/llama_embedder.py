@@ -21,6 +21,7 @@ import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
+from groove.models.lean_model import EmbdBatch, TokenRows, lean_parts
 
 GGUF_MAGIC = b"GGUF"
 
@@ -269,6 +270,12 @@ def decode_pooled(llm, seqs: list[list[int]], width: int, limit: int, max_seqs: 
         batch.reset()
 
 
+def _unit_rows(out: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(out, axis=1, keepdims=True)
+    np.divide(out, np.maximum(norms, 1e-12), out=out)
+    return out
+
+
 class LlamaEmbedder:
     """Embedder protocol over a GGUF embedding model (mean/CLS pooling inside llama.cpp).
 
@@ -292,6 +299,7 @@ class LlamaEmbedder:
         pack_sequences: bool = False,
         normalize: bool = True,
         pooling_type: int | None = None,
+        lean: bool | None = None,
     ) -> None:
         if family not in FAMILY_PREFIXES and (query_prefix is None or passage_prefix is None):
             raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILY_PREFIXES)}")
@@ -311,15 +319,28 @@ class LlamaEmbedder:
 
         import llama_cpp
 
+        # ADR 0125: without its vocabulary when the model allows (None = when it can)
+        self._lean = None
+        self.lean_reason = "not asked for" if lean is False or pack_sequences else ""
+        if not self.lean_reason:
+            self._lean, self.lean_reason = lean_parts(self.model_path)
+            if lean and self._lean is None:
+                raise ModelError(f"{self.model_path} cannot run without its vocabulary: {self.lean_reason}")
         self._llm, self.max_tokens = open_llama_within_training_context(
-            self.model_path, max(8, int(max_tokens)), n_threads=n_threads, pooling_type=pooling_type,
-            n_seq_max=None if pack_sequences else 1)
+            str(self._lean.gguf) if self._lean else self.model_path, max(8, int(max_tokens)),
+            n_threads=n_threads, pooling_type=pooling_type, n_seq_max=None if pack_sequences else 1)
         self.n_threads = n_threads or physical_cores()
         self.dim = int(self._llm.n_embd())
-        model = self._llm._model
-        self._bos = model.token_bos()
-        eos = model.token_eos()
-        self._eos = eos if eos >= 0 else model.token_sep()
+        if self._lean:
+            self._tokenizer = self._lean.tokenizer()
+            self._rows = TokenRows(self._lean)
+            self._embd_batch = EmbdBatch(self.max_tokens, self.dim)
+            self._bos, self._eos = self._lean.bos, self._lean.eos
+        else:
+            model = self._llm._model
+            self._bos = model.token_bos()
+            eos = model.token_eos()
+            self._eos = eos if eos >= 0 else model.token_sep()
         if self._bos < 0 or self._eos < 0:
             raise ModelError(f"{self.model_path}: model has no BOS/CLS or EOS/SEP token")
         if self._llm.pooling_type() == llama_cpp.LLAMA_POOLING_TYPE_NONE:
@@ -334,6 +355,9 @@ class LlamaEmbedder:
     def _content(self, text: str) -> list[int]:
         if not text:
             return []
+        if self._lean:
+            text.encode("utf-8")  # the same error as llama.cpp's path on a lone surrogate
+            return self._tokenizer.tokenize(text)
         return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
 
     def _frame(self, text: str) -> tuple[list[int], bool]:
@@ -359,6 +383,10 @@ class LlamaEmbedder:
         limit = self.max_tokens if self.pack_sequences else 0
         max_seqs = int(llm.context_params.n_seq_max) if self.pack_sequences else 1
         out = np.empty((len(seqs), self.dim), dtype=np.float32)
+        if self._lean:  # no vocabulary-sized output buffer to manage
+            for i, seq in enumerate(seqs):
+                out[i] = self._embd_batch.decode_pooled(llm._ctx, self._rows.get(seq))
+            return _unit_rows(out)
         # One sequence per decode: longest first, so llama.cpp sizes its output
         # buffer once per call instead of re-allocating (and clearing) it at
         # every longer passage: 10 % less indexing time, the same vectors.
@@ -371,9 +399,7 @@ class LlamaEmbedder:
                 self._buffer_grown = True
             else:
                 self._fresh_context()
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        np.divide(out, np.maximum(norms, 1e-12), out=out)
-        return out
+        return _unit_rows(out)
 
     def _fresh_context(self) -> None:
         """Swap in a new llama.cpp context on the same model. A pooled decode
@@ -440,6 +466,9 @@ class LlamaEmbedder:
         if llm is not None:
             llm.close()
             self._llm = None
+        if getattr(self, "_lean", None):
+            self._embd_batch.close()
+            self._rows.close()
 
     def __repr__(self) -> str:
         return f"LlamaEmbedder({self.model_id!r}, dim={self.dim}, max_tokens={self.max_tokens})"
