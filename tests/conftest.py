@@ -16,6 +16,18 @@ from helpers import TEST_MODELS_DIR  # noqa: E402
 from tinymodels import write_tiny_bert_embedder  # noqa: E402
 
 
+@pytest.fixture(scope="session", autouse=True)
+def session_groove_home(tmp_path_factory):
+    """The same isolation for session- and module-scoped fixtures, which are
+    set up before any test's own ``groove_home``."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("GROOVE_HOME", str(tmp_path_factory.mktemp("groove-home-session")))
+    mp.setenv("GROOVE_MODELS_DIR", str(TEST_MODELS_DIR))
+    mp.setenv("GROOVE_TOKEN_STORE", "file")
+    yield
+    mp.undo()
+
+
 @pytest.fixture(autouse=True)
 def groove_home(tmp_path_factory, monkeypatch) -> Path:
     home = tmp_path_factory.mktemp("groove-home")

@@ -121,16 +121,29 @@ def lean_parts(source: str | os.PathLike[str]) -> tuple[LeanParts | None, str]:
     try:
         folder = _cache_root() / _key(src)
         meta_path = folder / "lean.json"
-        if not meta_path.is_file():
+        refused = folder.with_suffix(".not-lean")
+        if refused.is_file():  # decided once per model file
+            return None, refused.read_text(encoding="utf-8")
+        if not _complete(folder):
             with _build_lock:
-                if not meta_path.is_file():
+                if not _complete(folder):
+                    shutil.rmtree(folder, ignore_errors=True)  # a damaged copy is derived again
                     why = _build(src, folder)
                     if why:
+                        refused.parent.mkdir(parents=True, exist_ok=True)
+                        refused.write_text(why, encoding="utf-8")
                         return None, why
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
         return LeanParts(folder=folder, gguf=folder / "model.gguf", source=src, **meta), ""
     except (OSError, ValueError, KeyError, ModelError) as exc:
         return None, f"could not prepare the lean model: {exc}"
+
+
+FILES = ("lean.json", "model.gguf", "vocab.marisa", "vocab.npz")
+
+
+def _complete(folder: Path) -> bool:
+    return all((folder / name).is_file() for name in FILES)
 
 
 def _build(src: Path, folder: Path) -> str | None:
