@@ -1,20 +1,26 @@
 """Resident memory of groove's processes, side by side with llama-cpp-python's
-own context settings (ADR 0096).
+own context settings (ADR 0096) and with the model's full vocabulary loaded
+in llama.cpp (ADR 0125).
 
     python bench/memory.py [--vault PATH] [--notes 60]
 
-For each of two configurations, in fresh processes with an isolated
+For each of three configurations, in fresh processes with an isolated
 GROOVE_HOME, on a copy of (part of) the eval vault:
 
 - ``baseline``: what ``Llama(embedding=True)`` does by itself: a context for
   256 sequences, and the output buffer a long passage grew kept for life;
-- ``groove``: the embedder as shipped (one-sequence context, a fresh context
-  after long decodes).
+- ``full vocab``: groove's embedder with the model's vocabulary in llama.cpp
+  (one-sequence context, a fresh context after long decodes; what models
+  that cannot run lean get);
+- ``groove``: the embedder as shipped: the lean model (ADR 0125).
+
+The default model and its lean files are prepared once, before measuring,
+in a models folder the three share.
 
 it prints the peak RSS of ``groove index``, of one in-process ``groove
 search`` (the path a standalone ``groove mcp`` takes), and the RSS of a
 ``groove serve`` daemon after a dozen searches over the socket, then the
-ratio groove / baseline for each. Without ../shared it uses the bundled
+ratios groove / baseline and groove / full vocab for each. Without ../shared it uses the bundled
 sample vault.
 """
 
@@ -34,7 +40,11 @@ from _common import EVAL, vault_subset  # noqa: E402
 
 # Put back llama-cpp-python's defaults: n_seq_max = min(n_batch, 256), and no
 # context swap after long decodes.
-BASELINE = """
+FULL_VOCAB = """
+import os
+os.environ["GROOVE_LEAN_MODEL"] = "0"
+"""
+BASELINE = FULL_VOCAB + """
 import groove.models.llama_embedder as le
 le.KEEP_OUTPUT_ROWS = 10**9
 _open = le.open_llama_within_training_context
@@ -132,12 +142,18 @@ def main() -> None:
         print(f"{a.vault} not found; using the bundled sample vault")
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
     root = Path(tempfile.mkdtemp(prefix="groove-mem-"))
+    os.environ["GROOVE_MODELS_DIR"] = str(root / "models")
+    from groove.models.e5_convert import ensure_default_model
+    from groove.models.lean_model import lean_parts
+
+    assert lean_parts(ensure_default_model())[0] is not None
     base = measure("baseline", BASELINE, src, a.notes or None, root)
+    full = measure("full", FULL_VOCAB, src, a.notes or None, root)
     ours = measure("groove", "", src, a.notes or None, root)
-    print(f"{'RSS, MB':28} {'baseline':>9} {'groove':>9} {'ratio':>7}")
+    print(f"{'RSS, MB':28} {'baseline':>9} {'full vocab':>10} {'groove':>7} {'/base':>6} {'/full':>6}")
     for k in base:
-        print(f"{k:28} {base[k]:9.0f} {ours[k]:9.0f} {ours[k] / base[k]:7.2f}")
-    print(json.dumps({"baseline": base, "groove": ours}))
+        print(f"{k:28} {base[k]:9.0f} {full[k]:10.0f} {ours[k]:7.0f} {ours[k] / base[k]:6.2f} {ours[k] / full[k]:6.2f}")
+    print(json.dumps({"baseline": base, "full vocab": full, "groove": ours}))
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import array
 import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +36,7 @@ import numpy as np
 NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
 UNKNOWN_PENALTY = np.float32(10.0)
 SPACE = "\u2581"
+RECENT = 256  # texts whose ids are remembered
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class UgmTokenizer:
         self.unk_id = unk_id
         self._unk_score = unk_score
         self._max_piece = max_piece
+        self._recent: OrderedDict[str, array.array] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str]) -> UgmTokenizer:
@@ -117,6 +122,22 @@ class UgmTokenizer:
         return cls(trie, token, score, int(unk_id), float(unk_score), int(max_piece))
 
     def tokenize(self, text: str) -> list[int]:
+        # The indexer counts a chunk's tokens as a section, as a chunk, then
+        # embeds it: the same text three times. Remembering recent texts keeps
+        # that to one run of the loop below (Python: ~1 us per character).
+        with self._recent_lock:
+            hit = self._recent.get(text)
+            if hit is not None:
+                self._recent.move_to_end(text)
+                return list(hit)
+        ids = self._viterbi(text)
+        with self._recent_lock:
+            self._recent[text] = array.array("i", ids)
+            if len(self._recent) > RECENT:
+                self._recent.popitem(last=False)
+        return ids
+
+    def _viterbi(self, text: str) -> list[int]:
         s = "".join(SPACE + run for run in text.split(" ") if run)
         n = len(s)
         if not n:
