@@ -42,7 +42,7 @@ def _random_texts(n: int, seed: int) -> list[str]:
 
 
 def _note_texts() -> list[str]:
-    roots = [REPO / "backend" / "groove" / "sample_vault", REPO / "tests" / "fixtures"]
+    roots = [REPO / "backend" / "groove" / "sample_vault", REPO / "tests" / "fixtures", REPO / "bench" / "golden"]
     if EVAL.is_dir():
         roots.append(EVAL)
     texts = []

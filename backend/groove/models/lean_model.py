@@ -20,12 +20,14 @@ Q8_0 or Q4_0.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
 import os
 import shutil
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -160,6 +162,10 @@ def _build(src: Path, folder: Path) -> str | None:
     dim, n_rows = emb.dims
     arch = h.values["general.architecture"]
     folder.parent.mkdir(parents=True, exist_ok=True)
+    for stale in folder.parent.glob(".*.tmp"):  # left by a killed build
+        with contextlib.suppress(OSError):
+            if time.time() - stale.stat().st_mtime > 3600:
+                shutil.rmtree(stale, ignore_errors=True)
     tmp = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir()
