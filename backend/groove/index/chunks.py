@@ -51,13 +51,19 @@ def first_chunks(idx: Index, docs: list[int], excluded: set[int]) -> dict[int, i
     One query for every note (a query per note cost ~2 ms a search)."""
     if not docs:
         return {}
-    marks = _marks(excluded) or "NULL"
-    # SQLite takes a bare column (id) from the row that holds the MIN().
-    rows = idx.conn.execute(
-        f"SELECT doc_id, id, MIN(ordinal) FROM chunks WHERE doc_id IN ({_marks(docs)}) AND id NOT IN ({marks}) "
-        "GROUP BY doc_id"
-    )
-    return {doc_id: cid for doc_id, cid, _ in rows}
+    if not excluded:
+        # SQLite takes a bare column (id) from the row that holds the MIN().
+        rows = idx.conn.execute(
+            f"SELECT doc_id, id, MIN(ordinal) FROM chunks WHERE doc_id IN ({_marks(docs)}) GROUP BY doc_id")
+        return {doc_id: cid for doc_id, cid, _ in rows}
+    # Excluded ids are checked here, not spelled into the SQL: excluding a
+    # common word names tens of thousands of chunks (44 ms at 100k chunks).
+    first: dict[int, int] = {}
+    for doc_id, cid in idx.conn.execute(
+            f"SELECT doc_id, id FROM chunks WHERE doc_id IN ({_marks(docs)}) ORDER BY doc_id, ordinal"):
+        if doc_id not in first and cid not in excluded:
+            first[doc_id] = cid
+    return first
 
 
 def chunks_of_same_notes(idx: Index, chunk_ids: set[int]) -> set[int]:

@@ -50,9 +50,10 @@ class VectorCache:
         self._tables: dict[str, _Matrix] = {}
 
     def nearest(self, conn: apsw.Connection, table: str, blob: bytes, k: int,
-                allowed_sql: str | None) -> list[tuple[int, float]] | None:
+                allowed_sql: str | None, excluded: set[int] | None = None) -> list[tuple[int, float]] | None:
         """Top-k (rowid, L2 distance) of ``table`` ordered as sqlite-vec's KNN
-        orders them, or None when the table is small (ask sqlite-vec)."""
+        orders them, rows of ``allowed_sql`` only and none of ``excluded``;
+        or None when the table is small (ask sqlite-vec)."""
         m = self._matrix(conn, table)
         if m.vectors is None or k <= 0:
             return None
@@ -60,6 +61,8 @@ class VectorCache:
         if allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
             scores = np.where(np.isin(m.rowids, allowed), scores, -np.inf)
+        if excluded:
+            scores = np.where(np.isin(m.rowids, np.fromiter(excluded, dtype=np.int64)), -np.inf, scores)
         want = min(k + SLACK, len(scores))
         top = [i for i in np.argpartition(-scores, want - 1)[:want] if scores[i] != -np.inf]
         return sorted(_rescore(conn, m, blob, top), key=lambda r: (r[1], r[0]))[:k]
