@@ -18,7 +18,8 @@ The default model and its lean files are prepared once, before measuring,
 in a models folder the three share.
 
 it prints the peak RSS of ``groove index``, of one in-process ``groove
-search`` (the path a standalone ``groove mcp`` takes), and the RSS of a
+search``, of a standalone ``groove mcp`` (stdio, the MCP SDK's client) over
+six searches, and the RSS of a
 ``groove serve`` daemon after a dozen searches over the socket, then the
 ratios groove / baseline and groove / full vocab for each. Without ../shared it uses the bundled
 sample vault.
@@ -94,6 +95,32 @@ def launch(patch: str, module: str, argv: list[str], peak_file: Path, **kw) -> s
     return subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL, **kw)
 
 
+def mcp_peak(patch: str, vault: Path, peak_file: Path) -> float:
+    """A standalone ``groove mcp`` over stdio, driven by the MCP SDK's client."""
+    import asyncio
+
+    from mcp.client.stdio import stdio_client
+
+    from mcp import ClientSession, StdioServerParameters
+
+    code = LAUNCH.format(patch=patch, module="groove.cli", argv=["mcp", "--vault", str(vault)])
+    params = StdioServerParameters(command=sys.executable, args=["-c", code],
+                                   env=dict(os.environ, GROOVE_BENCH_PEAK=str(peak_file)))
+
+    async def run() -> None:
+        async with stdio_client(params) as (r, w), ClientSession(r, w) as s:
+            await s.initialize()
+            for q in QUERIES:
+                await s.call_tool("search", {"query": q})
+
+    asyncio.run(run())
+    for _ in range(100):  # the server writes its peak as it exits
+        if peak_file.is_file() and peak_file.read_text():
+            break
+        time.sleep(0.1)
+    return float(peak_file.read_text())
+
+
 def measure(name: str, patch: str, src: Path, notes: int | None, root: Path) -> dict[str, float]:
     home = root / name
     os.environ["GROOVE_HOME"] = str(home / "home")
@@ -109,6 +136,9 @@ def measure(name: str, patch: str, src: Path, notes: int | None, root: Path) -> 
     p = launch(patch, "groove.cli", ["search", "--vault", str(vault), QUERIES[0]], peak, stdout=subprocess.DEVNULL)
     assert p.wait(timeout=600) == 0, "groove search failed"
     out["in-process search (peak)"] = float(peak.read_text())
+
+    peak = home / "mcp.peak"
+    out["groove mcp, 6 searches (peak)"] = mcp_peak(patch, vault, peak)
 
     from groove.daemon import discovery
     from groove.daemon.client import DaemonClient
