@@ -57,11 +57,14 @@ le.open_llama_within_training_context = _defaults
 
 # Runs a groove entry point and writes the process's peak RSS (MB) to a file.
 LAUNCH = """
-import atexit, os, resource, runpy, sys
+import atexit, os, runpy, sys
 {patch}
 def _peak():
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child
+    # would report at least its parent's size at the fork.
+    hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM")][0]
     with open(os.environ["GROOVE_BENCH_PEAK"], "w") as f:
-        f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+        f.write(str(hwm / 1024))
 atexit.register(_peak)
 sys.argv = ["groove"] + {argv!r}
 if {module!r} == "groove.cli":
