@@ -14,10 +14,12 @@ import os
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from ..errors import VaultError
+
+if TYPE_CHECKING:
+    import pathspec
 
 # Folders that are never notes. Hidden folders (".anything") are skipped too.
 SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
@@ -51,6 +53,8 @@ def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:
     f = vault / IGNORE_FILE
     if not f.is_file():
         return None
+    import pathspec  # 7 ms: only a walk needs it, not the CLI's daemon path
+
     lines = f.read_text(encoding="utf-8", errors="replace").splitlines()
     return pathspec.GitIgnoreSpec.from_lines(lines)
 
