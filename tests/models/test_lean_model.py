@@ -167,3 +167,17 @@ def test_doctor_says_whether_the_model_runs_lean(default_model_path, tiny_model_
     assert lean.ok and "runs without llama.cpp's vocabulary" in lean.detail, lean
     full = check_model(str(tiny_model_path))
     assert full.ok and "loads in full (the tokenizer is not a SentencePiece unigram" in full.detail, full
+
+
+@pytest.mark.needs_default_model
+def test_an_unreadable_lean_copy_costs_the_savings_not_the_load(parts, default_model_path):
+    (parts.folder / "vocab.npz").write_bytes(b"not an npz file")
+    e = LlamaEmbedder(default_model_path, family="e5")
+    try:
+        assert e._lean is None and "could not be used" in e.lean_reason
+        assert e.embed_query("sync").shape == (384,)
+    finally:
+        e.close()
+    again, why = lean_parts(default_model_path)  # derived afresh
+    assert again is not None, why
+    assert again.tokenizer().tokenize("sync") == parts.tokenizer().tokenize("sync") != []

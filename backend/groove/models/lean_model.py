@@ -141,6 +141,11 @@ def lean_parts(source: str | os.PathLike[str]) -> tuple[LeanParts | None, str]:
         return None, f"could not prepare the lean model: {exc}"
 
 
+def discard(parts: LeanParts) -> None:
+    """Remove a lean copy found unusable: the next load derives it again."""
+    shutil.rmtree(parts.folder, ignore_errors=True)
+
+
 FILES = ("lean.json", "model.gguf", "vocab.marisa", "vocab.npz")
 
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
-from groove.models.lean_model import EmbdBatch, TokenRows, lean_parts
+from groove.models.lean_model import EmbdBatch, TokenRows, discard, lean_parts
 
 GGUF_MAGIC = b"GGUF"
 
@@ -326,14 +326,25 @@ class LlamaEmbedder:
             self._lean, self.lean_reason = lean_parts(self.model_path)
             if lean and self._lean is None:
                 raise ModelError(f"{self.model_path} cannot run without its vocabulary: {self.lean_reason}")
-        self._llm, self.max_tokens = open_llama_within_training_context(
-            str(self._lean.gguf) if self._lean else self.model_path, max(8, int(max_tokens)),
-            n_threads=n_threads, pooling_type=pooling_type, n_seq_max=None if pack_sequences else 1)
+        ctx = max(8, int(max_tokens))
+        opts: dict[str, Any] = dict(n_threads=n_threads, pooling_type=pooling_type,
+                                    n_seq_max=None if pack_sequences else 1)
+        if self._lean:
+            try:
+                self._tokenizer = self._lean.tokenizer()
+                self._rows = TokenRows(self._lean)
+                self._llm, self.max_tokens = open_llama_within_training_context(str(self._lean.gguf), ctx, **opts)
+            except (OSError, ValueError, RuntimeError, ModelError) as exc:
+                if lean:
+                    raise
+                # A damaged copy costs this load its savings, never the load.
+                discard(self._lean)
+                self._lean, self.lean_reason = None, f"the lean copy could not be used ({exc}); derived again next load"
+        if not self._lean:
+            self._llm, self.max_tokens = open_llama_within_training_context(self.model_path, ctx, **opts)
         self.n_threads = n_threads or physical_cores()
         self.dim = int(self._llm.n_embd())
         if self._lean:
-            self._tokenizer = self._lean.tokenizer()
-            self._rows = TokenRows(self._lean)
             self._embd_batch = EmbdBatch(self.max_tokens, self.dim)
             self._bos, self._eos = self._lean.bos, self._lean.eos
         else:
