@@ -319,3 +319,21 @@ def test_a_status_that_says_idle_never_carries_counts_read_while_a_job_ran(vault
     finally:
         rt.index.counts = real_counts
         service._reindex_state.pop(id(rt), None)
+
+
+@pytest.mark.needs_default_model
+def test_a_one_shot_cli_search_exits_without_a_teardown_traceback(small_vault, default_model_path, tmp_path):
+    """llama-cpp-python's ``__del__`` at interpreter teardown finds its module
+    half gone; the model must be closed before that (printed after every
+    one-shot `groove search` without a daemon, `make demo` included, until it was)."""
+    # as a new user types them (`make demo`): the default model, the default index
+    # the user's token store (keyring) too: importing it changes the teardown order
+    env = {k: v for k, v in os.environ.items() if k != "GROOVE_TOKEN_STORE"}
+    run = dict(capture_output=True, text=True, timeout=300, env=env)
+    built = subprocess.run([sys.executable, "-m", "groove", "index", str(small_vault)], **run)
+    assert built.returncode == 0, built.stderr
+    # no daemon runs here: the CLI asks for one, then searches in this process
+    found = subprocess.run([sys.executable, "-m", "groove", "search", "coffee", "--vault", str(small_vault)], **run)
+    assert found.returncode == 0, found.stderr
+    for proc in (built, found):
+        assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

@@ -215,9 +215,28 @@ def open_llama(
         kwargs["n_gpu_layers"] = -1  # Metal
     try:
         with _lowlevel_overrides(extra_bufts=extra_buffers_enabled(), n_seq_max=n_seq_max):
-            return Llama(str(path), **kwargs)
+            llm = Llama(str(path), **kwargs)
     except (ValueError, RuntimeError, OSError) as exc:
         raise ModelError(f"llama.cpp could not load {path}: {exc}") from exc
+    _close_before_teardown(llm)
+    return llm
+
+
+def _close_before_teardown(llm: Any) -> None:
+    """Close ``llm`` at exit while llama_cpp's module is still whole: left to
+    ``Llama.__del__`` during interpreter teardown, it calls functions already
+    set to None and prints a traceback after every one-shot CLI search."""
+    import atexit
+    import weakref
+
+    ref = weakref.ref(llm)
+
+    def close() -> None:
+        obj = ref()
+        if obj is not None:
+            obj.close()
+
+    atexit.register(close)
 
 
 def open_llama_within_training_context(
