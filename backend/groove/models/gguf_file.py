@@ -143,6 +143,21 @@ def _parse(path: Path, mm: Any, keep_arrays: frozenset[str]) -> Header:
     return h
 
 
+def check_gguf(path: str | os.PathLike[str]) -> Path:
+    """Raise ModelError unless ``path`` is an existing file starting with the GGUF magic."""
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ModelError(f"model file not found: {p}")
+    try:
+        with p.open("rb") as fh:
+            magic = fh.read(4)
+    except OSError as exc:
+        raise ModelError(f"cannot read model file {p}: {exc}") from exc
+    if magic != MAGIC:
+        raise ModelError(f"not a GGUF model file: {p}")
+    return p
+
+
 def encode_kv(key: str, vtype: int, value: Any) -> bytes:
     """One key's entry, for scalar and string values."""
     name = key.encode()

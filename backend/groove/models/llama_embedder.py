@@ -21,9 +21,8 @@ import numpy as np
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
+from groove.models.gguf_file import check_gguf
 from groove.models.lean_model import EmbdBatch, TokenRows, discard, lean_parts
-
-GGUF_MAGIC = b"GGUF"
 
 # A decode of more tokens than this leaves a fresh context behind (see
 # LlamaEmbedder._fresh_context): queries stay below it, passages go above.
@@ -86,21 +85,6 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     with _sha_lock:
         _sha_cache[key] = digest
     return digest
-
-
-def check_gguf(path: str | os.PathLike[str]) -> Path:
-    """Raise ModelError unless ``path`` is an existing file starting with the GGUF magic."""
-    p = Path(path).expanduser()
-    if not p.is_file():
-        raise ModelError(f"model file not found: {p}")
-    try:
-        with p.open("rb") as fh:
-            magic = fh.read(4)
-    except OSError as exc:
-        raise ModelError(f"cannot read model file {p}: {exc}") from exc
-    if magic != GGUF_MAGIC:
-        raise ModelError(f"not a GGUF model file: {p}")
-    return p
 
 
 _quiet_lock = threading.Lock()
