@@ -114,7 +114,7 @@ _build_lock = threading.Lock()
 
 
 def lean_parts(source: str | os.PathLike[str]) -> tuple[LeanParts | None, str]:
-    """The lean files for ``source``, derived on first use (about a second
+    """The lean files for ``source``, derived on first use (half a second
     for e5); or (None, why not). A failure to derive them is a reason, never
     an error: the caller loads the full model."""
     if not lean_enabled():

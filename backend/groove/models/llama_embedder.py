@@ -394,13 +394,13 @@ class LlamaEmbedder:
 
     def _run(self, seqs: list[list[int]]) -> np.ndarray:
         llm = self._llm
-        limit = self.max_tokens if self.pack_sequences else 0
-        max_seqs = int(llm.context_params.n_seq_max) if self.pack_sequences else 1
         out = np.empty((len(seqs), self.dim), dtype=np.float32)
         if self._lean:  # no vocabulary-sized output buffer to manage
             for i, seq in enumerate(seqs):
                 out[i] = self._embd_batch.decode_pooled(llm._ctx, self._rows.get(seq))
             return _unit_rows(out)
+        limit = self.max_tokens if self.pack_sequences else 0
+        max_seqs = int(llm.context_params.n_seq_max) if self.pack_sequences else 1
         # One sequence per decode: longest first, so llama.cpp sizes its output
         # buffer once per call instead of re-allocating (and clearing) it at
         # every longer passage: 10 % less indexing time, the same vectors.

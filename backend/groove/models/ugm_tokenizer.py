@@ -6,8 +6,8 @@ vocabulary is a marisa trie of a few MB, and the model is loaded without it.
 
 It ports llama.cpp's ``llm_tokenizer_ugm_session`` for the configuration it
 supports (no precompiled normaliser, no user-defined tokens, spaces escaped
-as U+2581, extra whitespace removed, a space prefix); ``supported()`` says
-when a vocabulary is outside it. What must match exactly:
+as U+2581, extra whitespace removed, a space prefix); ``unsupported_reason()``
+says when a vocabulary is outside it. What must match exactly:
 
 - only U+0020 is a space: each run of other characters becomes ``▁`` + run;
 - Viterbi over code points, scores summed in double precision from the
@@ -17,8 +17,8 @@ when a vocabulary is outside it. What must match exactly:
 - a code point no piece covers alone may be the unknown token, scored
   ``min(normal scores) - 10``; consecutive unknowns merge into one.
 
-A test checks it against llama.cpp on every chunk and query of the eval
-vaults plus random strings.
+A test checks it against llama.cpp on the notes and queries of the bundled
+and eval vaults, the bench query sets, and random strings.
 """
 
 from __future__ import annotations

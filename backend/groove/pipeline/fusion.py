@@ -63,7 +63,7 @@ def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | Non
     cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
     them (19 ms for a filter allowing 2,246 of 2,250 chunks, against 3 ms).
     A big table is searched in memory with sqlite-vec's distances (ADR 0121);
-    there ``excluded`` rows are masked, where sqlite-vec needs them as a
+    there ``excluded`` chunk ids (vec_chunks only) are masked, where sqlite-vec needs them as a
     ``NOT IN`` filter (listing 100k allowed ids cost 50 ms)."""
     cached = idx.vectors.nearest(idx.conn, table, blob, k, allowed_sql, excluded)
     if cached is not None:
