@@ -23,7 +23,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .errors import GrooveError
+from .errors import GrooveError, VaultError
 
 APP = "groove"
 POSIX = os.name == "posix"
@@ -206,3 +206,13 @@ def vault_key(vault: Path) -> str:
 def default_index_path(vault: Path) -> Path:
     # groove's own folder: 0700 like data_dir (its file names name the vaults).
     return _own_dir(data_dir() / "indexes") / f"{vault_key(vault)}.sqlite"
+
+
+def check_vault(vault: Path) -> Path:
+    """The vault folder, resolved; a clear error when it is missing or a file."""
+    vault = Path(vault).expanduser()
+    if not vault.exists():
+        raise VaultError(f"vault not found: {vault} (pass an existing folder, e.g. groove index ~/Notes)")
+    if not vault.is_dir():
+        raise VaultError(f"vault is not a folder: {vault}")
+    return vault.resolve()

@@ -15,8 +15,7 @@ from pathlib import Path
 from .config import Config, load_config
 from .index.db import Index
 from .models.base import Embedder, Reranker
-from .paths import default_index_path
-from .vault.scan import check_vault
+from .paths import check_vault, default_index_path
 
 
 @dataclass

@@ -15,14 +15,15 @@ classes by pydantic, field docstrings included (``__pydantic_config__``).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from annotated_types import Ge, Interval, MinLen
-from typing_extensions import TypeAliasType
+if TYPE_CHECKING:
+    # Bound at run time by schemas.annotations, before pydantic reads these
+    # annotations; the socket client's path never needs them.
+    from annotated_types import Ge, Interval, MinLen
 
-# Named so the schemas carry them as $defs.
-ByteSpan = TypeAliasType("ByteSpan", tuple[Annotated[int, Ge(0)], Annotated[int, Ge(0)]])
-LineRange = TypeAliasType("LineRange", tuple[Annotated[int, Ge(1)], Annotated[int, Ge(1)]])
+    from .schemas.annotations import ByteSpan, LineRange
+
 _DOCSTRINGS = {"use_attribute_docstrings": True}  # pydantic reads field descriptions from them
 
 

@@ -28,7 +28,7 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
     Example: groove index ~/Notes
     """
     from ..config import load_config
-    from ..vault.scan import check_vault
+    from ..paths import check_vault
 
     # Ask about the model before anything is created on disk.
     ensure_model_downloaded(model or load_config(check_vault(vault or Path.cwd())).index.model, yes=yes)

@@ -48,7 +48,7 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
         raise click.UsageError("--token is empty")
 
     from ..mcp import ServerOptions, build_server, serve_http, serve_stdio
-    from ..vault.scan import check_vault
+    from ..paths import check_vault
 
     opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
                          attach=not standalone, warm=not no_warm)

@@ -1,8 +1,9 @@
 """`groove search`.
 
 Answered by the vault's daemon when one runs: that path imports only click,
-the socket client and rich (no numpy, pipeline, index or llama.cpp), so a
-cold `groove search` costs about what a Python start does (ADR 0119)."""
+the socket client and the small styled-text printer (no numpy, pipeline,
+index, llama.cpp, pydantic's annotations or rich), so a cold `groove search`
+costs little more than a Python start and the daemon's answer (ADR 0119)."""
 
 from __future__ import annotations
 
@@ -22,10 +23,9 @@ from .common import (
     runtime_from,
     vault_option,
 )
+from .styled import Printer, Styled
 
 if TYPE_CHECKING:
-    from rich.text import Text
-
     from ..types import SearchResponse
 
 HIGHLIGHT = "bold black on yellow"
@@ -136,12 +136,10 @@ def _utf8_offsets(text: str) -> list[int]:
     return out
 
 
-def snippet(content: str, spans: list, width: int = 240) -> Text:
+def snippet(content: str, spans: list, width: int = 240) -> Styled:
     """One line of at most ``width`` characters around the first span, the
     spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
     (newlines included) collapse to one space."""
-    from rich.text import Text
-
     offs = _utf8_offsets(content)
     # byte offsets -> character indices (spans always fall on character boundaries)
     char_spans = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in spans]
@@ -150,7 +148,7 @@ def snippet(content: str, spans: list, width: int = 240) -> Text:
     marks = bytearray(len(content) + 1)
     for a, b in char_spans:
         marks[a:b] = b"\x01" * (b - a)
-    out = Text("…" if lo else "")
+    out = Styled("…" if lo else "")
     run, run_hl, shown, last_space = [], False, 0, False
     i = lo
     while i < len(content) and shown < width:
@@ -178,23 +176,19 @@ def snippet(content: str, spans: list, width: int = 240) -> Text:
 
 
 def print_response(resp: SearchResponse) -> None:
-    from rich.console import Console
-    from rich.text import Text
-
-    console = Console()
+    out = Printer()
     if resp.low_confidence:
-        console.print("[yellow]no strong match[/yellow] — these are the closest notes:")
+        out.line(("no strong match", "yellow"), " — these are the closest notes:")
     for w in resp.warnings:
-        console.print(f"[yellow]warning:[/yellow] {w}")
+        out.line(("warning:", "yellow"), f" {w}")
     if not resp.results:
-        console.print("no results")
+        out.line("no results")
     for h in resp.results:
         head = " > ".join(h.heading_path) if h.heading_path else h.title
-        console.print(Text.assemble((f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"),
-                                    (f"  {head}", "green"), (f"  L{h.line_range[0]}", "dim"),
-                                    (f"  {h.score:.4f}", "magenta")))
-        console.print(Text("    ").append_text(snippet(h.content, h.match_spans)))
+        out.line((f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green"),
+                 (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))
+        out.line("    ", snippet(h.content, h.match_spans))
         if h.explain is not None:
             from ..explain_text import describe
 
-            console.print(Text("    why: " + describe(h.explain), style="dim"))
+            out.line(("    why: " + describe(h.explain), "dim"))

@@ -13,7 +13,7 @@ from .common import ensure_model_downloaded, index_option, model_option, vault_o
 
 
 def _vault(vault: Path | None) -> Path:
-    from ..vault.scan import check_vault
+    from ..paths import check_vault
 
     return check_vault(vault or Path.cwd())
 

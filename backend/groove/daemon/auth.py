@@ -10,15 +10,12 @@ they never touch the developer's real keyring).
 from __future__ import annotations
 
 import hmac
-import logging
 import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..paths import runtime_dir, vault_key
-
-log = logging.getLogger("groove.daemon.auth")
 
 SERVICE = "groove"
 TOKEN_BYTES = 32  # 64 hex characters
@@ -108,7 +105,7 @@ def load_token(vault: Path, store: str | None = None) -> tuple[str | None, Store
             if tok:
                 return tok, info
         except Exception as e:
-            log.warning("keyring read failed (%s); trying the token file", e)
+            _log().warning("keyring read failed (%s); trying the token file", e)
     path = token_file(vault)
     tok = _read_file(path)
     return tok, StoreInfo("file", str(path), info.reason) if tok else info
@@ -130,7 +127,7 @@ def get_or_create_token(vault: Path) -> tuple[str, StoreInfo]:
             reason = "keyring did not return the stored token"
         except Exception as e:
             reason = f"keyring write failed ({e})"
-        log.warning("%s; storing the token in a 0600 file instead", reason)
+        _log().warning("%s; storing the token in a 0600 file instead", reason)
         info = StoreInfo("file", "", reason)
     path = token_file(vault)
     _write_file(path, tok)
@@ -150,3 +147,9 @@ def token_store_name() -> str:
     if info.store == "keyring":
         return f"keyring ({info.detail})" + (f" — {info.reason}" if info.reason else "")
     return f"0600 file in {runtime_dir()}" + (f" ({info.reason})" if info.reason else "")
+
+
+def _log():  # logging is imported only when there is something to say (3 ms of a cold CLI start)
+    import logging
+
+    return logging.getLogger("groove.daemon.auth")

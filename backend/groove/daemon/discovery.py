@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import GrooveError
-from ..paths import log_dir, runtime_dir, tighten_file, vault_key
-from ..vault.scan import check_vault
+from ..paths import check_vault, log_dir, runtime_dir, tighten_file, vault_key
 from . import auth
 from .protocol import PROTOCOL_VERSION
 

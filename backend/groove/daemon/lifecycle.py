@@ -21,7 +21,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import GrooveError
-from ..vault.scan import check_vault
+from ..paths import check_vault
 from . import auth
 from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, open_log, read_state, running_state
 from .protocol import PROTOCOL_VERSION

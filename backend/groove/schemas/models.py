@@ -16,7 +16,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..notes import MAX_RELATED
-from ..types import LineRange, SearchResponse
+from ..types import SearchResponse
+from .annotations import LineRange
 
 MAX_INT = 2**53 - 1  # the largest integer every JSON reader (JavaScript's among them) holds exactly
 NonNeg = Annotated[int, Field(ge=0, le=MAX_INT)]

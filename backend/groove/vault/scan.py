@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import VaultError
+from ..paths import check_vault
 
 if TYPE_CHECKING:
     import pathspec
@@ -38,15 +38,6 @@ class NoteFile:
 class Skipped:
     path: str
     reason: str
-
-
-def check_vault(vault: Path) -> Path:
-    vault = Path(vault).expanduser()
-    if not vault.exists():
-        raise VaultError(f"vault not found: {vault} (pass an existing folder, e.g. groove index ~/Notes)")
-    if not vault.is_dir():
-        raise VaultError(f"vault is not a folder: {vault}")
-    return vault.resolve()
 
 
 def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:

@@ -1,0 +1,72 @@
+"""`groove search`'s hit list: colour only on a terminal, text as given."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from groove.cli.search import print_response
+from groove.cli.styled import Printer, Styled, sgr, wants_colour
+from groove.types import SearchResponse
+
+HIT = {"path": "a/[draft].md", "title": "Draft", "heading_path": ["Draft", "Plan"], "level": 2,
+       "content": "The plan is to sync twice a day.", "score": 0.5, "rank": 1, "match_spans": [[16, 20]],
+       "expanded_from": [], "byte_range": [0, 33], "line_range": [3, 4], "chunk_id": 7}
+
+
+def test_styles_map_to_ansi_sgr_codes_and_unknown_words_are_refused():
+    assert sgr("bold black on yellow") == "1;30;43"
+    assert sgr("bold cyan") == "1;36" and sgr("dim") == "2"
+    with pytest.raises(ValueError, match="blink"):
+        sgr("blink")
+
+
+def test_styled_text_renders_escape_codes_only_when_asked():
+    t = Styled("…").append("sync", "bold").append(" twice")
+    assert t.render(False) == "…sync twice"
+    assert t.render(True) == "…\x1b[1msync\x1b[0m twice"
+    assert [(s.start, s.end) for s in t.spans] == [(1, 5)]
+
+
+def test_colour_goes_to_terminals_only_and_no_color_wins(monkeypatch):
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for var in ("NO_COLOR", "FORCE_COLOR", "TERM"):
+        monkeypatch.delenv(var, raising=False)
+    assert not wants_colour(io.StringIO())
+    if __import__("os").name != "nt":
+        assert wants_colour(Tty())
+    monkeypatch.setenv("TERM", "dumb")
+    assert not wants_colour(Tty())
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert wants_colour(io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not wants_colour(Tty())
+
+
+def test_piped_hit_list_is_plain_whole_lines_and_brackets_stay_literal(monkeypatch):
+    """rich read "[...]" in a path or warning as markup; the printer does not."""
+    for var in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(var, raising=False)
+    resp = SearchResponse.from_json({"results": [HIT], "low_confidence": True, "filter_applied": False,
+                                     "warnings": ["1 note is newer than the index: [wip] plan.md"]})
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    print_response(resp)
+    lines = out.getvalue().splitlines()
+    assert "\x1b" not in out.getvalue()
+    assert lines[0] == "no strong match — these are the closest notes:"
+    assert lines[1] == "warning: 1 note is newer than the index: [wip] plan.md"
+    assert lines[2] == " 1. a/[draft].md  Draft > Plan  L3  0.5000"
+    assert lines[3] == "    The plan is to sync twice a day."
+
+
+def test_printer_joins_parts_and_keeps_their_styles():
+    out = io.StringIO()
+    p = Printer(out)
+    p.colour = True
+    p.line(("x", "green"), " y ", Styled().append("z", "dim"))
+    assert out.getvalue() == "\x1b[32mx\x1b[0m y \x1b[2mz\x1b[0m\n"
