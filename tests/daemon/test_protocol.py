@@ -84,6 +84,66 @@ def test_wrong_token_is_closed_without_any_data(daemon):
         DaemonClient.connect({**info, "token": "nope"})
 
 
+def test_this_users_own_process_may_say_hello_without_the_token_on_a_unix_socket(daemon):
+    """ADR 0126: on a unix socket the kernel's word on the peer's uid stands
+    in for the token (the CLI then never opens the OS keyring); a token that
+    is given must still be right."""
+    from groove.daemon.admission import PEER_UID_READABLE
+
+    info = daemon.info
+    if info["transport"] != "unix" or not PEER_UID_READABLE:
+        pytest.skip("the peer's uid is readable on unix sockets on Linux, macOS and FreeBSD only")
+    for token in ("", None):
+        anon = {**info, "token": token}
+        with DaemonClient.connect(anon, client="no-token") as c:
+            assert c.hello["protocol_version"] == 1 and c.call("index_status")["documents"] > 0
+    assert raw_exchange(info, hello_line("0" * 64)) == b""
+    not_an_object = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "hello", "params": ["x"]}).encode()
+    assert raw_exchange(info, not_an_object + b"\n") == b""
+
+
+def test_finding_the_daemon_reads_no_token_when_the_kernel_vouches(daemon, monkeypatch):
+    """The CLI's path: with the keyring store, reading the token costs
+    ~100 ms; find_daemon must not need it on a unix socket."""
+    from groove.daemon import auth, client
+    from groove.daemon.admission import PEER_UID_READABLE
+
+    if daemon.info["transport"] != "unix" or not PEER_UID_READABLE:
+        pytest.skip("the peer's uid is readable on unix sockets on Linux, macOS and FreeBSD only")
+
+    def no_token(*_a, **_k):
+        raise AssertionError("the token was read")
+
+    monkeypatch.setattr(auth, "load_token", no_token)
+    c = client.find_daemon(daemon.vault, client="pytest-cli")
+    assert c is not None, "find_daemon gave up: it tried to read the token"
+    with c:
+        assert c.call("index_status")["documents"] > 0
+
+
+def test_a_daemon_that_wants_the_token_gets_it_on_a_second_connection(daemon, monkeypatch):
+    """An older daemon (or a platform where the uid cannot be read) closes a
+    token-less hello; the client then reads the token and connects again."""
+    from groove.daemon import client
+
+    attempts: list[str] = []
+    real = client.DaemonClient.connect.__func__
+
+    def picky(cls, info, **kw):
+        attempts.append(info.get("token") or "")
+        if not info.get("token"):
+            raise ConnectError("closed without a word")
+        return real(cls, info, **kw)
+
+    monkeypatch.setattr(client.DaemonClient, "connect", classmethod(picky))
+    with client.connect(daemon.vault, client="pytest-old") as c:
+        assert c.call("index_status")["documents"] > 0
+    if client.PEER_UID_READABLE:
+        assert attempts == ["", daemon.info["token"]]
+    else:
+        assert attempts == [daemon.info["token"]]
+
+
 def test_request_before_hello_is_closed_without_any_data(daemon):
     info = daemon.info
     search = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "search", "params": {"query": "coffee"}}).encode()

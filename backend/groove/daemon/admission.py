@@ -1,4 +1,5 @@
-"""Who gets a connection to the daemon: the same user only, and at most
+"""Who gets a connection to the daemon: the same user only (proven by the
+kernel on a unix socket, else by the token), and at most
 ``MAX_CONNECTIONS`` at once — when full, the idlest makes room, so one
 client holding connections open cannot lock the others out (issue 15 D9)."""
 
@@ -27,17 +28,46 @@ def idlest(conns: set[Connection]) -> Connection | None:
     return min(idle, key=lambda c: (c.authenticated, bool(c.subscriptions), c.last_active))
 
 
-def same_user(sock: socket.socket) -> bool:
-    """Linux: the peer's uid must be ours (belt and braces on top of the
-    0600 socket and the token)."""
-    if sys.platform != "linux" or sock.family != socket.AF_UNIX:
-        return True
+# Platforms where the kernel tells a unix socket's owner who the peer is.
+PEER_UID_READABLE = sys.platform == "linux" or sys.platform == "darwin" or sys.platform.startswith("freebsd")
+
+
+def peer_uid(sock: socket.socket) -> int | None:
+    """The uid of the process at the other end of a unix socket, as the
+    kernel reports it (Linux ``SO_PEERCRED``; macOS/FreeBSD ``LOCAL_PEERCRED``,
+    a ``struct xucred`` whose first fields are version and uid); None where
+    it cannot be known (TCP, other platforms, an error)."""
+    if sock.family != getattr(socket, "AF_UNIX", None) or not PEER_UID_READABLE:
+        return None
     try:
-        creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-        _pid, uid, _gid = struct.unpack("3i", creds)
-        return uid == os.getuid()
-    except OSError:
-        return False
+        if sys.platform == "linux":
+            _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED,
+                                                                  struct.calcsize("3i")))
+            return uid
+        # SOL_LOCAL = 0, LOCAL_PEERCRED = 1; xucred: u_int version, uid_t uid, short n, gid_t groups[16]
+        raw = sock.getsockopt(0, 1, 76)
+        version, uid = struct.unpack_from("=II", raw)
+        return uid if version == 0 else None
+    except (OSError, struct.error):
+        return None
+
+
+def same_user(sock: socket.socket) -> bool:
+    """The peer of a unix socket must be this user (belt and braces on top
+    of the 0600 socket in a 0700 folder, and the token). A peer whose uid
+    cannot be read is let through to the token check."""
+    uid = peer_uid(sock)
+    if uid is None:
+        return not (sys.platform == "linux" and sock.family == getattr(socket, "AF_UNIX", None))
+    return uid == os.geteuid()
+
+
+def peer_is_owner(sock: socket.socket) -> bool:
+    """True when the kernel vouches that the peer runs as this user: such a
+    client may say hello without the token (it could read the token, or the
+    index itself, anyway), which spares the CLI the OS keyring's ~100 ms."""
+    uid = peer_uid(sock)
+    return uid is not None and uid == os.geteuid()
 
 
 class InFlight:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..types import SearchResponse
 from . import discovery
+from .admission import PEER_UID_READABLE
 from .discovery import ConnectError, open_socket
 from .protocol import CANCELLED, MAX_REQUEST_BYTES, RpcError
 
@@ -256,35 +257,54 @@ class DaemonClient:
 
 
 def get_connect_info(vault: Path | str, *, start: bool = False, model: str | None = None,
-                     index_path: Path | None = None, timeout: float = 120.0) -> dict[str, Any]:
+                     index_path: Path | None = None, timeout: float = 120.0,
+                     with_token: bool = True) -> dict[str, Any]:
     """The connect-info JSON for ``vault`` (starting a daemon when ``start``)."""
     if start:
         return discovery.start_detached(Path(vault), model=model, index_path=index_path, timeout=timeout)
-    return discovery.connect_info(Path(vault))
+    return discovery.connect_info(Path(vault), with_token=with_token)
 
 
 def connect(vault: Path | str, *, start: bool = False, client: str = "groove-python",
             model: str | None = None, timeout: float = 120.0) -> DaemonClient:
     """Connect to the vault's daemon (starting one when ``start``); raises
     ConnectError when none runs."""
-    info = get_connect_info(vault, start=start, model=model, timeout=timeout)
+    info = get_connect_info(vault, start=start, model=model, timeout=timeout, with_token=False)
     if not info.get("running"):
         raise ConnectError(f"no groove daemon is running for {info['vault']} (start one: groove serve)")
-    return DaemonClient.connect(info, client=client)
+    return _authenticate(info, client=client, timeout=10.0)
 
 
 def find_daemon(vault: Path | str, *, client: str = "groove-python") -> DaemonClient | None:
     """An authenticated client for the vault's running daemon, or None (no
     daemon, or it does not answer) — never starts one."""
     try:
-        info = get_connect_info(vault)
-        if not info.get("running") or not info.get("token"):
+        info = get_connect_info(vault, with_token=False)
+        if not info.get("running"):
             return None
-        return DaemonClient.connect(info, client=client, timeout=5.0)
+        return _authenticate(info, client=client, timeout=5.0)
     except (ConnectError, OSError):
         return None
     except Exception:  # noqa: BLE001 - e.g. the vault path vanished: "no daemon"
         return None
+
+
+def _authenticate(info: dict[str, Any], *, client: str, timeout: float) -> DaemonClient:
+    """Connect and say hello. On a unix socket, first without the token: the
+    daemon reads this process's uid from the kernel, and reading the token
+    from the OS keyring would cost ~100 ms of a ~90 ms CLI search (ADR 0126).
+    A daemon that refuses that (one from before, or a platform where the uid
+    cannot be read) gets the token on a second connection."""
+    if not info.get("token") and info.get("transport") == "unix" and PEER_UID_READABLE:
+        try:
+            return DaemonClient.connect(info, client=client, timeout=timeout)
+        except ConnectError:
+            pass
+    if not info.get("token"):
+        info = dict(info, token=discovery.token_for(Path(info["vault"])) or "")
+        if not info["token"]:
+            raise ConnectError(f"no token stored for {info['vault']}; restart the daemon (groove serve)")
+    return DaemonClient.connect(info, client=client, timeout=timeout)
 
 
 def is_cancelled(e: BaseException) -> bool:

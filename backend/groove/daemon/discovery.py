@@ -129,13 +129,15 @@ def running_state(vault: Path) -> dict[str, Any] | None:
     return st
 
 
-def connect_info(vault: Path) -> dict[str, Any]:
-    """What `groove connect-info` prints (protocol.md, "Finding the daemon")."""
+def connect_info(vault: Path, *, with_token: bool = True) -> dict[str, Any]:
+    """What `groove connect-info` prints (protocol.md, "Finding the daemon").
+    ``with_token=False`` leaves the token empty and unread: reading it from
+    the OS keyring costs ~100 ms, and on a unix socket the daemon knows its
+    own user without it (``token_for``, ADR 0126)."""
     vault = check_vault(vault)
     st = running_state(vault)
     running = bool(st and st.get("address"))
-    store = st.get("token_store") if st else None
-    token, _ = auth.load_token(vault, store)
+    token = token_for(vault) if with_token else None
     f = files_for(vault)
     return {
         "vault": str(vault),
@@ -146,6 +148,13 @@ def connect_info(vault: Path) -> dict[str, Any]:
         "running": running,
         "protocol_version": PROTOCOL_VERSION,
     }
+
+
+def token_for(vault: Path) -> str | None:
+    """The vault's token, from the store the running daemon reported."""
+    st = read_state(vault)
+    token, _ = auth.load_token(vault, st.get("token_store") if st else None)
+    return token
 
 
 def open_socket(info: dict[str, Any], *, timeout: float = 10.0) -> socket.socket:

@@ -54,6 +54,7 @@ class Connection:
         self.daemon = daemon
         self.sock = sock
         self.peer = peer
+        self.peer_is_owner = admission.peer_is_owner(sock)
         self.authenticated = False
         self.client_name = ""
         self.subscriptions: frozenset[str] = frozenset()
@@ -266,13 +267,18 @@ class Connection:
                 log.info("%s: first message was not hello; closed", self.peer)
                 return False
             params = msg.get("params")
-            if not isinstance(params, dict) or not auth.token_matches(self.daemon.token, params.get("token")):
+            given = params.get("token") if isinstance(params, dict) else None
+            # No token at all is fine from this user's own process on a unix
+            # socket (ADR 0126); a token that is given must be right.
+            by_uid = self.peer_is_owner and given in (None, "")
+            if not isinstance(params, dict) or not (by_uid or auth.token_matches(self.daemon.token, given)):
                 log.warning("%s: wrong token; closed", self.peer)
                 return False
             self.authenticated = True
             self.sock.settimeout(None)
             self.client_name = clip(str(params.get("client", "")), 200)
-            log.info("%s: authenticated (%s)", self.peer, self.client_name or "unnamed client")
+            log.info("%s: authenticated (%s%s)", self.peer, self.client_name or "unnamed client",
+                     ", by peer uid" if by_uid else "")
             self.reply(rid, self.daemon.hello_result())
             return True
         if not valid:
