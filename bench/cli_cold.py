@@ -7,9 +7,10 @@ floor (a Python start) and, when given, `qmd search` on the same notes.
 A `groove serve` is started on a copy of the vault (isolated GROOVE_HOME);
 then, interleaved so load drift hits all alike, each command runs as a fresh
 process: `groove search Q` (the daemon answers), `groove search --no-daemon
-Q` (loads the model itself), `python -c "import json"`, and `qmd search Q`
-(qmd's BM25 search, which loads no model) after `qmd collection add` +
-`qmd update` on the same notes. Prints p50 wall times and the ratios.
+Q` (loads the model itself), `python -c "import json"`, a bare keyring
+lookup (what reading the token on a desktop would add; ADR 0126 spares the
+CLI), and `qmd search Q` (qmd's BM25 search, which loads no model) after
+`qmd collection add` + `qmd update` on the same notes. Prints p50 wall times and the ratios.
 """
 
 from __future__ import annotations
@@ -63,6 +64,9 @@ def main() -> None:
         "groove search (daemon)": [*groove, "search", "--vault", str(vault)],
         "groove search --no-daemon": [*groove, "search", "--no-daemon", "--vault", str(vault)],
         "python -c 'import json'": [sys.executable, "-c", "import json"],
+        # What reading the token from the OS keyring would add to every CLI
+        # search on a desktop; the CLI skips it on a unix socket (ADR 0126).
+        "python: keyring lookup": [sys.executable, "-c", "import keyring; keyring.get_keyring()"],
     }
     if a.qmd:
         qmd = shlex.split(a.qmd)
@@ -79,7 +83,7 @@ def main() -> None:
             q = QUERIES[i % len(QUERIES)]
             for name, cmd in cmds.items():
                 e = qenv if name == "qmd search" else env
-                times[name].append(wall(cmd + ([q] if "import json" not in name else []), e))
+                times[name].append(wall(cmd + ([q] if name.startswith(("groove", "qmd")) else []), e))
     finally:
         proc.terminate()
         proc.wait(timeout=60)

@@ -12,6 +12,8 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from . import auth
+
 if TYPE_CHECKING:
     from .server import Connection
 
@@ -68,6 +70,18 @@ def peer_is_owner(sock: socket.socket) -> bool:
     index itself, anyway), which spares the CLI the OS keyring's ~100 ms."""
     uid = peer_uid(sock)
     return uid is not None and uid == os.geteuid()
+
+
+def hello_accepted(params: object, token: str, *, peer_is_owner: bool) -> str | None:
+    """How a ``hello`` proves itself ("token" or "peer uid"), or None to close
+    the connection. No token at all is fine from this user's own process on a
+    unix socket (ADR 0126); a token that is given must be right."""
+    if not isinstance(params, dict):
+        return None
+    given = params.get("token")
+    if peer_is_owner and given in (None, ""):
+        return "peer uid"
+    return "token" if auth.token_matches(token, given) else None
 
 
 class InFlight:

@@ -28,7 +28,7 @@ from typing import Any
 from .. import __version__, service
 from ..errors import clip
 from ..runtime import Runtime
-from . import admission, auth, protocol
+from . import admission, protocol
 from .admission import MAX_CONNECTIONS
 from .protocol import RpcError
 from .watcher import IndexWorker
@@ -267,18 +267,14 @@ class Connection:
                 log.info("%s: first message was not hello; closed", self.peer)
                 return False
             params = msg.get("params")
-            given = params.get("token") if isinstance(params, dict) else None
-            # No token at all is fine from this user's own process on a unix
-            # socket (ADR 0126); a token that is given must be right.
-            by_uid = self.peer_is_owner and given in (None, "")
-            if not isinstance(params, dict) or not (by_uid or auth.token_matches(self.daemon.token, given)):
+            how = admission.hello_accepted(params, self.daemon.token, peer_is_owner=self.peer_is_owner)
+            if how is None:
                 log.warning("%s: wrong token; closed", self.peer)
                 return False
             self.authenticated = True
             self.sock.settimeout(None)
             self.client_name = clip(str(params.get("client", "")), 200)
-            log.info("%s: authenticated (%s%s)", self.peer, self.client_name or "unnamed client",
-                     ", by peer uid" if by_uid else "")
+            log.info("%s: authenticated (%s, by %s)", self.peer, self.client_name or "unnamed client", how)
             self.reply(rid, self.daemon.hello_result())
             return True
         if not valid:
