@@ -23,6 +23,7 @@ from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
 from groove.models.gguf_file import check_gguf
 from groove.models.lean_model import EmbdBatch, TokenRows, discard, lean_parts
+from groove.models.threads import decode_threads, physical_cores
 
 # A decode of more tokens than this leaves a fresh context behind (see
 # LlamaEmbedder._fresh_context): queries stay below it, passages go above.
@@ -33,35 +34,6 @@ FAMILY_PREFIXES: dict[str, tuple[str, str]] = {
     "e5": ("query: ", "passage: "),
     "generic": ("", ""),
 }
-
-
-def physical_cores() -> int:
-    """Physical cores usable by this process; llama.cpp gains nothing from SMT siblings."""
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        allowed = list(range(os.cpu_count() or 1))
-    cores: set[tuple[str, str]] = set()
-    for cpu in allowed:
-        topo = Path(f"/sys/devices/system/cpu/cpu{cpu}/topology")
-        try:
-            cores.add(((topo / "physical_package_id").read_text().strip(), (topo / "core_id").read_text().strip()))
-        except OSError:
-            cores = set()
-            break
-    if cores:
-        return len(cores)
-    if sys.platform == "darwin":
-        try:
-            import subprocess
-
-            out = subprocess.run(["sysctl", "-n", "hw.perflevel0.physicalcpu"], capture_output=True, text=True,
-                                 timeout=2)
-            if out.returncode == 0 and out.stdout.strip().isdigit():
-                return int(out.stdout.strip())
-        except (OSError, subprocess.SubprocessError):
-            pass
-    return max(1, len(allowed))
 
 
 _sha_cache: dict[tuple[str, int, int], str] = {}
@@ -346,6 +318,7 @@ class LlamaEmbedder:
         if not self._lean:
             self._llm, self.max_tokens = open_llama_within_training_context(self.model_path, ctx, **opts)
         self.n_threads = n_threads or physical_cores()
+        self._threads_now = self.n_threads  # what the context was opened with
         self.dim = int(self._llm.n_embd())
         if self._lean:
             self._embd_batch = EmbdBatch(self.max_tokens, self.dim)
@@ -392,8 +365,17 @@ class LlamaEmbedder:
 
     # -- embedding ------------------------------------------------------------------
 
+    def _use_threads(self, n_tokens: int) -> None:
+        want = decode_threads(n_tokens, self.n_threads)
+        if want != self._threads_now:
+            import llama_cpp
+
+            llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, want, want)
+            self._threads_now = want
+
     def _run(self, seqs: list[list[int]]) -> np.ndarray:
         llm = self._llm
+        self._use_threads(max(len(s) for s in seqs))
         out = np.empty((len(seqs), self.dim), dtype=np.float32)
         if self._lean:  # no vocabulary-sized output buffer to manage
             for i, seq in enumerate(seqs):
@@ -426,6 +408,7 @@ class LlamaEmbedder:
         llm = self._llm
         old = llm._ctx
         llm._ctx = _internals.LlamaContext(model=llm._model, params=llm.context_params, verbose=False)
+        self._threads_now = self.n_threads
         old.close()
 
     @contextlib.contextmanager

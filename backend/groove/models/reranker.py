@@ -17,7 +17,8 @@ from pathlib import Path
 
 from groove.models import ModelError
 from groove.models.e5_convert import normalize_text
-from groove.models.llama_embedder import decode_pooled, open_llama_within_training_context, physical_cores
+from groove.models.llama_embedder import decode_pooled, open_llama_within_training_context
+from groove.models.threads import physical_cores
 
 RANK_POOLING = 4  # LLAMA_POOLING_TYPE_RANK
 
