@@ -13,26 +13,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import median  # noqa: E402
-from scale import QUERIES  # noqa: E402
+from scale import QUERIES, p50_ms  # noqa: E402
 
 WORDS = ("when two devices change a note at the same time the synchronisation service may leave a second "
          "copy named conflicted copy and groove indexes it like any other note until you delete it").split()
-
-
-def p50_ms(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return median(times) * 1000
 
 
 def main() -> None:
