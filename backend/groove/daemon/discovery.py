@@ -137,7 +137,7 @@ def connect_info(vault: Path, *, with_token: bool = True) -> dict[str, Any]:
     vault = check_vault(vault)
     st = running_state(vault)
     running = bool(st and st.get("address"))
-    token = token_for(vault) if with_token else None
+    token = token_for(vault, st) if with_token else None
     f = files_for(vault)
     return {
         "vault": str(vault),
@@ -150,9 +150,10 @@ def connect_info(vault: Path, *, with_token: bool = True) -> dict[str, Any]:
     }
 
 
-def token_for(vault: Path) -> str | None:
-    """The vault's token, from the store the running daemon reported."""
-    st = read_state(vault)
+def token_for(vault: Path, state: dict[str, Any] | None = None) -> str | None:
+    """The vault's token, from the store the running daemon reported in its
+    state file (``state``, read here when not given)."""
+    st = read_state(vault) if state is None else state
     token, _ = auth.load_token(vault, st.get("token_store") if st else None)
     return token
 
