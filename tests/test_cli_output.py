@@ -70,3 +70,13 @@ def test_printer_joins_parts_and_keeps_their_styles():
     p.colour = True
     p.line(("x", "green"), " y ", Styled().append("z", "dim"))
     assert out.getvalue() == "\x1b[32mx\x1b[0m y \x1b[2mz\x1b[0m\n"
+
+
+def test_a_line_wrapped_inside_japanese_text_joins_without_a_space():
+    from groove.cli.search import snippet
+
+    content = "スマホとパソコンで同じノートを使いたい\nときは、同期します。\n\nNext line\nin English 同期\n  です"
+    want = "スマホとパソコンで同じノートを使いたいときは、同期します。 Next line in English 同期です"
+    assert snippet(content, []).plain == want
+    # a space that is not a line break stays a space, even between kana
+    assert snippet("ノート を使う", []).plain == "ノート を使う"

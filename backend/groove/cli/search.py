@@ -136,10 +136,19 @@ def _utf8_offsets(text: str) -> list[int]:
     return out
 
 
+def _unspaced(ch: str) -> bool:
+    """A character of the scripts written without spaces between words: kana,
+    kanji/hanzi, CJK punctuation and full-width forms (not Hangul)."""
+    o = ord(ch)
+    return (0x3000 <= o <= 0x30FF or 0x3400 <= o <= 0x4DBF or 0x4E00 <= o <= 0x9FFF or 0xF900 <= o <= 0xFAFF
+            or 0xFF00 <= o <= 0xFFEF or o >= 0x20000)
+
+
 def snippet(content: str, spans: list, width: int = 240) -> Styled:
     """One line of at most ``width`` characters around the first span, the
     spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
-    (newlines included) collapse to one space."""
+    (newlines included) collapse to one space, and a line break between two
+    Japanese or Chinese characters to nothing."""
     offs = _utf8_offsets(content)
     # byte offsets -> character indices (spans always fall on character boundaries)
     char_spans = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in spans]
@@ -157,6 +166,13 @@ def snippet(content: str, spans: list, width: int = 240) -> Styled:
         if ch.isspace():
             if last_space or shown == 0:
                 i += 1
+                continue
+            end = i
+            while end < len(content) and content[end].isspace():
+                end += 1
+            if "\n" in content[i:end] and end < len(content) and _unspaced(content[i - 1]) \
+                    and _unspaced(content[end]):
+                i = end  # a line wrapped inside Japanese or Chinese text: no word gap there
                 continue
             ch, last_space = " ", True
         else:
