@@ -12,6 +12,16 @@ import type { SearchHit } from "./protocol";
 const HEADING_LINE = /^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)/;
 const BLANK_RUNS = /(?:\r?\n[ \t]*){2,}/g;
 const HEADING_MARKER = /(^|\n)[ \t]*#{1,6}[ \t]+/g;
+// Scripts written without spaces between words: kana, kanji/hanzi, CJK
+// punctuation, full-width forms (not Hangul). A line wrapped between two of
+// them is no word gap, so it joins without a space.
+const UNSPACED = "\\u3000-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff00-\\uffef";
+const WRAP_IN_CJK = new RegExp(`(?<=[${UNSPACED}])[ \\t]*\\r?\\n\\s*(?=[${UNSPACED}])`, "g");
+
+/** Whitespace runs as one space; a line break inside Japanese or Chinese text as nothing. */
+export function collapseWhitespace(text: string): string {
+  return text.replace(WRAP_IN_CJK, "").replace(/\s+/g, " ");
+}
 
 /**
  * Display-only clean-up of a snippet: chunk text starts with its Markdown
@@ -64,7 +74,7 @@ export function snippetLine(hit: SearchHit, context = 60, withContext = false): 
   const highlights: SnippetHighlight[] = [];
   for (const seg of shown) {
     // Collapse whitespace per segment; a space never doubles across a boundary.
-    let t = seg.text.replace(/\s+/g, " ");
+    let t = collapseWhitespace(seg.text);
     if (text.endsWith(" ") && t.startsWith(" ")) t = t.slice(1);
     if (!text && !seg.highlighted) t = t.replace(/^ /, "");
     if (seg.highlighted && seg.span !== undefined && t) highlights.push({ start: text.length, end: text.length + t.length, span: seg.span });

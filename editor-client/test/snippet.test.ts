@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { snippetLine, spanContextLine, tidySegments } from "../src/snippet";
+import { collapseWhitespace, snippetLine, spanContextLine, tidySegments } from "../src/snippet";
 import type { SearchHit } from "../src/protocol";
 
 const enc = new TextEncoder();
@@ -25,6 +25,14 @@ describe("snippetLine", () => {
       ["競合ファイル", 0],
       ["競合を", 2],
     ]);
+  });
+
+  it("joins a line wrapped inside Japanese text without a space; other breaks become one space", () => {
+    expect(collapseWhitespace("同じノートを使いたい\nときは、同期します。\n\nNext line\nin English 同期\r\n  です"))
+      .toBe("同じノートを使いたいときは、同期します。 Next line in English 同期です");
+    expect(collapseWhitespace("ノート を使う")).toBe("ノート を使う");
+    const h = hit("スマホとパソコンで同じノートを使いたい\nときは、同期サービスを使います。", ["同期"]);
+    expect(snippetLine(h, 60).text).toBe("スマホとパソコンで同じノートを使いたいときは、同期サービスを使います。");
   });
 
   it("elides long stretches but never cuts a highlight", () => {
