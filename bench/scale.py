@@ -9,13 +9,13 @@ the full-text leg sees real vocabulary, parsed and chunked by groove itself;
 At each size it times, on the same queries:
 
 - stage 1 (every leg, RRF, the candidate load) with the query vector given,
-  the legs' work in sequence ("R seq"), against the p50 query embedding of
-  the default model;
+  the legs' work in sequence ("R seq");
 - stage 1 as a search runs it: the query embedded on the pipeline's worker
-  while the lexical leg runs (ADR 0081), minus the p50 query embedding
-  measured alongside ("R"): what stage 1 adds to a search's latency beyond
-  the embedding. On 2 cores the lexical leg competes with llama.cpp's own
-  threads, so the overlap hides only part of it;
+  while the lexical leg runs (ADR 0081), minus the embedding ("R"): what
+  stage 1 adds to a search's latency beyond the embedding;
+
+  both against the p50 query embedding of the default model, measured
+  alongside (interleaved per query, so load drift hits all alike);
 - the vector KNN alone, three ways: sqlite-vec's own scan, groove's path
   (the in-memory copy above ``vectors.MIN_ROWS``, ADR 0121), and numpy brute
   force (``X @ q`` + argpartition), the floor.
@@ -112,7 +112,6 @@ def main() -> None:
 
     emb = load_embedder(None)
     qvecs = {q: emb.embed_query(q) for q in QUERIES}
-    t_embed = median([p50_ms(lambda q=q: emb.embed_query(q), a.repeat) for q in QUERIES])
 
     tmp = Path(tempfile.mkdtemp(prefix="groove-scale-"))
     idx = Index(tmp / "index.sqlite")
@@ -121,7 +120,7 @@ def main() -> None:
     cfg = SearchConfig()
     sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
     have = 0
-    print(f"query embedding p50 {t_embed:.1f} ms (default model); {len(pool)} sentences for the text")
+    print(f"default model, {emb.n_threads} threads; {len(pool)} sentences for the text")
     print(f"{'chunks':>8} {'stage 1':>9} {'R seq':>6} {'+ embed':>9} {'embed':>7} {'R':>6} | "
           f"{'KNN sqlite-vec':>14} {'groove':>8} {'numpy':>8} {'groove/numpy':>12}")
     for size in sizes:
@@ -131,15 +130,17 @@ def main() -> None:
         X = np.stack([np.frombuffer(e, dtype=np.float32) for (e,) in idx.conn.execute(
             "SELECT embedding FROM vec_chunks")])
 
-        def stage1(q: str) -> None:
+        def compiled(q: str):
             r = resolve_params(SearchParams(query=q), cfg)
-            parsed = parse_query(r.query, short_cjk=r.short_cjk)
+            return r, parse_query(r.query, short_cjk=r.short_cjk)
+
+        def stage1(q: str) -> None:
+            r, parsed = compiled(q)
             hybrid_candidates(idx, parsed, qvecs[q], r, build_restriction(idx, r))
 
         def stage1_embedding(q: str) -> None:
             # As run_search does it: the embedding on a worker, the lexical leg here.
-            r = resolve_params(SearchParams(query=q), cfg)
-            parsed = parse_query(r.query, short_cjk=r.short_cjk)
+            r, parsed = compiled(q)
             qvec = _embed_pool().submit(emb.embed_query, parsed.embed_text)
             hybrid_candidates(idx, parsed, qvec, r, build_restriction(idx, r))
 
@@ -153,22 +154,21 @@ def main() -> None:
 
         for q in QUERIES:  # warm: the in-memory copy loads on first use
             stage1(q)
-        s1 = median([p50_ms(lambda q=q: stage1(q), a.repeat) for q in QUERIES])
-        # Interleaved per query, so load drift hits both alike.
-        with_e, alone = [], []
+        seq, with_e, alone = [], [], []
         for q in QUERIES:
+            seq.append(p50_ms(lambda q=q: stage1(q), a.repeat))
             with_e.append(p50_ms(lambda q=q: stage1_embedding(q), a.repeat))
             alone.append(p50_ms(lambda q=q: emb.embed_query(q), a.repeat))
-        se, te = median(with_e), median(alone)
-        r_all = max(0.0, se - te) / te
+        s1, se, te = median(seq), median(with_e), median(alone)
+        r_seq, r_all = s1 / te, max(0.0, se - te) / te
         sv = median([p50_ms(lambda q=q: raw_vec(q), a.repeat) for q in QUERIES])
         gv = median([p50_ms(lambda q=q: _nearest(idx, "vec_chunks", _blob(qvecs[q]), 200, None), a.repeat)
                      for q in QUERIES])
         nb = median([p50_ms(lambda q=q: brute(q), a.repeat) for q in QUERIES])
-        print(f"{have:>8} {s1:7.1f}ms {s1 / t_embed:6.2f} {se:7.1f}ms {te:5.1f}ms {r_all:6.2f} | "
+        print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_all:6.2f} | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "
-          f"R seq {s1 / t_embed:.2f} x the query embedding")
+          f"R seq {r_seq:.2f} x the query embedding")
     print(f"stage-1 beyond the embedding at {have} chunks: {r_all:.2f} x the query embedding")
 
 
