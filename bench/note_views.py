@@ -1,5 +1,5 @@
 """The note leg alone: how well each way of embedding a note's summary ranks
-the answer notes (ADR 0077).
+the answer notes (ADR 0077, ADR 0128).
 
     python bench/note_views.py [GOLDEN ...]
 
@@ -37,10 +37,10 @@ def views(emb, notes) -> dict[str, np.ndarray]:
     p = emb.embed_passages(summ)
     q = emb.embed_queries(summ)
     return {
-        "passage": p,
+        "passage (shipped)": store.note_vectors(emb, summ),
         "query": q,
         "folder+passage": emb.embed_passages(folder),
-        "mean (shipped)": store.note_vectors(emb, summ),
+        "mean (ADR 0077)": _unit(p + q),
         "unnormalised sum": p + q,
     }
 

@@ -252,7 +252,7 @@ def _note_vectors(rt) -> dict[str, np.ndarray]:
     return {p: np.frombuffer(b, dtype=np.float32) for p, b in rows}
 
 
-def test_a_note_vector_is_the_mean_of_its_summary_as_passage_and_as_query(vault, tiny_model_path, tmp_path):
+def test_a_note_vector_is_its_summary_embedded_as_a_passage(vault, tiny_model_path, tmp_path):
     emb = _two_view_embedder(tiny_model_path)
     rt = make_runtime(vault, emb, tmp_path)
     service.reindex(rt)
@@ -261,26 +261,29 @@ def test_a_note_vector_is_the_mean_of_its_summary_as_passage_and_as_query(vault,
     text = note_text(note)
     p, q = emb.embed_passages([text])[0], emb.embed_queries([text])[0]
     assert not np.allclose(p, q, atol=1e-3)  # the views really differ
-    want = (p + q) / np.linalg.norm(p + q)
-    np.testing.assert_allclose(_note_vectors(rt)["b.md"], want, atol=1e-5)
+    np.testing.assert_allclose(_note_vectors(rt)["b.md"], p, atol=1e-6)  # one view, not their mean (ADR 0128)
 
 
-def test_a_recipe_2_index_gets_new_note_vectors_without_reembedding_chunks(vault, tiny_model_path, tmp_path):
+@pytest.mark.parametrize("recipe,view", [(2, "query"), (3, "mean")])
+def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembedding_chunks(
+        vault, tiny_model_path, tmp_path, recipe, view):
     emb = _two_view_embedder(tiny_model_path)
     rt = make_runtime(vault, emb, tmp_path)
     service.reindex(rt)
     shipped = _note_vectors(rt)
     chunks_before = list(rt.index.conn.execute("SELECT rowid, embedding FROM vec_chunks ORDER BY rowid"))
-    # Make it an index of the previous recipe: passage-only note vectors.
+    # Make it an index of an earlier recipe: stale note vectors, older recipe number.
     info = rt.index.embedder_info()
-    rt.index.set_meta("embedder", json.dumps({**info, "recipe": 2}))
+    rt.index.set_meta("embedder", json.dumps({**info, "recipe": recipe}))
     with rt.index.atomic() as c:
         for doc_id, path in list(c.execute("SELECT id, path FROM documents")):
             note = parse_note(path, (vault / path).read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
                               count_tokens=emb.count_tokens)
+            q = emb.embed_queries([note_text(note)])[0]
+            stale = q if view == "query" else (q + shipped[path]) / np.linalg.norm(q + shipped[path])
             c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
             c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
-                      (doc_id, emb.embed_passages([note_text(note)])[0].tobytes()))
+                      (doc_id, np.asarray(stale, dtype=np.float32).tobytes()))
     assert not np.allclose(_note_vectors(rt)["a.md"], shipped["a.md"], atol=1e-4)
 
     s = service.reindex(rt)  # no --rebuild needed

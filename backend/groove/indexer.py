@@ -112,15 +112,16 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
 
 def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
                          emit: Progress | None = None) -> int:
-    """Recipe 2 -> 3 changed only how note vectors are made (ADR-0077): re-make
-    those from the notes on disk instead of asking for a full --rebuild.
+    """Recipes 2 and 3 differ from this one only in how note vectors are made
+    (ADR-0077, ADR-0128): re-make those from the notes on disk instead of
+    asking for a full --rebuild.
 
     Returns the number of notes upgraded. Idempotent: the recipe is raised
     only after every note is done, so a killed upgrade starts over. A note
     that cannot be read keeps its old vector until the main pass re-indexes
     or deletes it."""
     info = idx.embedder_info()
-    if (info is None or int(info.get("recipe", 1)) != 2 or store.EMBED_RECIPE != 3
+    if (info is None or int(info.get("recipe", 1)) not in store.NOTE_VECTOR_ONLY_RECIPES
             or info.get("model_id") != embedder.model_id or int(info.get("dim", -1)) != embedder.dim
             or idx.get_meta("chunk_tokens") != str(cfg.chunk_tokens) or not idx.has_vec_table()):
         return 0  # nothing to upgrade, or a mismatch prepare_embedder reports

@@ -72,7 +72,11 @@ def fts_context(note: ParsedNote, context: str) -> str:
 # another recipe is refused with a --rebuild hint (index/db.py).
 # 2: adds the note-summary vectors (vec_notes, ADR-0076)
 # 3: a note vector is the mean of its summary's passage and query views (ADR-0077)
-EMBED_RECIPE = 3
+# 4: a note vector is its summary's passage view alone again (ADR-0128)
+EMBED_RECIPE = 4
+# Recipes whose chunk vectors are this recipe's: only the note vectors differ,
+# so such an index is upgraded in place (indexer.upgrade_note_vectors).
+NOTE_VECTOR_ONLY_RECIPES = frozenset({2, 3})
 
 
 def embed_text(context: str, content: str) -> str:
@@ -92,20 +96,13 @@ def note_text(note: ParsedNote) -> str:
 
 
 def note_vectors(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """The note leg's vectors for note summaries (``note_text``): the
-    normalised mean of each summary embedded as a passage and as a query.
+    """The note leg's vectors for note summaries (``note_text``): each
+    summary embedded as a passage.
 
-    A summary (title, aliases, headings, opening) is short and topical like a
-    query, so e5's query view places it nearer to questions about it, while
-    the passage view keeps what the opening says. Their mean ranked answer
-    notes better than the passage view alone on four of six golden sets, and
-    the fused ranking gained for English on all three (ADR-0077). A model
-    without distinct prefixes has one view, embedded once."""
-    p = embedder.embed_passages(texts)
-    if not len(texts) or getattr(embedder, "query_prefix", "") == getattr(embedder, "passage_prefix", ""):
-        return p
-    m = p + embedder.embed_queries(texts)
-    return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
+    The mean of the passage and query views (ADR-0077) embedded every summary
+    twice, 16 % of all indexing, and the shipped pipeline measured no better
+    for it on the four golden sets (ADR-0128)."""
+    return embedder.embed_passages(texts)
 
 
 def _delete_doc_rows(c, doc_id: int) -> None:
