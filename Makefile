@@ -5,7 +5,7 @@ PIP    := $(VENV)/bin/pip
 GROOVE := $(VENV)/bin/groove
 SAMPLE := backend/groove/sample_vault
 
-.PHONY: demo test test-python test-node install install-dev node-install obsidian-install obsidian-release vsix wheel dist bench clean
+.PHONY: demo test test-python test-node install install-dev node-install obsidian-install obsidian-release vsix wheel dist bench probe-vectors clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -78,6 +78,13 @@ dist: wheel obsidian-release vsix
 bench: install-dev
 	$(PY) bench/index_throughput.py
 	$(PY) bench/query_latency.py
+
+# The default model's calibration probes, shipped so a first index need not
+# embed them (index/calibration.py); remake after changing the model or probes.
+probe-vectors: install
+	$(PY) -c "from groove.index.calibration import write_probe_vectors as w; \
+	from groove.models.registry import load_embedder; from groove.models.llama_embedder import file_sha256; \
+	e = load_embedder(None); w(e, file_sha256(e.model_path))"
 
 clean:
 	rm -rf $(VENV) node_modules test-artifacts dist

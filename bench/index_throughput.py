@@ -1,13 +1,14 @@
 """Indexing throughput vs raw llama.cpp embedding of the same chunk texts.
 
-    python bench/index_throughput.py [--notes 60] [--vault PATH]
+    python bench/index_throughput.py [--notes 60] [--vault PATH] [--repeat 2] [--note-views]
 
 Prints chunks/s of `groove index` (scan + parse + embed + SQLite), chunks/s
 of embedding the very same texts with the embedder alone, their ratio (goal
 >= 0.9: parsing and SQLite should be noise next to the model), and the peak
-RSS of the process. Then indexes the same notes again with the two-view
-note vectors of ADR 0077 (recipe 3, replaced by ADR 0128) and prints the
-shipped/two-view indexing-time ratio, each side timed twice, alternating.
+RSS of the process. Indexing and raw embedding alternate for ``--repeat``
+rounds and the best of each counts. ``--note-views`` also indexes the same
+notes with the two-view note vectors of ADR 0077 (recipe 3, replaced by ADR
+0128) and prints the shipped/two-view indexing-time ratio.
 """
 
 from __future__ import annotations
@@ -28,49 +29,60 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--vault", type=Path, default=EVAL / "vault-en")
     ap.add_argument("--notes", type=int, default=60, help="first N notes (0 = all)")
+    ap.add_argument("--repeat", type=int, default=2, help="rounds of (index, raw); the best of each counts")
+    ap.add_argument("--note-views", action="store_true", help="also time the two-view note vectors (ADR 0128)")
     a = ap.parse_args()
     from groove import service
-    from groove.index.store import embed_text
+    from groove.index.calibration import PROBES, shipped_probe_vectors
+    from groove.index.store import embed_text, note_text, note_vectors
+    from groove.models.llama_embedder import file_sha256
     from groove.runtime import open_runtime
+    from groove.vault.markdown import parse_note
 
+    t_index, t_raw = [], []
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("GROOVE_HOME", tmp)
         vault = vault_subset(a.vault, Path(tmp) / "vault", a.notes or None)
         emb = default_embedder()
-        rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
-        rt._embedder = emb
-        t0 = time.perf_counter()
-        s = service.reindex(rt)
-        t_index = time.perf_counter() - t0
-        rows = rt.index.conn.execute("SELECT context, content FROM chunks")
-        texts = [embed_text(ctx, content) for ctx, content in rows]
-        t0 = time.perf_counter()
-        for i in range(0, len(texts), 32):
-            emb.embed_passages(texts[i:i + 32])
-        t_raw = time.perf_counter() - t0
+        # Rounds alternate indexing and raw embedding, so drift on a shared
+        # machine hits both alike.
+        for rep in range(a.repeat):
+            rt = open_runtime(vault, index_path=Path(tmp) / f"index{rep}.sqlite")
+            rt._embedder = emb
+            t0 = time.perf_counter()
+            s = service.reindex(rt)
+            t_index.append(time.perf_counter() - t0)
+            texts = [embed_text(ctx, content) for ctx, content in rt.index.conn.execute(
+                "SELECT context, content FROM chunks")]
+            rt.close()
+            t0 = time.perf_counter()
+            for i in range(0, len(texts), 32):
+                emb.embed_passages(texts[i:i + 32])
+            t_raw.append(time.perf_counter() - t0)
         # Everything else the indexer embeds: each note's summary (ADR 0076,
-        # ADR 0128) and the 96 calibration probes (ADR 0103).
-        from groove.index.calibration import PROBES
-        from groove.index.store import note_text, note_vectors
-        from groove.vault.markdown import parse_note
-
+        # ADR 0128), and the 96 calibration probes unless they ship for this
+        # model (ADR 0103, index/calibration.py).
         notes = [parse_note(p, (vault / p).read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
                             count_tokens=emb.count_tokens) for p in s.indexed]
+        probes_ship = shipped_probe_vectors(file_sha256(emb.model_path)) is not None
         t0 = time.perf_counter()
         note_vectors(emb, [note_text(n) for n in notes if n.chunks])
-        emb.embed_queries(list(PROBES))
+        if not probes_ship:
+            emb.embed_queries(list(PROBES))
         t_rest = time.perf_counter() - t0
-    n = s.chunks_embedded
+    n, ti, tr = s.chunks_embedded, min(t_index), min(t_raw)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"notes {len(s.indexed)}, chunks {n}")
-    print(f"groove index : {n / t_index:7.2f} chunks/s ({t_index:.1f} s)")
-    print(f"raw embedding: {n / t_raw:7.2f} chunks/s ({t_raw:.1f} s)")
-    print(f"ratio index/raw throughput: {t_raw / t_index:.3f}  (goal >= 0.9)")
-    print(f"+ note summaries and calibration probes: {t_rest:.1f} s; "
-          f"ratio against all the embedding the indexer does: {(t_raw + t_rest) / t_index:.3f}")
+    print(f"notes {len(s.indexed)}, chunks {n}; best of {a.repeat} rounds, each indexing then raw")
+    print(f"groove index : {n / ti:7.2f} chunks/s ({ti:.1f} s; rounds {', '.join(f'{t:.1f}' for t in t_index)})")
+    print(f"raw embedding: {n / tr:7.2f} chunks/s ({tr:.1f} s; rounds {', '.join(f'{t:.1f}' for t in t_raw)})")
+    print(f"ratio index/raw throughput: {tr / ti:.3f}  (goal >= 0.9)")
+    print(f"+ note summaries{'' if probes_ship else ' and calibration probes'}: {t_rest:.1f} s "
+          f"(probes {'shipped' if probes_ship else 'embedded'}); "
+          f"ratio against all the embedding the indexer does: {(tr + t_rest) / ti:.3f}")
     print(f"peak RSS while indexing: {rss:.0f} MB")
-    print(f"note vectors, passage view (shipped) vs two views (ADR 0077): indexing time ratio "
-          f"{_note_view_cost(a):.3f}")
+    if a.note_views:
+        print(f"note vectors, passage view (shipped) vs two views (ADR 0077): indexing time ratio "
+              f"{_note_view_cost(a):.3f}")
 
 
 def _note_view_cost(a) -> float:

@@ -112,3 +112,42 @@ def test_a_failed_calibration_does_not_fail_the_index_run_and_is_reported(rt):
     summary = reindex(rt)
     assert summary.indexed and calibration.load(rt.index) is None
     assert any("confidence calibration failed (out of memory)" in w for _, w in summary.warnings)
+
+
+class _NoEmbedding:
+    """An embedder stand-in that fails if the probes are embedded."""
+
+    def embed_queries(self, texts):
+        raise AssertionError("the probes were embedded although shipped vectors match")
+
+
+def test_shipped_probe_vectors_stand_in_for_embedding_only_for_their_own_model_file(rt, tmp_path, monkeypatch):
+    reindex(rt)
+    embedded = calibration.load(rt.index)
+    sha = rt.index.embedder_info()["file_hash"]
+    path = tmp_path / "probe_vectors.npz"
+    calibration.write_probe_vectors(rt.embedder, sha, path)
+    monkeypatch.setattr(calibration, "SHIPPED_PROBE_VECTORS", path)
+
+    shipped = calibration.calibrate(rt.index, _NoEmbedding())  # same model file: nothing embedded
+    assert (shipped.median, shipped.scale) == (embedded.median, embedded.scale)
+
+    # Another model file (or other probes) never reads them.
+    assert calibration.shipped_probe_vectors("0" * 64, path) is None
+    monkeypatch.setattr(calibration, "PROBES_SHA", "another-probe-list")
+    assert calibration.shipped_probe_vectors(sha, path) is None
+    assert calibration.calibrate(rt.index, rt.embedder).median == embedded.median
+    # A missing or damaged file is the same as none.
+    path.write_bytes(b"not an npz")
+    assert calibration.shipped_probe_vectors(sha, path) is None
+    assert calibration.shipped_probe_vectors(sha, tmp_path / "missing.npz") is None
+
+
+@pytest.mark.needs_default_model
+def test_the_shipped_probe_vectors_are_the_default_models_own(default_embedder):
+    from groove.models.llama_embedder import file_sha256
+
+    shipped = calibration.shipped_probe_vectors(file_sha256(default_embedder.model_path))
+    assert shipped is not None, "stale probe_vectors.npz: run `make probe-vectors`"
+    fresh = default_embedder.embed_queries(list(calibration.PROBES))
+    assert np.abs(shipped - fresh).max() < 1e-4

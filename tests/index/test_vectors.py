@@ -95,6 +95,20 @@ def test_a_small_table_is_left_to_sqlite_vec(indexed, monkeypatch):
     assert fresh.nearest(rt.index.conn, "vec_chunks", _blob(emb, "coffee"), 5, None) is None
 
 
+def test_the_note_table_is_copied_when_the_vault_has_enough_chunks_not_notes(indexed, monkeypatch):
+    rt, _, emb = indexed
+    idx = rt.index
+    chunks = idx.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    notes = idx.conn.execute("SELECT count(*) FROM vec_notes").fetchone()[0]
+    assert notes < chunks
+    blob = _blob(emb, "coffee")
+    monkeypatch.setattr(vectors, "MIN_ROWS", chunks)  # a big vault, with far fewer notes than that
+    got = vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None)
+    assert got is not None and got == _sqlite_vec(idx, "vec_notes", blob, 3)
+    monkeypatch.setattr(vectors, "MIN_ROWS", chunks + 1)
+    assert vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None) is None
+
+
 def test_a_write_by_this_connection_or_another_drops_the_copy(indexed):
     rt, vault, emb = indexed
     idx = rt.index

@@ -52,7 +52,7 @@ def dist_files(tmp_path_factory) -> tuple[Path, Path]:
     return sdist, wheel
 
 
-def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_and_the_license(dist_files):
+def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_the_probe_vectors_and_the_license(dist_files):
     sdist, wheel = dist_files
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
@@ -61,6 +61,7 @@ def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_and_the_licen
     samples = {n for n in names if n.startswith("groove/sample_vault/") and n.endswith(".md")}
     assert len(samples) == 12 and "groove/sample_vault/ja/はじめに.md" in samples
     assert "groove/schemas/protocol.json" in names
+    assert "groove/index/probe_vectors.npz" in names  # a first index need not embed the probes
     assert f"groove_search-{__version__}.dist-info/licenses/LICENSE" in names
     assert "Name: groove-search" in meta
     requires = [line for line in meta.splitlines() if line.startswith("Requires-Dist:")]
@@ -72,6 +73,7 @@ def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_and_the_licen
         snames = set(tf.getnames())
     base = f"groove_search-{__version__}"
     assert f"{base}/LICENSE" in snames and f"{base}/backend/groove/schemas/protocol.json" in snames
+    assert f"{base}/backend/groove/index/probe_vectors.npz" in snames
     assert {f"{base}/backend/{n}" for n in samples} <= snames
 
 

@@ -15,8 +15,10 @@ The median and MAD are robust on purpose: when a vault *is* about one of the
 probes' topics (a gardening vault and the aphid probe), that probe lands in
 the upper tail and moves neither.
 
-Cost: one batch of probe embeddings (1.6 s for 96 probes with the default
-model on 2 busy cores) and one nearest-chunk lookup per probe. Redone when
+Cost: one batch of probe embeddings (1.2 s for 96 probes with the default
+model on 2 cores) and one nearest-chunk lookup per probe. For the default
+model the probe vectors ship with groove (``probe_vectors.npz``), so a
+first index does not pay for them. Redone when
 the model, the passage recipe or the chunk budget changed, or when the
 number of chunks moved by more than ``RECALIBRATE_SHARE`` since the last
 calibration; otherwise an incremental reindex keeps it.
@@ -28,6 +30,7 @@ import hashlib
 import json
 import time
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -151,13 +154,48 @@ def best_cosines(idx: Index, vectors: np.ndarray) -> np.ndarray:
     return np.asarray(out, dtype=np.float64)
 
 
+# The probes embedded by the default model, shipped with groove: embedding
+# them was 1.2 s of every first index, 2 % of indexing 60 notes and more of
+# a small vault. Used only for the very model file they were made with
+# (its sha256, as the index records it) and these probes; anything else
+# embeds them. Remade by `make probe-vectors`.
+SHIPPED_PROBE_VECTORS = Path(__file__).with_name("probe_vectors.npz")
+
+
+def shipped_probe_vectors(model_sha256: str | None, path: Path | None = None) -> np.ndarray | None:
+    """The shipped probe vectors when they were made by this model file, else None."""
+    if not model_sha256:
+        return None
+    try:
+        with np.load(path or SHIPPED_PROBE_VECTORS, allow_pickle=False) as z:
+            if str(z["model_sha256"]) != model_sha256 or str(z["probes_sha"]) != PROBES_SHA:
+                return None
+            vectors = np.asarray(z["vectors"], dtype=np.float32)
+    except (OSError, KeyError, ValueError):
+        return None
+    return vectors if vectors.ndim == 2 and len(vectors) == len(PROBES) else None
+
+
+def write_probe_vectors(embedder: Embedder, model_sha256: str, path: Path = SHIPPED_PROBE_VECTORS) -> None:
+    """Embed the probes with ``embedder`` and store them for ``shipped_probe_vectors``."""
+    vectors = np.asarray(embedder.embed_queries(list(PROBES)), dtype=np.float32)
+    with open(path, "wb") as f:
+        np.savez(f, model_sha256=np.str_(model_sha256), probes_sha=np.str_(PROBES_SHA), vectors=vectors)
+
+
+def probe_vectors(idx: Index, embedder: Embedder) -> np.ndarray:
+    """The probes as query vectors of the index's model."""
+    shipped = shipped_probe_vectors((idx.embedder_info() or {}).get("file_hash"))
+    return shipped if shipped is not None else embedder.embed_queries(list(PROBES))
+
+
 def calibrate(idx: Index, embedder: Embedder) -> Calibration | None:
     """Measure and store the calibration; None for an index without chunks."""
     chunks = idx.counts()[1]
     if chunks == 0 or not idx.has_vec_table():
         return None
     t0 = time.perf_counter()
-    best = best_cosines(idx, embedder.embed_queries(list(PROBES)))
+    best = best_cosines(idx, probe_vectors(idx, embedder))
     med = float(np.median(best))
     scale = max(1.4826 * float(np.median(np.abs(best - med))), MIN_SCALE)
     model_id, recipe, chunk_tokens = _fingerprint(idx)
