@@ -20,7 +20,7 @@ import math
 
 import apsw
 
-from groove.index import shortcjk
+from groove.index import bm25_topk, shortcjk
 from groove.query import ParsedQuery, fts_phrase, or_expr
 
 log = logging.getLogger(__name__)
@@ -149,12 +149,16 @@ def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
 
 def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                  limit: int, restrict_sql: str | None, restrict_params: tuple,
-                 prune: bool, memo: dict[str, int] | None) -> list[tuple[int, float]]:
+                 prune: bool, memo: dict[str, int] | None,
+                 counts: dict[str, int] | None) -> list[tuple[int, float]]:
     assert parsed.match_expr is not None
     kept = ranked_phrases(conn, parsed.positives, memo) if prune else parsed.positives
     expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
-    rows = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
-    out = [(int(rid), -float(r)) for rid, r in rows]
+    out = bm25_topk.ranked_top(conn, FTS_TABLE, kept, parsed.negatives, weights, limit, restrict_sql,
+                               restrict_params, lambda p: counted_df(conn, p, counts)) if prune else None
+    if out is None:
+        rows = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
+        out = [(int(rid), -float(r)) for rid, r in rows]
     if expr != parsed.match_expr and len(out) < limit:
         # Rows matching only pruned phrases scored ~0 in the full ranking;
         # append them unranked so the match set is the full expression's.
@@ -200,20 +204,24 @@ def append_unseen(lists: list[list[tuple[int, float]]]) -> list[tuple[int, float
 
 def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
-               *, prune: bool = True, memo: dict[str, int] | None = None) -> list[tuple[int, float]]:
+               *, prune: bool = True, memo: dict[str, int] | None = None,
+               counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
     list). Trigram hits come first, then rows only the short-CJK bigram
     search found. ``restrict_sql`` is a subquery of allowed chunk ids
-    (filters apply inside the leg).
+    (filters apply inside the leg). In a big index the ranked match takes
+    the exact top-k path of ``bm25_topk`` when it can prove its answer.
+    ``memo`` and ``counts`` carry trigram bounds and exact phrase counts
+    on to ``query_coverage``.
     """
     if limit <= 0:
         return []
     lists = []
     if parsed.match_expr is not None:
         lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
-                                  restrict_params, prune, memo))
+                                  restrict_params, prune, memo, counts))
     if parsed.short_terms:
         lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
     lists = [lst for lst in lists if lst]
@@ -229,8 +237,17 @@ def phrase_df(conn: apsw.Connection, phrase: str, table: str = FTS_TABLE) -> int
     return conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(phrase),)).fetchone()[0]
 
 
+def counted_df(conn: apsw.Connection, phrase: str, counts: dict[str, int] | None) -> int:
+    """``phrase_df`` of the trigram table, counted once per search with ``counts``."""
+    if counts is None:
+        return phrase_df(conn, phrase)
+    if phrase not in counts:
+        counts[phrase] = phrase_df(conn, phrase)
+    return counts[phrase]
+
+
 def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
-                   memo: dict[str, int] | None = None) -> dict[int, float]:
+                   memo: dict[str, int] | None = None, counts: dict[str, int] | None = None) -> dict[int, float]:
     """The share of the query each row of ``ids`` contains, in [0, 1] (ADR 0079).
 
     A term (positive phrase or short-CJK term) weighs its IDF as bm25 does;
@@ -266,7 +283,7 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
         if t not in df:
             df[t] = phrase_df(conn, t, shortcjk.TABLE)
         elif df[t] <= n / 2:
-            df[t] = phrase_df(conn, t)
+            df[t] = counted_df(conn, t, counts)
     weight = {t: max(math.log((n - df[t] + 0.5) / (df[t] + 0.5)), 1e-6) for t in present}  # FTS5's floor
     total = sum(weight.values())
     return {rid: sum(weight[t] for t in h) / total for rid, h in held.items()}

@@ -227,13 +227,15 @@ def _full_text(
     weak evidence. No scale (None) when coverage is off or the leg runs alone."""
     if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
         return [], None
-    trigram_df: dict[str, int] = {}  # looked up once for the leg's pruning and the coverage
+    # Looked up once for the leg (pruning, exact top-k) and the coverage.
+    trigram_df: dict[str, int] = {}
+    counts: dict[str, int] = {}
     hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates + len(excluded), restriction.sql,
-                          memo=trigram_df)
+                          memo=trigram_df, counts=counts)
     ids = [cid for cid, _ in hits if cid not in excluded][: r.candidates]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
-    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df)
+    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts)
 
 
 def _vectors(
