@@ -20,6 +20,13 @@ At each size it times, on the same queries:
   (the in-memory copy above ``vectors.MIN_ROWS``, ADR 0121), and numpy brute
   force (``X @ q`` + argpartition), the floor.
 
+At the largest size it also runs 60 seeded random queries (vault words
+plus one or two very common ones) through the full-text leg's ranked match
+both ways, interleaved: the plain ``ORDER BY bm25`` query, and the exact
+top-k path of ``bm25_topk`` with its fallbacks (ADR 0130), and prints how
+many the path answered, whether every answer was identical, and the time
+ratio.
+
 The last line: ``stage-1 beyond the embedding at N chunks: R x the query
 embedding`` (R as a search runs it; the line before gives R seq).
 """
@@ -87,6 +94,45 @@ def p50_ms(fn, repeat: int) -> float:
         fn()
         times.append(time.perf_counter() - t)
     return median(times) * 1000
+
+
+def topk_vs_plain(idx, n: int = 60) -> None:
+    """The full-text leg's exact top-k path (with its fallbacks) against the plain ranked query."""
+    from groove.index import bm25_topk, fts
+    from groove.query import parse_query
+
+    c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
+    text = " ".join(r[0] for r in c.execute("SELECT content FROM fts_chunks WHERE rowid % 997 = 0"))
+    words = sorted(set(re.findall(r"[A-Za-z\u00c0-\u024f]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{3,}", text)))
+    common = ["the", "and", "for", "with", "note", "notes", "sync", "view", "you", "that", "this", "can"]
+    rng, queries = random.Random(11), []
+    while len(queries) < n:
+        ws = [rng.choice(words) for _ in range(rng.randint(1, 3))] + rng.sample(common, rng.randint(1, 2))
+        rng.shuffle(ws)
+        q = parse_query(" ".join(ws))
+        if len(q.positives) >= 2:
+            queries.append((q, fts.ranked_phrases(c, q.positives, {})))
+    counts = {p: fts.phrase_df(c, p) for _, kept in queries for p in kept}
+
+    def plain(q, kept):
+        expr = q.match_expr if len(kept) == len(q.positives) else fts._ranked_expr(q, kept)
+        return [(int(r), -float(s)) for r, s in c.execute(fts.fts_sql(None), (*w, expr, limit))]
+
+    t_plain = t_path = 0.0
+    answered = same = 0
+    for q, kept in queries:
+        t = time.perf_counter()
+        want = plain(q, kept)
+        t_plain += time.perf_counter() - t
+        t = time.perf_counter()
+        got = bm25_topk.ranked_top(c, "fts_chunks", kept, q.negatives, w, limit, None, (), counts.__getitem__)
+        if got is None:
+            plain(q, kept)
+        t_path += time.perf_counter() - t
+        answered += got is not None
+        same += got == want
+    print(f"full-text ranked match, {n} random queries: exact top-k answered {answered}, identical {same}; "
+          f"with its fallbacks {t_path / t_plain:.2f} x the plain query's time")
 
 
 def main() -> None:
@@ -167,6 +213,7 @@ def main() -> None:
         nb = median([p50_ms(lambda q=q: brute(q), a.repeat) for q in QUERIES])
         print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_all:6.2f} | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
+    topk_vs_plain(idx)
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "
           f"R seq {r_seq:.2f} x the query embedding")
     print(f"stage-1 beyond the embedding at {have} chunks: {r_all:.2f} x the query embedding")
