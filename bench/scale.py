@@ -105,7 +105,7 @@ def topk_vs_plain(idx, n: int = 60) -> None:
     text = " ".join(r[0] for r in c.execute("SELECT content FROM fts_chunks WHERE rowid % 997 = 0"))
     words = sorted(set(re.findall(r"[A-Za-z\u00c0-\u024f]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{3,}", text)))
     common = ["the", "and", "for", "with", "note", "notes", "sync", "view", "you", "that", "this", "can"]
-    rng, queries = random.Random(11), []
+    rng, queries = random.Random(23), []  # seeds 5 and 11 chose MAX_DEPTH and MAX_BOUND_SHARE
     while len(queries) < n:
         ws = [rng.choice(words) for _ in range(rng.randint(1, 3))] + rng.sample(common, rng.randint(1, 2))
         rng.shuffle(ws)

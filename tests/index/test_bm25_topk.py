@@ -63,6 +63,7 @@ QUERIES = ["canvas and the sync", "the graph for note", "Vault with the sync and
 def small_gate(monkeypatch):
     monkeypatch.setattr(bm25_topk, "SKIP_MIN_ROWS", 500)  # the table is far smaller than a big vault
     monkeypatch.setattr(bm25_topk, "BATCH", 8)
+    monkeypatch.setattr(bm25_topk, "MAX_BOUND_SHARE", 10.0)  # try every query: exactness is what is tested
 
 
 @pytest.mark.parametrize("limit", [5, 20])
