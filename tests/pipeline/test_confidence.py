@@ -120,3 +120,22 @@ def test_the_config_knob_loads_and_is_range_checked():
     with pytest.raises(ConfigError, match="low_confidence_threshold"):
         parse_config("[search]\nlow_confidence_threshold = 99\n")
     assert Config().search.low_confidence_threshold == 0.75
+
+
+def test_a_search_looks_each_trigram_up_once_for_the_full_text_leg_and_the_known_word_share(rt):
+    # Each lookup walks the trigram's doclist (~7 ms a search at 100k chunks
+    # when the confidence step repeated the full-text leg's).
+    terms: list[str] = []
+
+    def trace(cursor, sql, bindings):
+        if "groove_fts_vocab WHERE term" in sql:
+            terms.append(bindings[0])
+        return True
+
+    rt.index.conn.exec_trace = trace
+    try:
+        resp = run_search(rt, SearchParams("coffee grinder settings"))
+    finally:
+        rt.index.conn.exec_trace = None
+    assert resp.results and terms
+    assert len(terms) == len(set(terms)), sorted(terms)

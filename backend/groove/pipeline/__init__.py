@@ -89,7 +89,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if params.explain:
         explain_hits(hits)
 
-    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
+    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df)
     if conf.warning:
         warnings.append(conf.warning)
     return SearchResponse(hits, conf.low, restriction.applied, warnings)
@@ -128,7 +128,7 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
 
 
 def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_sims: list[float],
-                    r: Resolved) -> Confidence:
+                    r: Resolved, trigram_df: dict[str, int] | None = None) -> Confidence:
     """The low_confidence verdict (pipeline/confidence.py). The calibration
     and the query's known-word share are read only when the calibrated rule
     will use them: a meta read and a few indexed lookups (ADR 0103)."""
@@ -137,6 +137,6 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
     if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
         cal = calibration.load(idx)
         if cal is not None:
-            known = vocabulary.known_share(idx.conn, parsed.embed_text)
+            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df)
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
                  threshold=r.low_confidence_threshold, rule=r.confidence_rule)

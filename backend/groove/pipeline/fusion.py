@@ -19,7 +19,7 @@ on what is excluded.
 from __future__ import annotations
 
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -163,6 +163,10 @@ class Stage1:
     vec_ids: list[int]
     fts_ids: list[int]
     vec_sims: list[float]  # cosine of each vec_ids chunk to the query
+    # trigram -> rows, as the full-text leg looked them up: low_confidence's
+    # known-word share reads the same trigrams (a doclist walk each, ~7 ms a
+    # search at 100k chunks when looked up twice).
+    trigram_df: dict[str, int] = field(default_factory=dict)
 
 
 def hybrid_candidates(
@@ -178,7 +182,8 @@ def hybrid_candidates(
     the vector is waited for only when the vector legs need it (ADR 0081).
     ``explain``: each candidate records which legs found it (explain.py)."""
     excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
-    fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded)
+    trigram_df: dict[str, int] = {}
+    fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded, trigram_df)
     if isinstance(qvec, Future):
         qvec = qvec.result()
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
@@ -216,11 +221,12 @@ def hybrid_candidates(
     if explain:
         legs = [LegList(n, ids, w, v) for n, ids, w, v in zip(names, lists, weights, votes)]
         explain_stage1(candidates, legs, r.fusion.rrf_k, dict(zip(vec_ids, vec_sims)))
-    return Stage1(candidates, vec_ids, fts_ids, vec_sims)
+    return Stage1(candidates, vec_ids, fts_ids, vec_sims, trigram_df)
 
 
 def _full_text(
     idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
+    trigram_df: dict[str, int],
 ) -> tuple[list[int], dict[int, float] | None]:
     """The FTS leg's chunk ids, best first, and each one's vote scale: how
     much of the query it holds (ADR-0079) — rank 1 for one common word is
@@ -228,7 +234,6 @@ def _full_text(
     if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
         return [], None
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
-    trigram_df: dict[str, int] = {}
     counts: dict[str, int] = {}
     hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates + len(excluded), restriction.sql,
                           memo=trigram_df, counts=counts)
