@@ -14,10 +14,10 @@ robust standard deviations of theirs. ``known_share``
 (``index/vocabulary.py``) is the IDF-weighted share of the query's words the
 vault contains: each unknown word pulls the score down, up to
 ``UNKNOWN_WORDS_WEIGHT`` spreads when no word is known. The weight (3) and
-the default threshold (1.0) sit in the middle of a plateau measured on the
+the default threshold (0.75) sit inside a plateau measured on the
 development sets (weights 2.5–4, thresholds 0.75–1.0 all flag 91–98 % of
-unanswerable questions and 1–3 % of answerable ones); both are in units of
-the vault's own spread, not raw cosines.
+unanswerable questions and 1–3 % of answerable ones; ADR 0103); both are in
+units of the vault's own spread, not raw cosines.
 
 The margin rule (ADR 0075) is the fallback for an index without a
 calibration (built before it existed; a warning says so until the next
