@@ -99,6 +99,13 @@ def test_a_row_whose_case_folding_python_may_not_share_sends_the_query_to_fts5(s
     assert plain(c, q, 10)[0][0] == 1
 
 
+def test_a_list_too_deep_to_prove_goes_straight_to_fts5(conn, small_gate, monkeypatch):
+    q = parse_query("hotkey for the note")
+    assert topk(conn, q, 10) is not None
+    monkeypatch.setattr(bm25_topk, "MAX_DEPTH", 39)
+    assert topk(conn, q, 10) is None  # decided before any query runs: 10 > 39 // 4
+
+
 def test_a_small_index_always_takes_the_plain_query(conn):
     assert bm25_topk.SKIP_MIN_ROWS > 3040
     assert topk(conn, parse_query("canvas and the sync"), 20) is None

@@ -155,8 +155,10 @@ def ranked_top(conn: apsw.Connection, table: str, positives: list[str], negative
     exactly as the plain ranked query orders them, or None when this path
     does not apply or cannot prove its answer (run the plain query)."""
     stats = table_stats(conn, table)
-    if stats is None or stats.rows < SKIP_MIN_ROWS or limit <= 0 or len(positives) < 2:
+    if stats is None or stats.rows < SKIP_MIN_ROWS or len(positives) < 2:
         return None  # a small index ranks every row in a few ms: the plain query
+    if not 0 < limit <= MAX_DEPTH // 4:
+        return None  # a deep list (a note-wide exclusion adds its chunks to it) would not be proven in MAX_DEPTH
     dfs = [phrase_df(p) for p in positives]
     optional = [p for p, d in zip(positives, dfs) if d >= OPTIONAL_SHARE * stats.rows]
     essential = [p for p in positives if p not in optional]
