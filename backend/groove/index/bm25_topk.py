@@ -53,6 +53,7 @@ class TableStats:
 
 
 def _varints(buf: bytes) -> list[int]:
+    """SQLite/FTS5 varints (big-endian, 7 bits a byte, a 9th byte of 8 bits)."""
     out, i = [], 0
     while i < len(buf):
         v = 0
@@ -70,6 +71,7 @@ def _varints(buf: bytes) -> list[int]:
 
 
 def table_stats(conn: apsw.Connection, table: str) -> TableStats | None:
+    """nRow and the mean row length from FTS5's averages record (None: empty)."""
     row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
     if row is None or not row[0]:
         return None

@@ -76,25 +76,10 @@ def shortcjk_sql(restrict_sql: str | None = None, *, negated: bool = False) -> s
 
 # ------------------------------------------------------- OR-expansion pruning
 
-def _varint(buf: bytes, i: int = 0) -> int:
-    """SQLite/FTS5 varint (big-endian, 7 bits a byte, 9th byte 8 bits)."""
-    v = 0
-    for k in range(9):
-        b = buf[i + k]
-        if k == 8:
-            return (v << 8) | b
-        v = (v << 7) | (b & 0x7F)
-        if not b & 0x80:
-            return v
-    return v
-
-
 def fts_row_count(conn: apsw.Connection, table: str = FTS_TABLE) -> int:
     """Rows in the FTS table in O(1): the nRow varint of FTS5's averages record."""
-    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
-    if row is None or not row[0]:
-        return 0
-    return _varint(row[0])
+    stats = bm25_topk.table_stats(conn, table)
+    return stats.rows if stats else 0
 
 
 def _ensure_vocab(conn: apsw.Connection) -> None:
