@@ -151,3 +151,40 @@ def test_the_shipped_probe_vectors_are_the_default_models_own(default_embedder):
     assert shipped is not None, "stale probe_vectors.npz: run `make probe-vectors`"
     fresh = default_embedder.embed_queries(list(calibration.PROBES))
     assert np.abs(shipped - fresh).max() < 1e-4
+
+
+def test_each_languages_probes_and_the_vaults_letters_are_kept_beside_the_pooled_yardstick(rt):
+    reindex(rt)
+    cal = calibration.load(rt.index)
+    best = calibration.best_cosines(rt.index, rt.embedder.embed_queries(list(calibration.PROBES)))
+    half = len(calibration.PROBES_EN)
+    assert cal.by_language["en"][0] == pytest.approx(float(np.median(best[:half])))
+    assert cal.by_language["ja"][0] == pytest.approx(float(np.median(best[half:])))
+    # vault-small is English with two Japanese notes: both scripts are present
+    assert 0 < cal.letters["cjk"] < 0.5 < cal.letters["latin"] <= 1 and cal.absent_scripts() == frozenset()
+    assert "cross_language_scripts" not in calibration.status(rt.index)
+
+
+def test_a_vault_without_japanese_reads_japanese_queries_as_cross_language(rt):
+    for note in rt.vault.rglob("*.md"):
+        if calibration.CJK_LETTER.search(note.read_text(encoding="utf-8")):
+            note.unlink()
+    reindex(rt)
+    cal = calibration.load(rt.index)
+    assert cal.letters["cjk"] == 0.0 and cal.absent_scripts() == frozenset({"cjk"})
+    assert calibration.status(rt.index)["cross_language_scripts"] == ["cjk"]
+    median, scale = cal.by_language["ja"]
+    assert cal.z(median + scale, "cjk") == pytest.approx(1.0)
+    assert cal.z(cal.median, "latin") == 0.0
+
+
+def test_a_calibration_from_before_the_language_yardsticks_is_used_as_before_then_measured_again(rt):
+    reindex(rt)
+    old = json.loads(rt.index.get_meta(calibration.META_KEY))
+    del old["by_language"], old["letters"]
+    rt.index.set_meta(calibration.META_KEY, json.dumps(old))
+    cal = calibration.load(rt.index)
+    assert cal is not None and cal.absent_scripts() == frozenset() and cal.z(0.9, "cjk") == cal.z(0.9)
+    assert not calibration.is_current(cal, rt.index)
+    reindex(rt)
+    assert calibration.load(rt.index).by_language is not None

@@ -64,3 +64,12 @@ def test_full_width_letters_are_folded_like_ascii(conn):
 def test_a_query_with_no_word_to_check_is_no_evidence_either_way(conn):
     for q in ("", "!!!", "AI"):
         assert known_share(conn, q) == 1.0
+
+
+def test_words_in_a_skipped_script_count_neither_way(conn):
+    # ADR 0131: a Japanese question of English notes; its Japanese words say nothing about the topic
+    assert known_share(conn, "量子もつれ sourdough") < 0.5
+    assert known_share(conn, "量子もつれ sourdough", skip=frozenset({"cjk"})) == 1.0
+    assert known_share(conn, "量子もつれ zxqv", skip=frozenset({"cjk"})) == 0.0
+    assert known_share(conn, "量子もつれ", skip=frozenset({"cjk"})) == 1.0  # nothing left to check
+    assert known_share(conn, "出汁 zxqv", skip=frozenset({"latin"})) == 1.0

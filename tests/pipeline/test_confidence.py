@@ -112,6 +112,32 @@ def test_the_rule_counts_each_unknown_share_against_the_vector_evidence():
     assert fallback.rule == "margin" and fallback.warning == UNCALIBRATED_WARNING
 
 
+def test_a_query_in_a_script_the_vault_lacks_is_read_against_its_own_languages_probes():
+    # ADR 0131: English notes (no CJK letters), Japanese probes reach .76 on them, English ones .80
+    cal = calibration.Calibration(median=0.79, scale=0.02, probes=96, chunks=10, model_id="m", recipe=4,
+                                  chunk_tokens="150", probes_sha=calibration.PROBES_SHA, seconds=0.0,
+                                  by_language={"en": [0.80, 0.02], "ja": [0.76, 0.02]},
+                                  letters={"latin": 1.0, "cjk": 0.0})
+    sims = np.array([0.80, 0.78])
+    ja = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="cjk")
+    en = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin")
+    assert ja.score == pytest.approx(2.0) and not ja.low
+    assert en.score == pytest.approx(0.5) and en.low  # the vault's own script: the pooled probes
+    assert cal.absent_scripts() == frozenset({"cjk"})
+    bilingual = calibration.Calibration(**{**cal.__dict__, "letters": {"latin": 0.8, "cjk": 0.2}})
+    assert bilingual.z(0.80, "cjk") == pytest.approx(0.5)  # both scripts present: as before
+
+
+@pytest.mark.parametrize("text,script", [
+    ("how do I sync my notes", "latin"), ("ノートを同期する方法", "cjk"),
+    ("Obsidian Syncでノートを同期する方法", "cjk"),  # Japanese with a product name
+    ("寿司 recipe at home", "latin"),  # English with a Japanese word
+    ("", "latin"),
+])
+def test_a_query_is_read_in_the_script_most_of_its_words_are_in(text, script):
+    assert calibration.query_script(text) == script
+
+
 def test_the_config_knob_loads_and_is_range_checked():
     from groove.config import ConfigError, parse_config
 

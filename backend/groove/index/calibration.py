@@ -22,12 +22,19 @@ first index does not pay for them. Redone when
 the model, the passage recipe or the chunk budget changed, or when the
 number of chunks moved by more than ``RECALIBRATE_SHARE`` since the last
 calibration; otherwise an incremental reindex keeps it.
+
+A query written in a script the vault hardly contains (Japanese asked of
+English notes) is read differently (ADR 0131): its best cosine is a
+cross-language match, lower for everything, so it is compared with the
+probes of its own language alone (``by_language``), and the vault's
+``letters`` shares tell the rule which of its words are no evidence.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -45,6 +52,13 @@ RECALIBRATE_SHARE = 0.10
 # A floor for the spread: a vault of one or two chunks can put every probe at
 # nearly the same distance, and the rule divides by the spread.
 MIN_SCALE = 1e-3
+# A script below this share of the vault's letters is "absent": the vault is
+# not written in it, so a query in it can only match across languages.
+ABSENT_SCRIPT_SHARE = 0.02
+# Letters are counted on at most this many chunks (every n-th by id).
+LETTER_SAMPLE = 2000
+CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+SCRIPT_LANGUAGE = {"latin": "en", "cjk": "ja"}  # whose probes stand for a query in the script
 
 # Everyday questions from domains the bench's no-answer sets do not use
 # (bench/golden/no-answer-*.jsonl: cooking, sports, medicine, law,
@@ -106,10 +120,53 @@ class Calibration:
     probes_sha: str
     seconds: float  # what calibrating cost
     version: int = VERSION
+    # Added by ADR 0131; None in a calibration made before it (then the
+    # next index run measures it again, and until then every query is read
+    # as before).
+    by_language: dict[str, list[float]] | None = None  # "en"/"ja" probes alone: [median, scale]
+    letters: dict[str, float] | None = None  # share of the vault's letters: "latin" (ASCII), "cjk"
 
-    def z(self, best_cosine: float) -> float:
-        """A best cosine in robust spreads above the probes' median."""
+    def z(self, best_cosine: float, script: str | None = None) -> float:
+        """A best cosine in robust spreads above the probes' median; for a
+        query in a script the vault lacks, above its own language's probes."""
+        if script is not None and self.absent(script) and self.by_language:
+            median, scale = self.by_language.get(SCRIPT_LANGUAGE[script], (self.median, self.scale))
+            return (best_cosine - median) / scale
         return (best_cosine - self.median) / self.scale
+
+    def absent(self, script: str) -> bool:
+        """Whether the vault is (nearly) not written in ``script``."""
+        return self.letters is not None and self.letters.get(script, 0.0) < ABSENT_SCRIPT_SHARE
+
+    def absent_scripts(self) -> frozenset[str]:
+        return frozenset(s for s in SCRIPT_LANGUAGE if self.absent(s))
+
+
+def query_script(text: str) -> str:
+    """The script a query is written in: "cjk" when its kana and kanji
+    outweigh its ASCII letters, counting a CJK character as two letters (a
+    Japanese word is about half as many characters as an English one), else
+    "latin". "寿司 recipe at home" is English with a Japanese word;
+    "Obsidian Syncでノートを同期する方法" is Japanese."""
+    cjk = len(CJK_LETTER.findall(text))
+    ascii_letters = sum(c.isascii() and c.isalpha() for c in text)
+    return "cjk" if 2 * cjk > ascii_letters else "latin"
+
+
+def letter_shares(idx: Index) -> dict[str, float] | None:
+    """The share of ASCII and of CJK letters among the letters of (a sample
+    of) the vault's chunks; None when the chunks hold no letters."""
+    chunks = idx.counts()[1]
+    step = max(1, -(-chunks // LETTER_SAMPLE))
+    latin = cjk = total = 0
+    for (content,) in idx.conn.execute("SELECT content FROM chunks WHERE id % ? = 0", (step,)):
+        letters = [c for c in content if c.isalpha()]
+        total += len(letters)
+        latin += sum(c.isascii() for c in letters)
+        cjk += len(CJK_LETTER.findall(content))
+    if total == 0:
+        return None
+    return {"latin": round(latin / total, 4), "cjk": round(cjk / total, 4)}
 
 
 def load(idx: Index) -> Calibration | None:
@@ -134,12 +191,17 @@ def _fingerprint(idx: Index) -> tuple[str | None, int, str | None]:
 def is_current(cal: Calibration | None, idx: Index) -> bool:
     """Whether ``cal`` still describes this index: same model, recipe, chunk
     budget and probes, and a chunk count within ``RECALIBRATE_SHARE``."""
-    if cal is None:
+    if cal is None or cal.by_language is None:
         return False
     if (cal.model_id, cal.recipe, cal.chunk_tokens) != _fingerprint(idx) or cal.probes_sha != PROBES_SHA:
         return False
     chunks = idx.counts()[1]
     return abs(chunks - cal.chunks) <= RECALIBRATE_SHARE * max(cal.chunks, 1)
+
+
+def _yardstick(best: np.ndarray) -> tuple[float, float]:
+    med = float(np.median(best))
+    return med, max(1.4826 * float(np.median(np.abs(best - med))), MIN_SCALE)
 
 
 def best_cosines(idx: Index, vectors: np.ndarray) -> np.ndarray:
@@ -196,12 +258,14 @@ def calibrate(idx: Index, embedder: Embedder) -> Calibration | None:
         return None
     t0 = time.perf_counter()
     best = best_cosines(idx, probe_vectors(idx, embedder))
-    med = float(np.median(best))
-    scale = max(1.4826 * float(np.median(np.abs(best - med))), MIN_SCALE)
+    med, scale = _yardstick(best)
+    n_en = len(PROBES_EN)
+    by_language = {"en": list(_yardstick(best[:n_en])), "ja": list(_yardstick(best[n_en:]))}
     model_id, recipe, chunk_tokens = _fingerprint(idx)
     cal = Calibration(
         median=med, scale=scale, probes=len(best), chunks=chunks, model_id=model_id or "", recipe=recipe,
         chunk_tokens=chunk_tokens, probes_sha=PROBES_SHA, seconds=round(time.perf_counter() - t0, 3),
+        by_language=by_language, letters=letter_shares(idx),
     )
     with idx.atomic():
         idx.set_meta(META_KEY, json.dumps(asdict(cal)))
@@ -223,6 +287,9 @@ def status(idx: Index) -> dict[str, Any]:
                 "reason": "no confidence calibration in this index; run `groove index` to add it"}
     out: dict[str, Any] = {"calibrated": True, "rule": "calibrated", "probes": cal.probes,
                            "chunks_at_calibration": cal.chunks, "seconds": cal.seconds}
+    absent = sorted(cal.absent_scripts())
+    if absent:  # queries in these scripts are read as cross-language (ADR 0131)
+        out["cross_language_scripts"] = absent
     if not is_current(cal, idx):
         out["stale"] = True  # still used; the next index run measures it again
     return out

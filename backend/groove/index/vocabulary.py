@@ -23,6 +23,10 @@ Tokens of the NFKC-folded query (exclusions already removed by the caller):
 
 A token weighs its IDF as bm25 does (N = chunks); an unknown token weighs
 the IDF of df 0, the most a token can.
+
+Tokens of a script the vault is not written in (``skip``: Japanese words
+asked of English notes) are left out: their absence says nothing about the
+topic, only about the language (ADR 0131).
 """
 
 from __future__ import annotations
@@ -94,10 +98,16 @@ def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
     return [df.get(g, 0) for g in grams]
 
 
-def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None) -> float:
+def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
+                skip: frozenset[str] = frozenset()) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
-    1.0 for a query with no tokens (no evidence either way)."""
+    1.0 for a query with no tokens (no evidence either way). ``skip`` holds
+    scripts ("latin", "cjk") whose tokens do not count."""
     words, grams = query_tokens(text)
+    if "cjk" in skip:
+        words, grams = [w for w in words if char_type(w[0]) == WORD], []
+    if "latin" in skip:
+        words = [w for w in words if char_type(w[0]) != WORD]
     dfs = [_word_df(conn, w, memo) for w in words] + _bigram_dfs(conn, grams)
     if not dfs:
         return 1.0

@@ -133,10 +133,13 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
     and the query's known-word share are read only when the calibrated rule
     will use them: a meta read and a few indexed lookups (ADR 0103)."""
     sims = np.asarray(vec_sims) if vec_sims else None
-    cal = known = None
+    cal = known = script = None
     if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
         cal = calibration.load(idx)
         if cal is not None:
-            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df)
+            script = calibration.query_script(parsed.embed_text)
+            # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
+            skip = frozenset({script}) if cal.absent(script) else frozenset()
+            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip)
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
-                 threshold=r.low_confidence_threshold, rule=r.confidence_rule)
+                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script)

@@ -27,6 +27,11 @@ asks for:
     margin = (best_sim - median_sim) / (1 - median_sim)   over the vector leg's top N
     low_confidence = no results  or  margin < min_confidence_ratio
 
+A query in a script the vault hardly contains (Japanese asked of English
+notes, ADR 0131) can only match across languages, where e5 reaches lower
+cosines for everything: its ``z`` is read against its own language's probes
+alone, and its words in that script are left out of ``known_share``.
+
 ``min_confidence_ratio = 0`` (in groove.toml or per request) turns both rules
 off: only an empty result is low confidence. A query without a vector leg
 (full text only, or nothing to embed) is flagged only when empty.
@@ -72,17 +77,18 @@ def is_low_confidence(has_results: bool, sims: np.ndarray | None, ratio: float) 
     return similarity_margin(sims) < ratio
 
 
-def calibrated_score(best_cosine: float, known: float, cal: Calibration) -> float:
-    return cal.z(best_cosine) - UNKNOWN_WORDS_WEIGHT * (1.0 - known)
+def calibrated_score(best_cosine: float, known: float, cal: Calibration, script: str | None = None) -> float:
+    return cal.z(best_cosine, script) - UNKNOWN_WORDS_WEIGHT * (1.0 - known)
 
 
 def judge(
     has_results: bool, sims: np.ndarray | None, known: float | None, cal: Calibration | None, *,
-    ratio: float, threshold: float, rule: str,
+    ratio: float, threshold: float, rule: str, script: str | None = None,
 ) -> Confidence:
     """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
     back to the margin rule without ``cal``) or "margin" (an explicit ratio).
-    ``known`` is only needed by the calibrated rule."""
+    ``known`` and ``script`` (the query's, ``calibration.query_script``) are
+    only needed by the calibrated rule."""
     if not has_results:
         return Confidence(True, "empty", None)
     if ratio <= 0:
@@ -90,7 +96,7 @@ def judge(
     if sims is None or len(sims) == 0:
         return Confidence(False, "no-vector", None)
     if rule == "calibrated" and cal is not None and known is not None:
-        score = calibrated_score(float(np.max(sims)), known, cal)
+        score = calibrated_score(float(np.max(sims)), known, cal, script)
         return Confidence(score < threshold, "calibrated", score)
     margin = similarity_margin(sims)
     warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
