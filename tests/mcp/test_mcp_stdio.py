@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import anyio
 import apsw
+import jsonschema
 import pytest
 from test_mcp_notes import ESCAPES
 
@@ -158,6 +159,11 @@ def test_index_status_reports_freshness_and_model_latency(s, indexed) -> None:
     assert st["mode"] == "standalone" and st["model_loaded"] is True
     assert isinstance(st["model_load_seconds"], float) and st["model_load_seconds"] >= 0
     assert isinstance(st["first_search_seconds"], float)
+    # The low_confidence rule is part of the declared output (a test vault holding both scripts)
+    assert st["low_confidence"]["rule"] == "calibrated" and "cross_language_scripts" not in st["low_confidence"]
+    schema = next(t for t in s.list_tools().tools if t.name == "index_status").output_schema
+    assert "low_confidence" in schema["properties"]
+    jsonschema.validate(st, schema)
 
 
 ERRORS = [

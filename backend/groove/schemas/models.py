@@ -234,6 +234,23 @@ class Skipped(Result):
     reason: str
 
 
+class LowConfidenceStatus(Result):
+    """Which ``low_confidence`` rule searches use on this index (docs/eval.md)"""
+
+    calibrated: bool
+    rule: Literal["calibrated", "margin"]
+    reason: str | None = None
+    """Why the margin rule is used (no calibration yet: run `groove index`)"""
+    probes: NonNeg | None = None
+    chunks_at_calibration: NonNeg | None = None
+    seconds: float | None = None
+    """What measuring the calibration cost at index time"""
+    stale: bool | None = None
+    """The vault changed too much since: still used, measured again by the next index run"""
+    cross_language_scripts: list[Literal["latin", "cjk"]] | None = None
+    """Scripts the vault is not written in: queries in them are read as asked across languages"""
+
+
 class IndexStatus(Result):
     documents: NonNeg
     chunks: NonNeg
@@ -253,6 +270,7 @@ class IndexStatus(Result):
     skipped: list[Skipped] = []
     """Notes left out of the index and why (the first 100; see skipped_count)"""
     skipped_count: NonNeg = 0
+    low_confidence: LowConfidenceStatus | None = None
 
 
 class ReindexSummary(Result):
