@@ -33,12 +33,17 @@ ANSWERABLE = [
 ]
 
 
+def indexed_kitchen(tmp: Path, embedder, ignore=None):
+    """The kitchen notebook copied to ``tmp`` (less what ``ignore`` leaves out), indexed."""
+    shutil.copytree(KITCHEN, tmp / "vault", ignore=ignore)
+    rt = make_runtime(tmp / "vault", embedder, tmp)
+    service.reindex(rt)
+    return rt
+
+
 @pytest.fixture(scope="module")
 def kitchen_rt(tmp_path_factory, default_embedder):
-    tmp = tmp_path_factory.mktemp("kitchen")
-    shutil.copytree(KITCHEN, tmp / "vault")
-    rt = make_runtime(tmp / "vault", default_embedder, tmp)
-    service.reindex(rt)
+    rt = indexed_kitchen(tmp_path_factory.mktemp("kitchen"), default_embedder)
     yield rt
     rt.close()
 
@@ -76,10 +81,8 @@ ACROSS_UNANSWERABLE = ["源氏物語の作者", "車の車検の費用", "東京
 
 @pytest.fixture(scope="module")
 def english_kitchen_rt(tmp_path_factory, default_embedder):
-    tmp = tmp_path_factory.mktemp("kitchen-en")
-    shutil.copytree(KITCHEN, tmp / "vault", ignore=shutil.ignore_patterns("japanese"))
-    rt = make_runtime(tmp / "vault", default_embedder, tmp)
-    service.reindex(rt)
+    rt = indexed_kitchen(tmp_path_factory.mktemp("kitchen-en"), default_embedder,
+                         ignore=shutil.ignore_patterns("japanese"))
     yield rt
     rt.close()
 
