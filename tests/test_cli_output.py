@@ -80,3 +80,18 @@ def test_a_line_wrapped_inside_japanese_text_joins_without_a_space():
     assert snippet(content, []).plain == want
     # a space that is not a line break stays a space, even between kana
     assert snippet("ノート を使う", []).plain == "ノート を使う"
+
+
+def test_an_explained_search_prints_why_low_confidence_is_what_it_is(monkeypatch):
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    confidence = {"low_confidence": True, "rule": "calibrated", "score": -2.1612, "threshold": 0.75,
+                  "best_passage_z": 0.6541, "known_share": 0.0625}
+    resp = SearchResponse.from_json({"results": [HIT], "low_confidence": True, "filter_applied": False,
+                                     "warnings": [], "confidence": confidence})
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    print_response(resp)
+    assert out.getvalue().splitlines()[1] == (
+        "confidence: low: calibrated score -2.16 < 0.75 (best passage 0.65 spreads above unrelated questions; "
+        "6% of the query's words are in the vault)")
+    # the editors print the same words (editor-client/src/explain.ts; vscode ui.test.ts pins them)

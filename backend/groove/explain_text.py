@@ -21,3 +21,26 @@ def describe(e: dict[str, Any]) -> str:
     if e.get("expanded"):
         parts.append("widened by the parent retriever")
     return "; ".join(parts)
+
+
+def describe_confidence(c: dict[str, Any]) -> str:
+    """One line from a search's ``confidence`` explanation (pipeline/confidence.py)."""
+    verdict = "low" if c.get("low_confidence") else "not low"
+    rule = c.get("rule", "?")
+    if "score" not in c:
+        why = {"empty": "nothing matched", "off": "the flag is turned off (min_confidence_ratio 0)",
+               "no-vector": "no vector leg to judge by (full text only)"}.get(rule, rule)
+        return f"{verdict}: {why}"
+    cmp = "<" if c["score"] < c["threshold"] else ">="
+    out = f"{verdict}: {rule} score {c['score']:.2f} {cmp} {c['threshold']}"
+    parts = []
+    if "best_passage_z" in c:
+        parts.append(f"best passage {c['best_passage_z']:.2f} spreads above unrelated questions")
+    across = c.get("across_languages")
+    if "known_share" in c and not (across and c["known_share"] == 1):  # 1 when nothing was left to check
+        whose = "the other words" if across else "the query's words"
+        parts.append(f"{int(c['known_share'] * 100 + 0.5)}% of {whose} are in the vault")
+    if across:
+        parts.append("asked in a script the vault is not written in: judged against that language's "
+                     "probes, its words in that script not counted")
+    return out + (f" ({'; '.join(parts)})" if parts else "")

@@ -183,7 +183,8 @@ class SearchHit:
 
 @dataclass
 class SearchResponse:
-    # to_json always writes warnings: required in the result's schema too.
+    # to_json always writes warnings and confidence (null unless explained):
+    # required in the result's schema too.
     __pydantic_config__ = {**_DOCSTRINGS, "json_schema_serialization_defaults_required": True}
 
     results: list[SearchHit]
@@ -191,6 +192,12 @@ class SearchResponse:
     """True when nothing matched well: results are only the closest notes"""
     filter_applied: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    confidence: dict[str, Any] | None = None
+    """Why low_confidence is what it is (only when the search set ``explain``):
+    the rule, its score and threshold, and for the calibrated rule the best
+    passage in the vault's own spreads (best_passage_z), the share of the
+    query's words the vault uses (known_share) and whether the query was read
+    as asked in a language the vault is not written in (across_languages)"""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -198,6 +205,7 @@ class SearchResponse:
             "low_confidence": self.low_confidence,
             "filter_applied": self.filter_applied,
             "warnings": list(self.warnings),
+            "confidence": self.confidence,
         }
 
     @classmethod
@@ -205,4 +213,4 @@ class SearchResponse:
         """A search result as the socket returns it -> the same object the
         in-process pipeline returns (so surfaces print both the same way)."""
         return cls([SearchHit.from_json(h) for h in d["results"]], d["low_confidence"], d["filter_applied"],
-                   list(d["warnings"]))
+                   list(d["warnings"]), d.get("confidence"))

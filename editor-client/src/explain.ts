@@ -3,7 +3,7 @@
  * same words as the CLI's `--explain` and the MCP text: the legs that found
  * the hit with their rank and RRF share, the fused score, then stages 2–4.
  */
-import type { HitExplain } from "./protocol";
+import type { ConfidenceExplain, HitExplain } from "./protocol";
 
 export function describeExplain(e: HitExplain): string {
   const legs = Object.entries(e.legs ?? {}).map(([name, leg]) => {
@@ -16,4 +16,30 @@ export function describeExplain(e: HitExplain): string {
   if (e.mmr) parts.push(`MMR #${e.mmr.rank_before} -> #${e.mmr.rank_after}`);
   if (e.expanded) parts.push("widened by the parent retriever");
   return parts.join("; ");
+}
+
+/**
+ * A search's `confidence` explanation as one line, the same words as the
+ * CLI's `confidence:` line (groove/explain_text.py).
+ */
+export function describeConfidence(c: ConfidenceExplain): string {
+  const verdict = c.low_confidence ? "low" : "not low";
+  if (c.score === undefined || c.threshold === undefined) {
+    const why: Record<string, string> = {
+      empty: "nothing matched",
+      off: "the flag is turned off (min_confidence_ratio 0)",
+      "no-vector": "no vector leg to judge by (full text only)",
+    };
+    return `${verdict}: ${why[c.rule] ?? c.rule}`;
+  }
+  const cmp = c.score < c.threshold ? "<" : ">=";
+  const parts: string[] = [];
+  if (c.best_passage_z !== undefined) parts.push(`best passage ${c.best_passage_z.toFixed(2)} spreads above unrelated questions`);
+  const across = c.across_languages === true;
+  if (c.known_share !== undefined && !(across && c.known_share === 1)) {
+    parts.push(`${Math.floor(c.known_share * 100 + 0.5)}% of ${across ? "the other words" : "the query's words"} are in the vault`);
+  }
+  if (across) parts.push("asked in a script the vault is not written in: judged against that language's probes, its words in that script not counted");
+  const head = `${verdict}: ${c.rule} score ${c.score.toFixed(2)} ${cmp} ${c.threshold}`;
+  return parts.length ? `${head} (${parts.join("; ")})` : head;
 }

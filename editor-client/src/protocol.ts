@@ -121,11 +121,23 @@ export interface HitExplain {
   expanded?: boolean;
 }
 
+/** Why `low_confidence` is what it is; only when the search set `explain` (docs/protocol.md). */
+export interface ConfidenceExplain {
+  low_confidence: boolean;
+  rule: "calibrated" | "margin" | "off" | "empty" | "no-vector";
+  score?: number;
+  threshold?: number;
+  best_passage_z?: number;
+  known_share?: number;
+  across_languages?: boolean;
+}
+
 export interface SearchResponse {
   results: SearchHit[];
   low_confidence: boolean;
   filter_applied: Record<string, unknown>;
   warnings: string[];
+  confidence?: ConfidenceExplain | null;
 }
 
 export interface CancelParams {

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GrooveClient } from "../src/client";
 import { hitPieces, hitSelection, ownChunkWindow, verifiedPieces } from "../src/hits";
+import { describeConfidence } from "../src/explain";
 import { highlightSegments, Utf8Mapper } from "../src/offsets";
 import type { IndexChanged, SearchHit } from "../src/protocol";
 import { daemonUnavailable, SAMPLE_NOTES, startRealDaemon, type RealDaemon } from "./support/real-daemon";
@@ -52,6 +53,10 @@ describe.skipIf(!!skip)("GrooveClient against the real groove daemon", () => {
       expect(Object.keys(h.explain!.legs).length).toBeGreaterThan(0);
       expect(h.explain!.final_rank).toBe(h.rank);
     }
+    // The response says why low_confidence is what it is, in the CLI's words.
+    expect(plain.confidence ?? null).toBeNull();
+    expect(told.confidence!.low_confidence).toBe(told.low_confidence);
+    expect(describeConfidence(told.confidence!)).toMatch(told.low_confidence ? /^low: / : /^not low: /);
   });
 
   it("finds the English note and highlights the query terms", async () => {

@@ -6,7 +6,7 @@
  */
 import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
 import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
-import { describeExplain } from "@groove/editor-client/explain";
+import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
 import { elideSegments } from "@groove/editor-client/offsets";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { tidySegments } from "@groove/editor-client/snippet";
@@ -157,6 +157,8 @@ export function renderResults(container: HTMLElement, response: SearchResponse |
       attr: { role: "status" },
     });
   }
+  // With `explain` on, why the banner is (or is not) there.
+  if (response.confidence) el(container, "div", { cls: "groove-confidence-why", text: `confidence: ${describeConfidence(response.confidence)}` });
   for (const w of response.warnings ?? []) el(container, "div", { cls: ["groove-banner", "groove-warning"], text: w });
   const summary = el(container, "div", { cls: "groove-summary", attr: { role: "status", "aria-live": "polite" } });
   summary.textContent = n === 0 ? "No results" : `${n} result${n === 1 ? "" : "s"}`;

@@ -55,6 +55,18 @@ describe("renderResults", () => {
     expect(whys).toEqual(["why: vector #3 (+0.0159 cosine 0.8956), full_text #13 (+0.0043 coverage 0.3103); fused 0.0202 = stage-1 #2"]);
   });
 
+  it("says why low_confidence is what it is when the daemon explained it, and only then", () => {
+    const root = document.createElement("div");
+    const confidence = { low_confidence: false, rule: "calibrated" as const, score: 2.71, threshold: 0.75, best_passage_z: 2.71, known_share: 1, across_languages: true };
+    renderResults(root, { ...response([hit({ content: "sync" })]), confidence }, { showContext: false });
+    expect(root.querySelector(".groove-confidence-why")!.textContent).toBe(
+      "confidence: not low: calibrated score 2.71 >= 0.75 (best passage 2.71 spreads above unrelated questions; " +
+        "asked in a script the vault is not written in: judged against that language's probes, its words in that script not counted)",
+    );
+    renderResults(root, { ...response([hit({ content: "sync" })]), confidence: null }, { showContext: false });
+    expect(root.querySelector(".groove-confidence-why")).toBeNull();
+  });
+
   it("shows title, heading path, score and highlights every span (Japanese, emoji, CRLF)", () => {
     const root = document.createElement("div");
     const content = "## 競合の解決\r\n🎉 同期の競合は、オフラインで編集すると起きます。\r\nSync conflicts 🚀 happen offline.";

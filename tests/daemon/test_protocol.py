@@ -74,6 +74,7 @@ def test_hello_then_search_returns_schema_valid_hits(daemon):
         assert_valid("result", "search", told)
         assert [h["chunk_id"] for h in told["results"]] == [h["chunk_id"] for h in resp["results"]]
         assert all(h["explain"]["legs"] and h["explain"]["final_rank"] == h["rank"] for h in told["results"])
+        assert resp["confidence"] is None and told["confidence"]["low_confidence"] == told["low_confidence"]
 
 
 def test_wrong_token_is_closed_without_any_data(daemon):

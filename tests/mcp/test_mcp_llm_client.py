@@ -315,4 +315,8 @@ def test_an_explained_search_says_which_legs_found_each_hit(s):
         legs = h["explain"]["legs"]
         assert set(legs) <= {"vector", "full_text", "title", "note", "named_note"} and legs
         assert all(leg["rank"] >= 1 and leg["rrf"] > 0 for leg in legs.values())
+    assert plain["confidence"] is None
+    conf = told.structured_content["confidence"]
+    assert conf["low_confidence"] == told.structured_content["low_confidence"] and conf["rule"] == "calibrated"
+    assert "\nconfidence: " in told.content[0].text
     assert s.call("search", {"query": "garden", "explain": "yes"}).is_error  # strict: no coercion

@@ -18,6 +18,8 @@ def test_explained_hits_are_the_same_hits_in_the_same_order(small_rt, q):
     assert [(h.chunk_id, h.score) for h in told.results] == [(h.chunk_id, h.score) for h in plain.results]
     assert all(h.explain is None for h in plain.results)
     assert "explain" not in plain.to_json()["results"][0]
+    assert plain.confidence is None and plain.to_json()["confidence"] is None
+    assert told.low_confidence == plain.low_confidence and told.confidence["low_confidence"] == told.low_confidence
 
 
 def test_the_legs_rrf_shares_add_up_to_the_fused_score_and_order_stage_one(small_rt):
@@ -46,3 +48,24 @@ def test_mmr_and_the_parent_retriever_are_reported(small_rt):
         assert h.explain["mmr"]["rank_after"] == h.rank
         assert h.explain["mmr"]["rank_before"] >= 1
         assert h.explain["expanded"] == bool(h.expanded_from)
+
+
+def test_an_explained_search_says_why_low_confidence_is_what_it_is(small_rt):
+    from groove.explain_text import describe_confidence
+    from groove.types import SearchResponse
+
+    for q in QUERIES:
+        c = run_search(small_rt, SearchParams(q, limit=5, explain=True)).confidence
+        assert c["rule"] == "calibrated" and c["low_confidence"] == (c["score"] < c["threshold"])
+        # score = z - 3 x unknown share (pipeline/confidence.py)
+        assert c["score"] == pytest.approx(c["best_passage_z"] - 3 * (1 - c["known_share"]), abs=1e-3)
+        assert describe_confidence(c).startswith("low: " if c["low_confidence"] else "not low: ")
+    margin = run_search(small_rt, SearchParams("coffee", limit=5, explain=True, min_confidence_ratio=0.12))
+    assert margin.confidence["rule"] == "margin" and margin.confidence["threshold"] == 0.12
+    assert "best_passage_z" not in margin.confidence
+    empty = run_search(small_rt, SearchParams("zzqqxxyy", limit=5, explain=True, legs="fts"))
+    assert empty.confidence == {"low_confidence": True, "rule": "empty"}
+    assert describe_confidence(empty.confidence) == "low: nothing matched"
+    # The wire form carries it both ways (the CLI reads the daemon's answer back).
+    told = run_search(small_rt, SearchParams("coffee", limit=5, explain=True))
+    assert SearchResponse.from_json(told.to_json()).confidence == told.confidence

@@ -7,7 +7,7 @@
  */
 import * as vscode from "vscode";
 import { vaultFile } from "./jump";
-import { snippetLine, spanContextLine, type SearchHit, type SearchResponse, type SnippetLine } from "@groove/editor-client";
+import { describeConfidence, snippetLine, spanContextLine, type SearchHit, type SearchResponse, type SnippetLine } from "@groove/editor-client";
 import { headingTrail, hitTooltipMarkdown } from "./render";
 import type { CardRow } from "./card";
 
@@ -59,6 +59,8 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     const roots: ResultNode[] = [];
     // "No strong match" qualifies the notes listed: never over an empty list.
     if (response.low_confidence && response.results.length > 0) roots.push({ kind: "info", text: "No strong match — these are the closest notes" });
+    // With `explain` on, why the "no strong match" line is (or is not) there.
+    if (response.confidence) roots.push({ kind: "info", text: `confidence: ${describeConfidence(response.confidence)}` });
     for (const w of response.warnings) roots.push({ kind: "info", text: w });
     if (response.results.length === 0) roots.push({ kind: "info", text: `No results for “${query}”` });
     roots.push(...groupByNote(response.results));

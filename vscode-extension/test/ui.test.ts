@@ -191,6 +191,19 @@ describe("results tree", () => {
     expect(tree.getTreeItem(roots[0]).label).toBe("No strong match — these are the closest notes");
   });
 
+  it("says why low_confidence is what it is when the search was explained", () => {
+    const tree = new ResultsTree(() => vault);
+    const b = hitFor(NOTE, "b.md", "# 同期", null, [], { title: "B", rank: 1 });
+    const confidence = { low_confidence: true, rule: "calibrated" as const, score: -2.16, threshold: 0.75, best_passage_z: 0.65, known_share: 0.06 };
+    tree.setResults("q", response([b], { low_confidence: true, confidence }));
+    expect(tree.getChildren().slice(0, 2).map((n) => tree.getTreeItem(n).label)).toEqual([
+      "No strong match — these are the closest notes",
+      "confidence: low: calibrated score -2.16 < 0.75 (best passage 0.65 spreads above unrelated questions; 6% of the query's words are in the vault)",
+    ]);
+    tree.setResults("q", response([b], { low_confidence: true }));
+    expect(tree.getChildren().map((n) => tree.getTreeItem(n).label)).not.toContainEqual(expect.stringMatching(/^confidence:/));
+  });
+
   it("never says 'no strong match' over an empty list", () => {
     const tree = new ResultsTree(() => vault);
     tree.setResults("zzz", response([], { low_confidence: true }));

@@ -197,6 +197,10 @@ def print_response(resp: SearchResponse) -> None:
         out.line(("no strong match", "yellow"), " — these are the closest notes:")
     for w in resp.warnings:
         out.line(("warning:", "yellow"), f" {w}")
+    if resp.confidence is not None:
+        from ..explain_text import describe_confidence
+
+        out.line(("confidence: " + describe_confidence(resp.confidence), "dim"))
     if not resp.results:
         out.line("no results")
     for h in resp.results:

@@ -79,7 +79,8 @@ def register(mcp: MCPServer, state: Session) -> None:
         explain: Annotated[bool, Field(description=(
             "Give each result an `explain` object: which retrieval legs found it (vector, full text, note, "
             "named note) with its rank and RRF contribution in each, the fused score, and what reranking, "
-            "MMR and the parent retriever did. For debugging a ranking; omit otherwise."))] = False,
+            "MMR and the parent retriever did; and the response a `confidence` object saying why "
+            "low_confidence is what it is. For debugging a ranking; omit otherwise."))] = False,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, BudgetedSearch]:
         if offset + limit > MAX_LIMIT:

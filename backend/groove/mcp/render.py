@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..explain_text import describe
+from ..explain_text import describe, describe_confidence
 
 SNIPPET_CHARS = 700  # per hit in the text rendering
 
@@ -24,6 +24,8 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
     if resp.get("filter_applied"):
         out.append("filters: " + json.dumps(resp["filter_applied"], ensure_ascii=False))
     out.extend(f"warning: {w}" for w in resp.get("warnings", []))
+    if resp.get("confidence"):
+        out.append("confidence: " + describe_confidence(resp["confidence"]))
     for h in hits:
         where = " > ".join(h["heading_path"]) or h["title"]
         a, b = h["line_range"]

@@ -92,7 +92,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df)
     if conf.warning:
         warnings.append(conf.warning)
-    return SearchResponse(hits, conf.low, restriction.applied, warnings)
+    return SearchResponse(hits, conf.low, restriction.applied, warnings,
+                          conf.explain() if params.explain else None)
 
 
 _pool: ThreadPoolExecutor | None = None

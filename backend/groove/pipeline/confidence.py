@@ -40,6 +40,7 @@ off: only an empty result is low confidence. A query without a vector leg
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,24 @@ class Confidence:
     rule: str  # "calibrated" | "margin" | "off" | "empty" | "no-vector"
     score: float | None  # the calibrated score or the margin; None when no rule ran
     warning: str | None = None
+    threshold: float | None = None  # low when score < threshold
+    z: float | None = None  # calibrated rule: the best passage in the vault's spreads
+    known: float | None = None  # calibrated rule: the known-word share
+    across: bool = False  # calibrated rule: read as asked across languages (ADR 0131)
+
+    def explain(self) -> dict[str, Any]:
+        """The verdict and what it was made of, for a search that asked for ``explain``."""
+        out: dict[str, Any] = {"low_confidence": self.low, "rule": self.rule}
+        if self.score is not None:
+            out["score"] = round(self.score, 4)
+            out["threshold"] = self.threshold
+        if self.z is not None:
+            out["best_passage_z"] = round(self.z, 4)
+        if self.known is not None:
+            out["known_share"] = round(self.known, 4)
+        if self.across:
+            out["across_languages"] = True
+        return out
 
 
 def similarity_margin(sims: np.ndarray) -> float:
@@ -96,8 +115,10 @@ def judge(
     if sims is None or len(sims) == 0:
         return Confidence(False, "no-vector", None)
     if rule == "calibrated" and cal is not None and known is not None:
-        score = calibrated_score(float(np.max(sims)), known, cal, script)
-        return Confidence(score < threshold, "calibrated", score)
+        best = float(np.max(sims))
+        score = calibrated_score(best, known, cal, script)
+        across = script is not None and cal.absent(script)
+        return Confidence(score < threshold, "calibrated", score, None, threshold, cal.z(best, script), known, across)
     margin = similarity_margin(sims)
     warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
-    return Confidence(margin < ratio, "margin", margin, warning)
+    return Confidence(margin < ratio, "margin", margin, warning, ratio)
