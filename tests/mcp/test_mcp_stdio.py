@@ -61,7 +61,8 @@ def test_lists_tools_with_llm_facing_schemas(s) -> None:
     assert props["limit"]["default"] == 10 and props["limit"]["maximum"] == 50
     assert '"double quotes"' in search.description and "'-' before a word" in search.description
     assert set(search.output_schema["properties"]) == {"results", "low_confidence", "filter_applied", "warnings",
-                                                       "offset", "next_offset", "truncated", "approx_tokens"}
+                                                       "confidence", "offset", "next_offset", "truncated",
+                                                       "approx_tokens"}
     for name in TOOLS - {"reindex"}:
         assert by[name].annotations.read_only_hint is True, name
     assert by["reindex"].annotations.read_only_hint is False
@@ -76,8 +77,9 @@ def test_search_returns_the_pipeline_answer_as_structured_content(s, local_rt, i
     r = s.call("search", {"query": "garden plan", "limit": 3})
     assert not r.is_error, text_of(r)
     sc = r.structured_content
-    assert set(sc) == {"results", "low_confidence", "filter_applied", "warnings", "offset", "next_offset",
-                       "truncated", "approx_tokens"}
+    assert set(sc) == {"results", "low_confidence", "filter_applied", "warnings", "confidence", "offset",
+                       "next_offset", "truncated", "approx_tokens"}
+    assert sc["confidence"] is None  # only an explained search says why
     assert sc["truncated"] is False and all(h.pop("content_truncated") is False for h in sc["results"])
     want = service.search(local_rt, SearchParams(query="garden plan", limit=3)).to_json()
     assert {k: sc[k] for k in want} == want
