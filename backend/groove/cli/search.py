@@ -69,7 +69,8 @@ def filter_options(f):
 @click.option("--limit", type=int, default=None, help="Number of hits (default: [search] limit, 10).")
 @search_options
 @filter_options
-@click.option("--json", "as_json", is_flag=True, help="Print {results, low_confidence, filter_applied, warnings, confidence}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {results, low_confidence, filter_applied, warnings, confidence}.")
 @daemon_options
 @click.option("--explain", is_flag=True, default=None,
               help="Under each hit: the legs that found it (rank, RRF share), fused score, stages 2-4.")
