@@ -118,7 +118,8 @@ def judge(
         best = float(np.max(sims))
         score = calibrated_score(best, known, cal, script)
         across = script is not None and cal.absent(script)
-        return Confidence(score < threshold, "calibrated", score, None, threshold, cal.z(best, script), known, across)
+        return Confidence(score < threshold, "calibrated", score, threshold=threshold, z=cal.z(best, script),
+                          known=known, across=across)
     margin = similarity_margin(sims)
     warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
-    return Confidence(margin < ratio, "margin", margin, warning, ratio)
+    return Confidence(margin < ratio, "margin", margin, warning, threshold=ratio)
