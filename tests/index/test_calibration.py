@@ -188,3 +188,13 @@ def test_a_calibration_from_before_the_language_yardsticks_is_used_as_before_the
     assert not calibration.is_current(cal, rt.index)
     reindex(rt)
     assert calibration.load(rt.index).by_language is not None
+
+
+def test_the_cjk_letter_regex_is_the_query_compilers_kanji_and_kana():
+    from groove.query import HIRA, KANJI, KATA, char_type
+
+    points = [*range(0x3000, 0x3200), *range(0x3400, 0xA000, 7), *range(0xF900, 0xFB00), *range(0xFF00, 0xFFA0),
+              0x20000, 0x2A6D6, 0x3FFFF]
+    for o in points:
+        ch = chr(o)
+        assert bool(calibration.CJK_LETTER.match(ch)) == (char_type(ch) in (KANJI, HIRA, KATA)), hex(o)

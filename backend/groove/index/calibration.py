@@ -57,7 +57,11 @@ MIN_SCALE = 1e-3
 ABSENT_SCRIPT_SHARE = 0.02
 # Letters are counted on at most this many chunks (every n-th by id).
 LETTER_SAMPLE = 2000
-CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# The kanji, hiragana and katakana of ``query.char_type``, as one regex: the
+# letter shares scan a sample of the whole vault, too much text for a Python
+# call per character.
+CJK_LETTER = re.compile("[\u3005-\u3007\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+                        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
 ASCII_LETTER = re.compile(r"[A-Za-z]")
 LETTER = re.compile(r"[^\W\d_]")  # any letter (str.isalpha, near enough)
 SCRIPT_LANGUAGE = {"latin": "en", "cjk": "ja"}  # whose probes stand for a query in the script
