@@ -31,6 +31,7 @@ from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
 from ..paths import make_private_dirs, tighten_file
 from . import schema, shortcjk
 from .vectors import VectorCache
+from .word_postings import WordPostings, WordPostingsCache
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 
@@ -47,6 +48,7 @@ class Index:
         self._lock = threading.Lock()
         self.write_lock = threading.RLock()  # one writer at a time in this process
         self.vectors = VectorCache()  # big vaults' KNN in numpy (ADR 0121)
+        self.words = WordPostingsCache()  # big vaults' full-text ranking in numpy (ADR 0132)
         try:
             c = self.conn
             with self.atomic():
@@ -77,6 +79,18 @@ class Index:
         if c is None:
             c = self._local.conn = self._open()
         return c
+
+    def keep_word_index(self) -> None:
+        """For a long-lived process (the daemon, the standalone MCP server):
+        keep a big vault's in-memory word index, built and rebuilt after
+        writes on a thread of its own (ADR 0132)."""
+        self.words.background = True
+        self.word_postings()
+
+    def word_postings(self) -> WordPostings | None:
+        """The in-memory word index for the current rows, if one is ready;
+        a long-lived process (``words.background``) builds it on a thread."""
+        return self.words.ready(self.conn, lambda: self.conn, self.release_thread)
 
     def release_thread(self) -> None:
         """Close the calling thread's connection (a thread about to end)."""

@@ -21,6 +21,7 @@ import math
 import apsw
 
 from groove.index import bm25_topk, shortcjk
+from groove.index.word_postings import WordPostings, answers
 from groove.query import ParsedQuery, fts_phrase, or_expr
 
 log = logging.getLogger(__name__)
@@ -89,12 +90,15 @@ def _ensure_vocab(conn: apsw.Connection) -> None:
     )
 
 
-def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None) -> list[int]:
+def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None,
+                     words: WordPostings | None = None) -> list[int]:
     """An upper bound on each phrase's document frequency: its rarest trigram's.
 
     Tokenized by the table's own trigram tokenizer so case folding agrees.
     ``memo`` (trigram -> df) lets one search look each trigram up once,
-    for the leg's pruning and again for ``query_coverage``.
+    for the leg's pruning and again for ``query_coverage``. ``words``
+    counts the trigrams it can (ASCII letters and digits) in memory: the
+    same count, without fts5vocab's walk of each trigram's doclist.
     """
     _ensure_vocab(conn)
     memo = {} if memo is None else memo
@@ -102,12 +106,40 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
     grams = [set(tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
                      include_offsets=False, include_colocated=False)) for p in phrases]
     for term in sorted(set().union(*grams) - memo.keys()):  # one indexed lookup each
+        if words is not None and answers(term):
+            memo[term] = words.df(conn, term)
+            continue
         r = conn.execute(f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?", (term,)).fetchone()
         memo[term] = r[0] if r else 0
     return [min((memo[g] for g in gs), default=0) for gs in grams]
 
 
-def ranked_phrases(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None) -> list[str]:
+def _bound_within(conn: apsw.Connection, phrase: str, cap: float, memo: dict[str, int],
+                  words: WordPostings, counts: dict[str, int]) -> bool:
+    """Whether ``phrase``'s trigram bound is at most ``cap``, from the word
+    index, counting trigrams only until one answers: the bound is at least
+    the exact count, and at most any one trigram's."""
+    if counts.setdefault(phrase, words.df(conn, phrase)) > cap:
+        return False
+    grams = list(dict.fromkeys(_trigrams(conn, phrase)))
+    if any(memo[g] <= cap for g in grams if g in memo):
+        return True
+    for g in grams:
+        if g not in memo:
+            memo[g] = words.df(conn, g)
+            if memo[g] <= cap:
+                return True
+    return False
+
+
+def _trigrams(conn: apsw.Connection, phrase: str) -> list[str]:
+    tok = conn.fts5_tokenizer("trigram")
+    return list(tok(phrase.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
+                    include_offsets=False, include_colocated=False))
+
+
+def ranked_phrases(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None,
+                   words: WordPostings | None = None, counts: dict[str, int] | None = None) -> list[str]:
     """The phrases worth ranking with bm25 (ADR 0012).
 
     FTS5's bm25 clamps the IDF of a phrase found in at least half the rows to
@@ -118,7 +150,11 @@ def ranked_phrases(conn: apsw.Connection, phrases: list[str], memo: dict[str, in
     if len(phrases) <= 1:
         return phrases
     n = fts_row_count(conn)
-    bounds = phrase_df_bounds(conn, phrases, memo)
+    if words is not None and memo is not None and counts is not None and all(map(answers, phrases)):
+        kept = [p for p in phrases if _bound_within(conn, p, n / 2, memo, words, counts)]
+        if kept:
+            return kept
+    bounds = phrase_df_bounds(conn, phrases, memo, words)
     kept = [p for p, b in zip(phrases, bounds) if b <= n / 2]
     if not kept:
         kept = [phrases[min(range(len(phrases)), key=bounds.__getitem__)]]
@@ -135,9 +171,13 @@ def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
 def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                  limit: int, restrict_sql: str | None, restrict_params: tuple,
                  prune: bool, memo: dict[str, int] | None,
-                 counts: dict[str, int] | None) -> list[tuple[int, float]]:
+                 counts: dict[str, int] | None, words: WordPostings | None) -> list[tuple[int, float]]:
     assert parsed.match_expr is not None
-    kept = ranked_phrases(conn, parsed.positives, memo) if prune else parsed.positives
+    kept = ranked_phrases(conn, parsed.positives, memo, words, counts) if prune else parsed.positives
+    if words is not None and prune and restrict_sql is None:
+        out = words.ranked(conn, parsed.positives, kept, parsed.negatives, weights, limit, counts)
+        if out is not None:
+            return out
     expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
     out = bm25_topk.ranked_top(conn, FTS_TABLE, kept, parsed.negatives, weights, limit, restrict_sql,
                                restrict_params, lambda p: counted_df(conn, p, counts)) if prune else None
@@ -190,23 +230,26 @@ def append_unseen(lists: list[list[tuple[int, float]]]) -> list[tuple[int, float
 def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
                *, prune: bool = True, memo: dict[str, int] | None = None,
-               counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
+               counts: dict[str, int] | None = None,
+               words: WordPostings | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
     list). Trigram hits come first, then rows only the short-CJK bigram
     search found. ``restrict_sql`` is a subquery of allowed chunk ids
     (filters apply inside the leg). In a big index the ranked match takes
-    the exact top-k path of ``bm25_topk`` when it can prove its answer.
-    ``memo`` and ``counts`` carry trigram bounds and exact phrase counts
-    on to ``query_coverage``.
+    the exact top-k path of ``bm25_topk`` when it can prove its answer,
+    or ``words``, the in-memory word index, when it holds every phrase
+    (both give the plain query's exact rows and scores). ``memo`` and
+    ``counts`` carry trigram bounds and exact phrase counts on to
+    ``query_coverage``.
     """
     if limit <= 0:
         return []
     lists = []
     if parsed.match_expr is not None:
         lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
-                                  restrict_params, prune, memo, counts))
+                                  restrict_params, prune, memo, counts, words))
     if parsed.short_terms:
         lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
     lists = [lst for lst in lists if lst]
@@ -232,7 +275,8 @@ def counted_df(conn: apsw.Connection, phrase: str, counts: dict[str, int] | None
 
 
 def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
-                   memo: dict[str, int] | None = None, counts: dict[str, int] | None = None) -> dict[int, float]:
+                   memo: dict[str, int] | None = None, counts: dict[str, int] | None = None,
+                   words: WordPostings | None = None) -> dict[int, float]:
     """The share of the query each row of ``ids`` contains, in [0, 1] (ADR 0079).
 
     A term (positive phrase or short-CJK term) weighs its IDF as bm25 does;
@@ -263,7 +307,14 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
         return {rid: 0.0 for rid in texts}
     n = fts_row_count(conn)
     trigram = [t for t in present if t in parsed.positives]
-    df = dict(zip(trigram, phrase_df_bounds(conn, trigram, memo)))
+    df: dict[str, int] = {}
+    if words is not None and memo is not None and counts is not None:
+        # Only whether the bound exceeds n / 2 matters: past it the weight is
+        # the floor whatever the bound, and under it the exact count is used.
+        for t in [t for t in trigram if answers(t)]:
+            df[t] = counted_df(conn, t, counts) if _bound_within(conn, t, n / 2, memo, words, counts) else n
+        trigram = [t for t in trigram if t not in df]
+    df.update(zip(trigram, phrase_df_bounds(conn, trigram, memo, words)))
     for t in present:
         if t not in df:
             df[t] = phrase_df(conn, t, shortcjk.TABLE)

@@ -51,7 +51,9 @@ class Backend:
                 self.rt = self._runtime()
 
     def _runtime(self) -> Runtime:
-        return open_runtime(self.opts.vault, index_path=self.opts.index_path, model=self.opts.model)
+        rt = open_runtime(self.opts.vault, index_path=self.opts.index_path, model=self.opts.model)
+        rt.index.keep_word_index()  # a session lives long: big vaults rank full text in memory (ADR 0132)
+        return rt
 
     @property
     def mode(self) -> str:

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..index import chunks, fts
 from ..index.db import Index
+from ..index.word_postings import WordPostings
 from ..query import ParsedQuery
 from ..types import Candidate
 from .explain import LegList, explain_stage1
@@ -146,9 +147,14 @@ def note_aware_ranking(
     return sorted(chunk_sim, key=lambda cid: (-score(cid), cid))[:n]
 
 
-def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction) -> set[int]:
+def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction,
+                       words: WordPostings | None = None) -> set[int]:
     if not parsed.negatives:
         return set()
+    if words is not None and restriction.sql is None:
+        found = words.rows_with(idx.conn, parsed.negatives, whole_notes=scope == "note")
+        if found is not None:
+            return found
     ids = fts.excluded_ids(idx.conn, parsed, restriction.sql)
     if scope == "note" and ids:
         # Note-level exclusion: a note any of whose chunks matches is dropped
@@ -181,9 +187,10 @@ def hybrid_candidates(
     """``qvec`` may still be being computed: the lexical work runs first and
     the vector is waited for only when the vector legs need it (ADR 0081).
     ``explain``: each candidate records which legs found it (explain.py)."""
-    excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction)
+    words = idx.word_postings()  # big vaults, long-lived processes (ADR 0132)
+    excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction, words)
     trigram_df: dict[str, int] = {}
-    fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded, trigram_df)
+    fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded, trigram_df, words)
     if isinstance(qvec, Future):
         qvec = qvec.result()
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
@@ -226,7 +233,7 @@ def hybrid_candidates(
 
 def _full_text(
     idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
-    trigram_df: dict[str, int],
+    trigram_df: dict[str, int], words: WordPostings | None = None,
 ) -> tuple[list[int], dict[int, float] | None]:
     """The FTS leg's chunk ids, best first, and each one's vote scale: how
     much of the query it holds (ADR-0079) — rank 1 for one common word is
@@ -236,11 +243,11 @@ def _full_text(
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
     counts: dict[str, int] = {}
     hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates + len(excluded), restriction.sql,
-                          memo=trigram_df, counts=counts)
+                          memo=trigram_df, counts=counts, words=words)
     ids = [cid for cid, _ in hits if cid not in excluded][: r.candidates]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
-    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts)
+    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts, words)
 
 
 def _vectors(

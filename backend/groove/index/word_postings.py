@@ -1,0 +1,374 @@
+"""The full-text leg's ranked match from an in-memory word index, for big
+vaults (ADR 0132).
+
+FTS5's ``ORDER BY bm25`` scores every row its expression matches, and its
+IDF walks each phrase's whole doclist: 30–80 ms at 100k chunks for a query
+holding a word found in a third of them. ``bm25_topk`` skips some of that
+work, but only where it can prove its answer.
+
+Most queries of a Latin-script vault are made of plain words. A phrase made
+only of ASCII letters and digits can only occur inside a run of such
+characters, so its trigram instances in a column are the sum, over the
+column's runs, of its (overlapping) occurrences in each run, ASCII-folded as
+the trigram tokenizer folds them. Hence an index of runs -> (row, column,
+count) gives every such phrase's exact instances, its document frequency and
+so bm25 exactly as ``fts5_aux.c`` computes it: the same float, the same
+order. Phrases it cannot answer (other letters, spaces, punctuation), or a
+filter, leave the query to FTS5.
+
+Two characters outside ASCII fold to ASCII letters in the trigram tokenizer
+(U+017F long s, U+212A Kelvin sign); rows holding them are kept out of the
+runs and counted by the tokenizer itself at query time.
+
+SQLite stays the source of truth: the index is dropped when
+``meta.rows_version`` moves. It is built in the background of a long-lived
+process (the daemon, the standalone MCP server), never on a search's path:
+until it is ready, and while a new one is built after a write, FTS5 answers.
+Builds are spaced so that they take at most a third of one core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import logging
+import re
+import sys
+import threading
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from groove.index import bm25_topk
+
+log = logging.getLogger(__name__)
+
+TABLE = "fts_chunks"
+MIN_ROWS = 10_000  # below this the plain ranked query takes a few ms: no index kept
+FOLDS_TO_ASCII = "\u017f\u212a"  # the trigram tokenizer folds these to "s" and "k" (a test pins the list)
+SPACING = 2.0  # a build waits twice its last duration after the last one ended
+_RUN = re.compile(r"[A-Za-z0-9]+")
+_ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
+_WORD_PHRASE = re.compile(r"[A-Za-z0-9]{3,}")
+_BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
+
+
+def answers(phrase: str) -> bool:
+    """Whether the word index can count ``phrase``: ASCII letters and digits
+    only, and long enough to make a trigram."""
+    return _WORD_PHRASE.fullmatch(phrase) is not None
+
+
+def _rows_version(conn: apsw.Connection) -> str | None:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
+    return row[0] if row else None
+
+
+def _overlapping(word: str, phrase: str) -> int:
+    n, at = 0, word.find(phrase)
+    while at >= 0:
+        n += 1
+        at = word.find(phrase, at + 1)
+    return n
+
+
+@dataclass
+class WordPostings:
+    """Runs of ASCII letters and digits -> (row, column, count), one snapshot."""
+
+    version: str
+    rowids: np.ndarray  # int64, ascending: row slot i is FTS row rowids[i]
+    sizes: np.ndarray  # float64: each row's length in tokens, all columns (the docsize record)
+    starts: np.ndarray  # int64 (words + 1): where each word begins in ``vocab``, then its length
+    vocab: str  # "\n" + the words joined by "\n" + "\n": one string to search
+    ptr: np.ndarray  # int64 (words + 1): word w's postings are [ptr[w], ptr[w + 1])
+    slots: np.ndarray  # int32: the row slot of each posting
+    cols: np.ndarray  # int8: the column of each posting
+    counts: np.ndarray  # uint16: the run's occurrences in that row's column
+    odd: dict[int, list[str]]  # slot -> its columns, for rows holding FOLDS_TO_ASCII
+    chunk_ids: np.ndarray  # int64: every chunk's id (the chunks table) ...
+    chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.rowids, self.sizes, self.starts, self.ptr, self.slots, self.cols, self.counts,
+                  self.chunk_ids, self.chunk_docs)
+        return sum(a.nbytes for a in arrays) + len(self.vocab)
+
+    def _postings(self, phrase: str, *, times: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """The postings of every word holding ``phrase`` (lowercased) and, with
+        ``times``, how often each posting's word holds it (overlapping, as
+        trigrams match)."""
+        hits = [m.start() for m in re.finditer(re.escape(phrase), self.vocab)]
+        words = np.unique(np.searchsorted(self.starts, hits, side="right") - 1)
+        a, b = self.ptr[words], self.ptr[words + 1]
+        lens = b - a
+        # The ranges [a, b) laid end to end, without a Python loop per word.
+        at = np.repeat(a - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
+        if not times:
+            return at, None
+        ends = self.starts[words + 1] - 1
+        mult = [_overlapping(self.vocab[i:j], phrase) for i, j in zip(self.starts[words].tolist(), ends.tolist())]
+        return at, np.repeat(np.asarray(mult, dtype=np.float64), lens)
+
+    def holders(self, conn: apsw.Connection, phrase: str) -> np.ndarray:
+        """bool per row slot: the row holds ``phrase`` (one ``answers`` accepts)."""
+        at, _ = self._postings(phrase.lower(), times=False)
+        has = np.zeros(len(self.rowids), dtype=bool)
+        has[self.slots[at]] = True
+        if self.odd:
+            counter = bm25_topk._Counter(conn, [phrase])
+            for slot, cols in self.odd.items():
+                has[slot] = sum(counter.counts(cols)[0]) > 0
+        return has
+
+    def df(self, conn: apsw.Connection, phrase: str) -> int:
+        """Rows holding ``phrase``: FTS5's count for it, a trigram's included."""
+        return int(self.holders(conn, phrase).sum())
+
+    def instances(self, conn: apsw.Connection, phrase: str) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, 3) float64 of the phrase's trigram instances per row and
+        column, and the bool per row of holding it at all."""
+        n = len(self.rowids)
+        at, mult = self._postings(phrase.lower())
+        has = np.zeros(n, dtype=bool)
+        has[self.slots[at]] = True
+        flat = self.slots[at].astype(np.int64) * 3 + self.cols[at]
+        out = np.bincount(flat, weights=self.counts[at] * mult, minlength=3 * n).reshape(n, 3)
+        if self.odd:
+            counter = bm25_topk._Counter(conn, [phrase])
+            for slot, cols in self.odd.items():
+                out[slot] = counter.counts(cols)[0]
+                has[slot] = out[slot].sum() > 0
+        return out, has
+
+    def rows_with(self, conn: apsw.Connection, phrases: list[str], *, whole_notes: bool = False) -> set[int] | None:
+        """Rowids holding any of ``phrases`` or, with ``whole_notes``, every
+        chunk of a note one of them is in (None: a phrase it cannot count)."""
+        if not all(map(answers, phrases)):
+            return None
+        hit = np.zeros(len(self.rowids), dtype=bool)
+        for p in phrases:
+            hit |= self.holders(conn, p)
+        ids = self.rowids[hit]
+        if whole_notes and len(ids):
+            docs = self.chunk_docs[np.isin(self.chunk_ids, ids)]
+            ids = self.chunk_ids[np.isin(self.chunk_docs, docs)]
+        return set(ids.tolist())
+
+    def ranked(self, conn: apsw.Connection, positives: list[str], kept: list[str], negatives: list[str],
+               weights: tuple[float, float, float], limit: int,
+               counts: dict[str, int] | None = None) -> list[tuple[int, float]] | None:
+        """What ``fts._trigram_leg`` returns for ``(positives) NOT (negatives)``
+        ranked by the ``kept`` phrases: (rowid, -bm25) best first, then rows
+        matching only pruned phrases (score 0.0, rowid order), ``limit`` in
+        all; or None when a phrase is one it cannot count. Fills ``counts``
+        with each positive phrase's exact document frequency."""
+        if not kept or not all(map(answers, [*positives, *negatives])):
+            return None
+        stats = bm25_topk.table_stats(conn, TABLE)
+        if stats is None or limit <= 0:
+            return None
+        n = len(self.rowids)
+        inst = {p: self.instances(conn, p) for p in dict.fromkeys(kept)}
+        has = {p: v[1] for p, v in inst.items()}
+        for p in dict.fromkeys([*positives, *negatives]):
+            if p not in has:
+                has[p] = self.holders(conn, p)
+        dfs = {p: int(has[p].sum()) for p in positives}
+        if counts is not None:
+            counts.update(dfs)
+        banned = np.zeros(n, dtype=bool)
+        for p in negatives:
+            banned |= has[p]
+        matched = np.zeros(n, dtype=bool)
+        for p in kept:
+            matched |= has[p]
+        at = np.flatnonzero(matched & ~banned)
+        # fts5_aux.c's arithmetic, term by term and in its order: the same floats.
+        norm = bm25_topk.K1 * (1 - bm25_topk.B + bm25_topk.B * self.sizes[at] / stats.avgdl)
+        score = np.zeros(len(at), dtype=np.float64)
+        for p in kept:
+            f = _freq(inst[p][0][at], weights)
+            score += bm25_topk.idf(stats.rows, dfs[p]) * ((f * (bm25_topk.K1 + 1.0)) / (f + norm))
+        ids = self.rowids[at]
+        top = _top(score, ids, limit)
+        out = list(zip(ids[top].tolist(), score[top].tolist()))
+        if len(kept) < len(positives) and len(out) < limit:
+            # As the FTS path appends rows matching only pruned phrases.
+            rest = np.zeros(n, dtype=bool)
+            for p in positives:
+                rest |= has[p]
+            rest &= ~banned & ~matched
+            out += [(int(r), 0.0) for r in self.rowids[rest][: limit - len(out)]]
+        return out
+
+
+def _top(score: np.ndarray, rowids: np.ndarray, limit: int) -> np.ndarray:
+    """Indices of the ``limit`` best by (score descending, rowid ascending),
+    in that order: ties at the cut are settled by rowid as FTS5's sort does."""
+    if len(score) > limit:
+        cut = np.partition(score, len(score) - limit)[len(score) - limit]
+        pool = np.flatnonzero(score >= cut)
+    else:
+        pool = np.arange(len(score))
+    return pool[np.lexsort((rowids[pool], -score[pool]))][:limit]
+
+
+def _freq(c: np.ndarray, weights: tuple[float, float, float]) -> np.ndarray:
+    """bm25's weighted frequency: each column's weight added once per
+    instance, column after column, as fts5_aux.c adds them."""
+    f = np.zeros(len(c), dtype=np.float64)
+    for col, w in enumerate(weights):
+        cc = c[:, col]
+        if float(w).is_integer():
+            f = f + cc * w  # whole numbers: repeated addition is exact, so is the product
+            continue
+        for k in range(int(cc.max(initial=0))):
+            f = f + np.where(cc > k, w, 0.0)
+    return f
+
+
+def build(conn: apsw.Connection) -> WordPostings | None:
+    """The word index of the FTS table as one read transaction sees it
+    (None when the table is small or has no version to check it by)."""
+    with conn:
+        version = _rows_version(conn)
+        stats = bm25_topk.table_stats(conn, TABLE)
+        if version is None or stats is None or stats.rows < MIN_ROWS:
+            return None
+        chunk_rows = np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
+                                dtype=np.int64).reshape(-1, 2)
+        size_ids, sizes = array("q"), array("d")
+        for r, sz in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize ORDER BY id"):
+            size_ids.append(r)
+            sizes.append(sum(bm25_topk._varints(sz)))
+        vocab: dict[str, int] = {}
+        rowids = array("q")
+        odd: dict[int, list[str]] = {}
+        batches = []
+        # One entry per run: its word, row slot and column (C arrays: no
+        # Python object per run, so the build's memory goes back when done).
+        w_run, s_run, c_run = array("i"), array("i"), array("b")
+
+        def flush() -> None:
+            w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
+                        for a, dt in ((w_run, np.int32), (s_run, np.int32), (c_run, np.int8)))
+            key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)  # sorted by word, then row
+            batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
+                            (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
+            del w_run[:], s_run[:], c_run[:]
+
+        for rid, *cols in conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"):
+            slot = len(rowids)
+            rowids.append(rid)
+            texts = [c or "" for c in cols]
+            if any(_ODD.search(t) for t in texts):
+                odd[slot] = texts
+                continue
+            for ci, text in enumerate(texts):
+                runs = _RUN.findall(text)
+                w_run.extend(vocab.setdefault(r.lower(), len(vocab)) for r in runs)
+                s_run.extend([slot] * len(runs))
+                c_run.extend([ci] * len(runs))
+            if slot % _BATCH == _BATCH - 1:
+                flush()
+        flush()
+    words = np.concatenate([b[0] for b in batches])
+    order = np.argsort(words, kind="stable")  # batches come in row order: rows stay ascending per word
+    ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(words, minlength=len(vocab)), out=ptr[1:])
+    del words
+    names = sorted(vocab, key=vocab.__getitem__)
+    ids = np.frombuffer(rowids, dtype=np.int64).copy()
+    at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), ids)
+    return WordPostings(
+        version=version,
+        rowids=ids,
+        sizes=np.frombuffer(sizes, dtype=np.float64)[at].copy(),
+        starts=np.cumsum([1] + [len(w) + 1 for w in names], dtype=np.int64),  # and where the vocabulary ends
+        vocab="\n" + "\n".join(names) + "\n",
+        ptr=ptr,
+        slots=np.concatenate([b[1] for b in batches])[order],
+        cols=np.concatenate([b[2] for b in batches])[order],
+        counts=np.concatenate([b[3] for b in batches])[order],
+        odd=odd,
+        chunk_ids=chunk_rows[:, 0].copy(),
+        chunk_docs=chunk_rows[:, 1].copy(),
+    )
+
+
+def _give_back_freed_memory() -> None:
+    """Return the build's freed heap to the system (glibc keeps it otherwise:
+    at 100k chunks the daemon stayed ~110 MB above what the index holds)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class WordPostingsCache:
+    """One per index. ``ready`` never builds on the caller's thread;
+    ``background`` (set by long-lived processes) lets it start a build on a
+    thread of its own when the rows have changed."""
+
+    def __init__(self) -> None:
+        self.background = False
+        self._lock = threading.Lock()
+        self._current: WordPostings | None = None
+        self._checked: str | None = None  # the rows version last built (or found too small)
+        self._building = False
+        self._next_build_at = 0.0
+
+    def ready(self, conn: apsw.Connection, open_conn: Callable[[], apsw.Connection] | None = None,
+              done: Callable[[], None] | None = None) -> WordPostings | None:
+        """The index for the connection's current rows, or None (use FTS5).
+        When the rows changed since the last build and ``background`` is on,
+        a build starts on a thread using ``open_conn()`` (``done()`` after)."""
+        version = _rows_version(conn)
+        with self._lock:
+            cur = self._current
+            if cur is not None and cur.version == version:
+                return cur
+            start = (self.background and open_conn is not None and version != self._checked
+                     and not self._building and time.monotonic() >= self._next_build_at)
+            if start:
+                self._building = True
+        if start:
+            assert open_conn is not None
+            threading.Thread(target=self._build, args=(open_conn, done), name="groove-words", daemon=True).start()
+        return None
+
+    def warm(self, conn: apsw.Connection) -> WordPostings | None:
+        """Build now, on this thread (benchmarks, tests)."""
+        version = _rows_version(conn)
+        wp = build(conn)
+        _give_back_freed_memory()
+        with self._lock:
+            self._current, self._checked = wp, version
+        return wp
+
+    def _build(self, open_conn: Callable[[], apsw.Connection], done: Callable[[], None] | None) -> None:
+        t = time.monotonic()
+        version, wp = None, None
+        try:
+            conn = open_conn()
+            version = _rows_version(conn)
+            wp = build(conn)
+        except Exception as e:  # a failed build leaves FTS5 answering
+            log.warning("word index build failed, full-text searches use FTS5: %s", e)
+        finally:
+            if done is not None:
+                done()
+        took = time.monotonic() - t
+        _give_back_freed_memory()
+        with self._lock:
+            self._current = wp
+            self._checked = wp.version if wp is not None else version
+            self._building = False
+            self._next_build_at = time.monotonic() + SPACING * took
+        if wp is not None:
+            log.info("word index: %d rows, %.0f MB, built in %.1f s", len(wp.rowids), wp.nbytes / 1e6, took)

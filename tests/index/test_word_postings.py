@@ -1,0 +1,235 @@
+"""The in-memory word index (ADR 0132) gives the full-text leg exactly what
+FTS5 gives it — the same rows, order and floats, the same coverage and the
+same exclusions — or declines; it is dropped when the rows change, and only
+long-lived processes build it, off the search's thread."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import apsw
+import pytest
+
+from groove import service
+from groove.config import SearchConfig
+from groove.index import fts, word_postings
+from groove.index.db import Index
+from groove.pipeline import SearchParams, resolve_params
+from groove.pipeline.filters import build_restriction
+from groove.pipeline.fusion import excluded_chunk_ids
+from groove.query import parse_query
+from helpers import make_runtime
+
+COMMON = ["the", "and", "for", "note", "notes", "with", "sync", "view"]
+RARE = ["canvas", "graph", "vault", "plugin", "hotkey", "embed", "folder", "backlink", "template", "daily"]
+# Case, digits, overlapping repeats, words inside words, letters outside
+# ASCII, and the two characters the trigram tokenizer folds to ASCII.
+ODDITIES = ["SYNC", "Sync2", "v2024", "aaaa", "aaaaaa", "syncsync", "asynchronous", "café", "Straße", "naïve",
+            "note-taking", "e.g.", "ſync", "\u212aeyboard", "keyboard", "\u212aKK", "kkk", "İstanbul"]
+JAPANESE = ["ノートを同期する", "設定を変更", "キャンバスのカード"]
+
+
+def _note(rng: random.Random, filler: list[str], i: int) -> str:
+    def sentence() -> str:
+        words = []
+        for _ in range(rng.randint(4, 30)):
+            r = rng.random()
+            pool = COMMON if r < 0.25 else RARE if r < 0.35 else ODDITIES if r < 0.42 else filler
+            w = rng.choice(pool)
+            words.append(w.upper() if rng.random() < 0.05 else w.capitalize() if rng.random() < 0.1 else w)
+        if rng.random() < 0.15:
+            words.append(rng.choice(JAPANESE))
+        return " ".join(words) + "."
+
+    sections = [f"## {rng.choice(RARE + ODDITIES)} {rng.choice(filler)}\n\n" + " ".join(
+        sentence() for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 4))]
+    return f"# Note {i} {rng.choice(RARE)}\n\n{sentence()}\n\n" + "\n\n".join(sections) + "\n"
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory, tiny_embedder):
+    tmp = tmp_path_factory.mktemp("words")
+    vault = tmp / "vault"
+    vault.mkdir()
+    rng = random.Random(11)
+    filler = ["".join(rng.choice("bcdfghklmnprstvwz") + rng.choice("aeiou") for _ in range(rng.randint(2, 4)))
+              for _ in range(300)]
+    for i in range(90):
+        (vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
+    rt = make_runtime(vault, tiny_embedder, tmp)
+    service.reindex(rt)
+    return rt, filler
+
+
+@pytest.fixture
+def words(indexed, monkeypatch):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)  # the test vault is far below a big vault's size
+    rt, _ = indexed
+    wp = word_postings.build(rt.index.conn)
+    assert wp is not None
+    return wp
+
+
+def _queries(filler: list[str], n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    ascii_words = RARE + filler + [w for w in ODDITIES if w.isascii() and w.isalnum()] + ["ync", "ey", "aaa"]
+    out = []
+    for i in range(n):
+        ws = [rng.choice(ascii_words) for _ in range(rng.randint(1, 3))] + rng.sample(COMMON, rng.randint(0, 2))
+        if i % 4 == 0:
+            ws.append("-" + rng.choice(ascii_words + COMMON))
+        rng.shuffle(ws)
+        out.append(" ".join(w.upper() if rng.random() < 0.1 else w for w in ws))
+    return out
+
+
+def _leg(conn: apsw.Connection, text: str, weights, limit: int, wp):
+    q = parse_query(text)
+    memo: dict[str, int] = {}
+    counts: dict[str, int] = {}
+    hits = fts.fts_search(conn, q, weights, limit, memo=memo, counts=counts, words=wp)
+    ids = [cid for cid, _ in hits]
+    return hits, fts.query_coverage(conn, q, ids, memo, counts, words=wp)
+
+
+@pytest.mark.parametrize("weights", [(2.0, 1.0, 1.0), (1.5, 0.7, 1.0)])
+@pytest.mark.parametrize("limit", [5, 50])
+def test_the_word_index_ranks_exactly_as_fts5_with_the_same_coverage(indexed, words, weights, limit):
+    rt, filler = indexed
+    conn = rt.index.conn
+    answered = 0
+    for text in _queries(filler, 60, seed=limit):
+        q = parse_query(text)
+        if q.match_expr is None:
+            continue
+        want = _leg(conn, text, weights, limit, None)
+        got = _leg(conn, text, weights, limit, words)
+        assert got == want, text  # ids, order, the floats themselves, and each row's coverage
+        answered += words.ranked(conn, q.positives, fts.ranked_phrases(conn, q.positives), q.negatives,
+                                 weights, limit) is not None
+    assert answered >= 40  # the word index really answered
+
+
+def test_phrases_it_cannot_count_are_left_to_fts5(indexed, words):
+    rt, _ = indexed
+    conn = rt.index.conn
+    for text in ['"sync the" canvas', "ノートを同期 canvas", "café vault", "canvas -設定を変更", '"graph view" sync']:
+        q = parse_query(text)
+        assert words.ranked(conn, q.positives, q.positives, q.negatives, (2.0, 1.0, 1.0), 10) is None, text
+        assert _leg(conn, text, (2.0, 1.0, 1.0), 10, words) == _leg(conn, text, (2.0, 1.0, 1.0), 10, None)
+
+
+def test_rows_holding_the_folded_characters_are_counted_by_the_tokenizer(indexed, words):
+    rt, _ = indexed
+    assert words.odd  # the vault holds ſ and the Kelvin sign
+    for phrase in ["sync", "keyboard", "kkk", "ync"]:
+        assert words.df(rt.index.conn, phrase) == fts.phrase_df(rt.index.conn, phrase), phrase
+
+
+@pytest.mark.parametrize("scope", ["note", "chunk"])
+def test_exclusions_are_the_same_rows_as_fts5_finds(indexed, words, scope):
+    rt, filler = indexed
+    idx = rt.index
+    r = resolve_params(SearchParams(query="x"), SearchConfig())
+    restriction = build_restriction(idx, r)
+    for neg in ["sync", "canvas", "aaaa", "ync", filler[0], "keyboard"]:
+        q = parse_query(f"vault -{neg}")
+        want = excluded_chunk_ids(idx, q, scope, restriction)
+        assert want  # the word is in the vault
+        assert excluded_chunk_ids(idx, q, scope, restriction, words) == want, neg
+
+
+def test_the_folded_characters_are_exactly_those_the_trigram_tokenizer_folds_to_ascii():
+    tok = apsw.Connection(":memory:").fts5_tokenizer("trigram")
+    folds = []
+    for cp in range(0x80, 0x10000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        grams = list(tok((chr(cp) * 3).encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None,
+                         include_offsets=False, include_colocated=False))
+        if grams and any(c.isascii() and c.isalnum() for c in grams[0]):
+            folds.append(chr(cp))
+    assert "".join(folds) == word_postings.FOLDS_TO_ASCII
+
+
+def test_a_change_to_the_rows_makes_the_index_stale_until_rebuilt(indexed, monkeypatch):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
+    rt, _ = indexed
+    idx = rt.index
+    cache = word_postings.WordPostingsCache()
+    assert cache.ready(idx.conn) is None  # never built on the caller's thread
+    assert cache.warm(idx.conn) is not None
+    assert cache.ready(idx.conn) is not None
+    other = Index(idx.path)  # another connection, as another process would write
+    try:
+        with other.atomic() as c:
+            c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rows_version'")
+    finally:
+        other.close()
+    assert cache.ready(idx.conn) is None
+
+
+def test_a_long_lived_process_builds_it_in_the_background_and_again_after_a_write(indexed, monkeypatch):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
+    monkeypatch.setattr(word_postings, "SPACING", 0.0)
+    rt, _ = indexed
+    idx = Index(rt.index.path)
+    try:
+        idx.keep_word_index()
+        first = _wait_ready(idx)
+        vault = rt.vault
+        (vault / "zebra.md").write_text("# Zebra\n\nzebra stripes and the sync\n", encoding="utf-8")
+        service.reindex(rt)
+        assert idx.word_postings() is None or idx.word_postings() is not first  # stale: FTS5 answers meanwhile
+        second = _wait_ready(idx)
+        assert second is not first and second.df(idx.conn, "zebra") == 1
+    finally:
+        (rt.vault / "zebra.md").unlink(missing_ok=True)
+        service.reindex(rt)
+        idx.close()
+
+
+def test_a_small_vault_gets_no_index_and_no_build_per_search(indexed, monkeypatch):
+    rt, _ = indexed  # 90 notes: far below MIN_ROWS
+    idx = Index(rt.index.path)
+    try:
+        starts = []
+        real = word_postings.threading.Thread
+
+        def counting(*a, **k):
+            starts.append(k.get("name"))
+            return real(*a, **k)
+
+        monkeypatch.setattr(word_postings.threading, "Thread", counting)
+        idx.keep_word_index()
+        deadline = time.monotonic() + 10
+        while idx.words._building and time.monotonic() < deadline:
+            time.sleep(0.02)
+        for _ in range(5):
+            assert idx.word_postings() is None
+        assert starts == ["groove-words"]  # one check for these rows, not one per search
+    finally:
+        idx.close()
+
+
+def test_one_shot_processes_never_build_it(indexed, monkeypatch):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
+    rt, _ = indexed
+    idx = Index(rt.index.path)
+    try:
+        for _ in range(3):
+            assert idx.word_postings() is None
+        assert not idx.words._building
+    finally:
+        idx.close()
+
+
+def _wait_ready(idx: Index) -> word_postings.WordPostings:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        wp = idx.word_postings()
+        if wp is not None:
+            return wp
+        time.sleep(0.05)
+    raise AssertionError("the word index was not built in the background")
