@@ -16,6 +16,10 @@ At each size it times, on the same queries:
 
   both against the p50 query embedding of the default model, measured
   alongside (interleaved per query, so load drift hits all alike);
+- both as a one-shot process runs stage 1 (FTS5 ranks the full text) and as
+  the daemon and the MCP server run it, with the in-memory word index of ADR
+  0132 built (``R words``; below its 10k-row threshold the two are the same
+  run twice), with the word index's build time and size;
 - the vector KNN alone, three ways: sqlite-vec's own scan, groove's path
   (the in-memory copy above ``vectors.MIN_ROWS``, ADR 0121), and numpy brute
   force (``X @ q`` + argpartition), the floor.
@@ -96,12 +100,11 @@ def p50_ms(fn, repeat: int) -> float:
     return median(times) * 1000
 
 
-def topk_vs_plain(idx, n: int = 60) -> None:
-    """The full-text leg's exact top-k path (with its fallbacks) against the plain ranked query."""
-    from groove.index import bm25_topk, fts
+def random_queries(c, n: int = 60) -> list:
+    """Seeded random queries: vault words plus one or two very common ones."""
+    from groove.index import fts
     from groove.query import parse_query
 
-    c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
     text = " ".join(r[0] for r in c.execute("SELECT content FROM fts_chunks WHERE rowid % 997 = 0"))
     words = sorted(set(re.findall(r"[A-Za-z\u00c0-\u024f]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{3,}", text)))
     common = ["the", "and", "for", "with", "note", "notes", "sync", "view", "you", "that", "this", "can"]
@@ -112,6 +115,15 @@ def topk_vs_plain(idx, n: int = 60) -> None:
         q = parse_query(" ".join(ws))
         if len(q.positives) >= 2:
             queries.append((q, fts.ranked_phrases(c, q.positives, {})))
+    return queries
+
+
+def topk_vs_plain(idx, n: int = 60) -> None:
+    """The full-text leg's exact top-k path (with its fallbacks) against the plain ranked query."""
+    from groove.index import bm25_topk, fts
+
+    c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
+    queries = random_queries(c, n)
     counts = {p: fts.phrase_df(c, p) for _, kept in queries for p in kept}
 
     def plain(q, kept):
@@ -135,6 +147,29 @@ def topk_vs_plain(idx, n: int = 60) -> None:
           f"with its fallbacks {t_path / t_plain:.2f} x the plain query's time")
 
 
+def words_vs_plain(idx, n: int = 60) -> None:
+    """The full-text leg with the word index against FTS5 alone, interleaved."""
+    from groove.index import fts
+
+    c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
+    wp = idx.words.ready(c)
+    if wp is None:
+        return
+    t_plain = t_words = 0.0
+    same = 0
+    queries = random_queries(c, n)
+    for q, _ in queries:
+        t = time.perf_counter()
+        want = fts.fts_search(c, q, w, limit, memo={}, counts={})
+        t_plain += time.perf_counter() - t
+        t = time.perf_counter()
+        got = fts.fts_search(c, q, w, limit, memo={}, counts={}, words=wp)
+        t_words += time.perf_counter() - t
+        same += got == want
+    print(f"full-text leg, {len(queries)} random queries: word index identical to FTS5 alone on {same}; "
+          f"{t_words / t_plain:.2f} x its time")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=100_000)
@@ -144,6 +179,7 @@ def main() -> None:
     from groove.config import IndexConfig, SearchConfig
     from groove.index import schema
     from groove.index.db import Index
+    from groove.index.word_postings import WordPostingsCache
     from groove.models.registry import load_embedder
     from groove.pipeline import SearchParams, _embed_pool, resolve_params
     from groove.pipeline.filters import build_restriction
@@ -167,7 +203,9 @@ def main() -> None:
     sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
     have = 0
     print(f"default model, {emb.n_threads} threads; {len(pool)} sentences for the text")
+    print(f"{'':>8} {'one-shot process (FTS5 ranks)':<42} | {'daemon (word index)':<36} |")
     print(f"{'chunks':>8} {'stage 1':>9} {'R seq':>6} {'+ embed':>9} {'embed':>7} {'R':>6} | "
+          f"{'stage 1':>9} {'R seq':>6} {'R':>6} {'build':>6} {'size':>7} | "
           f"{'KNN sqlite-vec':>14} {'groove':>8} {'numpy':>8} {'groove/numpy':>12}")
     for size in sizes:
         t = time.perf_counter()
@@ -200,22 +238,36 @@ def main() -> None:
 
         for q in QUERIES:  # warm: the in-memory copy loads on first use
             stage1(q)
-        seq, with_e, alone = [], [], []
-        for q in QUERIES:
-            seq.append(p50_ms(lambda q=q: stage1(q), a.repeat))
-            with_e.append(p50_ms(lambda q=q: stage1_embedding(q), a.repeat))
-            alone.append(p50_ms(lambda q=q: emb.embed_query(q), a.repeat))
-        s1, se, te = median(seq), median(with_e), median(alone)
-        r_seq, r_all = s1 / te, max(0.0, se - te) / te
+
+        def timed() -> tuple[float, float, float]:
+            seq, with_e, alone = [], [], []
+            for q in QUERIES:
+                seq.append(p50_ms(lambda q=q: stage1(q), a.repeat))
+                with_e.append(p50_ms(lambda q=q: stage1_embedding(q), a.repeat))
+                alone.append(p50_ms(lambda q=q: emb.embed_query(q), a.repeat))
+            return median(seq), median(with_e), median(alone)
+
+        idx.words = WordPostingsCache()  # a one-shot process: no word index
+        s1, se, te = timed()
+        r_seq, r_one = s1 / te, max(0.0, se - te) / te
+        t = time.perf_counter()
+        wp = idx.words.warm(idx.conn)  # as the daemon holds it (ADR 0132)
+        w_build, w_mb = time.perf_counter() - t, (wp.nbytes / 1e6 if wp else 0.0)
+        ws1, wse, wte = timed()
+        r_seq_w, r_all = ws1 / wte, max(0.0, wse - wte) / wte
         sv = median([p50_ms(lambda q=q: raw_vec(q), a.repeat) for q in QUERIES])
         gv = median([p50_ms(lambda q=q: _nearest(idx, "vec_chunks", _blob(qvecs[q]), 200, None), a.repeat)
                      for q in QUERIES])
         nb = median([p50_ms(lambda q=q: brute(q), a.repeat) for q in QUERIES])
-        print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_all:6.2f} | "
+        print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_one:6.2f} | "
+              f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
     topk_vs_plain(idx)
+    words_vs_plain(idx)
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "
-          f"R seq {r_seq:.2f} x the query embedding")
+          f"R seq {r_seq_w:.2f} x the query embedding (one-shot process: {r_seq:.2f})")
+    print(f"stage-1 beyond the embedding in a one-shot process (FTS5 ranks) at {have} chunks: "
+          f"{r_one:.2f} x the query embedding")
     print(f"stage-1 beyond the embedding at {have} chunks: {r_all:.2f} x the query embedding")
 
 
