@@ -13,7 +13,7 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, word_postings
+from groove.index import fts, vocabulary, word_postings
 from groove.index.db import Index
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
@@ -233,3 +233,16 @@ def _wait_ready(idx: Index) -> word_postings.WordPostings:
             return wp
         time.sleep(0.05)
     raise AssertionError("the word index was not built in the background")
+
+
+def test_the_known_word_share_is_the_same_read_from_the_word_index(indexed, words):
+    rt, filler = indexed
+    conn = rt.index.conn
+    texts = _queries(filler, 30, seed=5) + ["sourdough bread at home", "syncing the vaults", "café ſync 同期"]
+    for text in texts:
+        q = parse_query(text)
+        memo: dict[str, int] = {}
+        if q.match_expr is not None:  # the leg fills the memo first, as a search does
+            fts.fts_search(conn, q, (2.0, 1.0, 1.0), 20, memo=memo, counts={}, words=words)
+        got = vocabulary.known_share(conn, q.embed_text, memo, word_index=words)
+        assert got == vocabulary.known_share(conn, q.embed_text, {}), text

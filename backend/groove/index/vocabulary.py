@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 from ..query import KANJI, KATA, SEP, WORD, char_type
 from . import fts, shortcjk
+from .word_postings import WordPostings, answers
 
 if TYPE_CHECKING:
     import apsw
@@ -77,15 +78,19 @@ def _has(conn: apsw.Connection, phrase: str) -> bool:
     return conn.execute(sql, (fts.fts_phrase(phrase),)).fetchone() is not None
 
 
-def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None) -> int:
+def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
+             word_index: WordPostings | None = None) -> int:
     """0 when the vault lacks ``word`` (and its suffix-less stem), else an upper
-    bound on its document frequency."""
+    bound on its document frequency. ``word_index`` (a big vault's,
+    ADR 0132) answers for plain ASCII words without touching FTS5."""
     if len(word) < 3:  # a 2-character katakana word: one bigram token
         return _bigram_dfs(conn, [word])[0]
     forms = [word] + [word[: -len(s)] for s in SUFFIXES if word.lower().endswith(s) and len(word) - len(s) >= 3]
     for form in forms:
-        if _has(conn, form):
-            return max(fts.phrase_df_bounds(conn, [form], memo)[0], 1)
+        held = (word_index.df(conn, form) > 0 if word_index is not None and answers(form)
+                else _has(conn, form))
+        if held:
+            return max(fts.phrase_df_bounds(conn, [form], memo, word_index)[0], 1)
     return 0
 
 
@@ -99,7 +104,7 @@ def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
 
 
 def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
-                skip: frozenset[str] = frozenset()) -> float:
+                skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
     scripts ("latin", "cjk") whose tokens do not count."""
@@ -108,7 +113,7 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
         words, grams = [w for w in words if char_type(w[0]) == WORD], []
     if "latin" in skip:
         words = [w for w in words if char_type(w[0]) != WORD]
-    dfs = [_word_df(conn, w, memo) for w in words] + _bigram_dfs(conn, grams)
+    dfs = [_word_df(conn, w, memo, word_index) for w in words] + _bigram_dfs(conn, grams)
     if not dfs:
         return 1.0
     n = fts.fts_row_count(conn)

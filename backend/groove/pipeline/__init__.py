@@ -18,6 +18,7 @@ import numpy as np
 
 from ..index import calibration, vocabulary
 from ..index.db import Index
+from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
@@ -89,7 +90,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if params.explain:
         explain_hits(hits)
 
-    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df)
+    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words)
     if conf.warning:
         warnings.append(conf.warning)
     return SearchResponse(hits, conf.low, restriction.applied, warnings,
@@ -129,7 +130,8 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
 
 
 def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_sims: list[float],
-                    r: Resolved, trigram_df: dict[str, int] | None = None) -> Confidence:
+                    r: Resolved, trigram_df: dict[str, int] | None = None,
+                    words: WordPostings | None = None) -> Confidence:
     """The low_confidence verdict (pipeline/confidence.py). The calibration
     and the query's known-word share are read only when the calibrated rule
     will use them: a meta read and a few indexed lookups (ADR 0103)."""
@@ -141,6 +143,6 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
             script = calibration.query_script(parsed.embed_text)
             # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
             skip = frozenset({script}) if cal.absent(script) else frozenset()
-            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip)
+            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words)
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
                  threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script)

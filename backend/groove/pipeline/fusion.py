@@ -173,6 +173,7 @@ class Stage1:
     # known-word share reads the same trigrams (a doclist walk each, ~7 ms a
     # search at 100k chunks when looked up twice).
     trigram_df: dict[str, int] = field(default_factory=dict)
+    words: WordPostings | None = None  # the word index the legs read, if any (ADR 0132)
 
 
 def hybrid_candidates(
@@ -228,7 +229,7 @@ def hybrid_candidates(
     if explain:
         legs = [LegList(n, ids, w, v) for n, ids, w, v in zip(names, lists, weights, votes)]
         explain_stage1(candidates, legs, r.fusion.rrf_k, dict(zip(vec_ids, vec_sims)))
-    return Stage1(candidates, vec_ids, fts_ids, vec_sims, trigram_df)
+    return Stage1(candidates, vec_ids, fts_ids, vec_sims, trigram_df, words)
 
 
 def _full_text(
