@@ -113,6 +113,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "groove_version": __version__,
         "warnings": warnings,
         "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
+        "word_index": idx.words.status(idx.conn),  # big vaults' full-text ranking in memory (ADR 0132)
     }
 
 

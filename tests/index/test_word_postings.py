@@ -246,3 +246,28 @@ def test_the_known_word_share_is_the_same_read_from_the_word_index(indexed, word
             fts.fts_search(conn, q, (2.0, 1.0, 1.0), 20, memo=memo, counts={}, words=words)
         got = vocabulary.known_share(conn, q.embed_text, memo, word_index=words)
         assert got == vocabulary.known_share(conn, q.embed_text, {}), text
+
+
+def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
+    rt, _ = indexed
+    st = service.index_status(rt)["word_index"]
+    assert st["state"] == "off" and st["rows"] is None  # this process keeps none
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
+    monkeypatch.setattr(word_postings, "SPACING", 0.0)
+    idx = rt.index
+    saved = idx.words
+    try:
+        idx.keep_word_index()
+        _wait_ready(idx)
+        st = service.index_status(rt)["word_index"]
+        assert st["state"] == "ready" and st["rows"] == service.index_status(rt)["chunks"]
+        assert st["megabytes"] > 0 and st["build_seconds"] >= 0
+        monkeypatch.setattr(word_postings, "MIN_ROWS", 10**9)
+        idx.words = word_postings.WordPostingsCache()
+        idx.keep_word_index()
+        deadline = time.monotonic() + 10
+        while service.index_status(rt)["word_index"]["state"] == "building" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert service.index_status(rt)["word_index"]["state"] == "small"
+    finally:
+        idx.words = saved

@@ -34,6 +34,10 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_d
                    + (f", {queued} changes queued" if queued else ""))
         if st.get("last_error"):
             click.echo(f"{'last error':>16}: {st['last_error']}")
+    wi = st.get("word_index") or {}
+    if wi.get("state") not in (None, "off", "small"):
+        size = f": {wi['rows']} rows, {wi['megabytes']} MB, built in {wi['build_seconds']} s" if wi.get("rows") else ""
+        click.echo(f"{'word index':>16}: {wi['state']}{size}")
     click.echo(f"{'skipped':>16}: {st['skipped_count']}")
     for s in st["skipped"]:
         click.echo(f"{'':>16}  {shown(s['path'])}: {s['reason']}")

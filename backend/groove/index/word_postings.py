@@ -322,6 +322,7 @@ class WordPostingsCache:
         self._checked: str | None = None  # the rows version last built (or found too small)
         self._building = False
         self._next_build_at = 0.0
+        self._took: float | None = None  # the last build's seconds
 
     def ready(self, conn: apsw.Connection, open_conn: Callable[[], apsw.Connection] | None = None,
               done: Callable[[], None] | None = None) -> WordPostings | None:
@@ -341,6 +342,29 @@ class WordPostingsCache:
             assert open_conn is not None
             threading.Thread(target=self._build, args=(open_conn, done), name="groove-words", daemon=True).start()
         return None
+
+    def status(self, conn: apsw.Connection) -> dict[str, object]:
+        """What ``index_status`` reports: ``state`` is ``off`` (this process
+        keeps none: a one-shot run), ``small`` (under MIN_ROWS rows: FTS5
+        ranks), ``ready``, ``building`` or ``stale`` (rows changed: FTS5
+        ranks until the next build), with the last build's size."""
+        version = _rows_version(conn)
+        with self._lock:
+            cur, checked, building, took = self._current, self._checked, self._building, self._took
+        if cur is not None and cur.version == version:
+            state = "ready"
+        elif building:
+            state = "building"
+        elif not self.background:
+            state = "off"
+        elif cur is None and checked == version:
+            state = "small"
+        else:
+            state = "stale"
+        return {"state": state, "min_rows": MIN_ROWS,
+                "rows": len(cur.rowids) if cur is not None else None,
+                "megabytes": round(cur.nbytes / 1e6, 1) if cur is not None else None,
+                "build_seconds": round(took, 2) if took is not None and cur is not None else None}
 
     def warm(self, conn: apsw.Connection) -> WordPostings | None:
         """Build now, on this thread (benchmarks, tests)."""
@@ -366,7 +390,7 @@ class WordPostingsCache:
         took = time.monotonic() - t
         _give_back_freed_memory()
         with self._lock:
-            self._current = wp
+            self._current, self._took = wp, took
             self._checked = wp.version if wp is not None else version
             self._building = False
             self._next_build_at = time.monotonic() + SPACING * took

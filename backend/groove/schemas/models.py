@@ -251,6 +251,18 @@ class LowConfidenceStatus(Result):
     """Scripts the vault is not written in: queries in them are read as asked across languages"""
 
 
+class WordIndexStatus(Result):
+    """The in-memory word index big vaults rank plain-word queries with (ADR 0132)"""
+
+    state: Literal["off", "small", "ready", "building", "stale"]
+    """off: this process keeps none (a one-shot run); small: under min_rows chunks, FTS5 ranks;
+    building / stale: the rows changed, FTS5 ranks until it is rebuilt"""
+    min_rows: NonNeg
+    rows: NonNeg | None = None
+    megabytes: float | None = None
+    build_seconds: float | None = None
+
+
 class IndexStatus(Result):
     documents: NonNeg
     chunks: NonNeg
@@ -271,6 +283,7 @@ class IndexStatus(Result):
     """Notes left out of the index and why (the first 100; see skipped_count)"""
     skipped_count: NonNeg = 0
     low_confidence: LowConfidenceStatus | None = None
+    word_index: WordIndexStatus | None = None
 
 
 class ReindexSummary(Result):
