@@ -116,14 +116,18 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
 
 def _bound_within(conn: apsw.Connection, phrase: str, cap: float, memo: dict[str, int],
                   words: WordPostings, counts: dict[str, int]) -> bool:
-    """Whether ``phrase``'s trigram bound is at most ``cap``, from the word
-    index, counting trigrams only until one answers: the bound is at least
-    the exact count, and at most any one trigram's."""
-    if counts.setdefault(phrase, words.df(conn, phrase)) > cap:
-        return False
+    """Whether ``phrase``'s trigram bound (its rarest trigram's count) is at
+    most ``cap``, from the word index: first by the vocabulary's cheap
+    bounds, then counting exactly, and only until one trigram answers."""
+    if words.df_range(phrase)[0] > cap:
+        return False  # the bound is at least the phrase's own count
     grams = list(dict.fromkeys(_trigrams(conn, phrase)))
     if any(memo[g] <= cap for g in grams if g in memo):
         return True
+    if any(words.df_range(g)[1] <= cap for g in grams if g not in memo):
+        return True
+    if counts.setdefault(phrase, words.df(conn, phrase)) > cap:
+        return False
     for g in grams:
         if g not in memo:
             memo[g] = words.df(conn, g)

@@ -90,21 +90,32 @@ class WordPostings:
     cols: np.ndarray  # int8: the column of each posting
     counts: np.ndarray  # uint16: the run's occurrences in that row's column
     odd: dict[int, list[str]]  # slot -> its columns, for rows holding FOLDS_TO_ASCII
+    word_rows: np.ndarray  # int32: the rows each word is in (cheap bounds on a phrase's count)
     chunk_ids: np.ndarray  # int64: every chunk's id (the chunks table) ...
     chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
 
     @property
     def nbytes(self) -> int:
         arrays = (self.rowids, self.sizes, self.starts, self.ptr, self.slots, self.cols, self.counts,
-                  self.chunk_ids, self.chunk_docs)
+                  self.word_rows, self.chunk_ids, self.chunk_docs)
         return sum(a.nbytes for a in arrays) + len(self.vocab)
+
+    def _words(self, phrase: str) -> np.ndarray:
+        """The vocabulary words holding ``phrase`` (lowercased)."""
+        hits = [m.start() for m in re.finditer(re.escape(phrase), self.vocab)]
+        return np.unique(np.searchsorted(self.starts, hits, side="right") - 1)
+
+    def df_range(self, phrase: str) -> tuple[int, int]:
+        """Bounds on ``df(phrase)`` from the vocabulary alone: the rows of its
+        most common word, and the rows of all its words (plus the odd rows)."""
+        rows = self.word_rows[self._words(phrase.lower())]
+        return int(rows.max(initial=0)), min(int(rows.sum()) + len(self.odd), len(self.rowids))
 
     def _postings(self, phrase: str, *, times: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         """The postings of every word holding ``phrase`` (lowercased) and, with
         ``times``, how often each posting's word holds it (overlapping, as
         trigrams match)."""
-        hits = [m.start() for m in re.finditer(re.escape(phrase), self.vocab)]
-        words = np.unique(np.searchsorted(self.starts, hits, side="right") - 1)
+        words = self._words(phrase)
         a, b = self.ptr[words], self.ptr[words + 1]
         lens = b - a
         # The ranges [a, b) laid end to end, without a Python loop per word.
@@ -176,10 +187,10 @@ class WordPostings:
         n = len(self.rowids)
         inst = {p: self.instances(conn, p) for p in dict.fromkeys(kept)}
         has = {p: v[1] for p, v in inst.items()}
-        for p in dict.fromkeys([*positives, *negatives]):
+        for p in dict.fromkeys(negatives):
             if p not in has:
                 has[p] = self.holders(conn, p)
-        dfs = {p: int(has[p].sum()) for p in positives}
+        dfs = {p: int(has[p].sum()) for p in kept}
         if counts is not None:
             counts.update(dfs)
         banned = np.zeros(n, dtype=bool)
@@ -202,7 +213,7 @@ class WordPostings:
             # As the FTS path appends rows matching only pruned phrases.
             rest = np.zeros(n, dtype=bool)
             for p in positives:
-                rest |= has[p]
+                rest |= has[p] if p in has else self.holders(conn, p)
             rest &= ~banned & ~matched
             out += [(int(r), 0.0) for r in self.rowids[rest][: limit - len(out)]]
         return out
@@ -282,7 +293,12 @@ def build(conn: apsw.Connection) -> WordPostings | None:
     order = np.argsort(words, kind="stable")  # batches come in row order: rows stay ascending per word
     ptr = np.zeros(len(vocab) + 1, dtype=np.int64)
     np.cumsum(np.bincount(words, minlength=len(vocab)), out=ptr[1:])
-    del words
+    slots = np.concatenate([b[1] for b in batches])[order]
+    words = words[order]
+    first = np.ones(len(words), dtype=bool)  # a word's first posting in each row
+    first[1:] = (words[1:] != words[:-1]) | (slots[1:] != slots[:-1])
+    word_rows = np.bincount(words[first], minlength=len(vocab)).astype(np.int32)
+    del words, first
     names = sorted(vocab, key=vocab.__getitem__)
     ids = np.frombuffer(rowids, dtype=np.int64).copy()
     at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), ids)
@@ -293,10 +309,11 @@ def build(conn: apsw.Connection) -> WordPostings | None:
         starts=np.cumsum([1] + [len(w) + 1 for w in names], dtype=np.int64),  # and where the vocabulary ends
         vocab="\n" + "\n".join(names) + "\n",
         ptr=ptr,
-        slots=np.concatenate([b[1] for b in batches])[order],
+        slots=slots,
         cols=np.concatenate([b[2] for b in batches])[order],
         counts=np.concatenate([b[3] for b in batches])[order],
         odd=odd,
+        word_rows=word_rows,
         chunk_ids=chunk_rows[:, 0].copy(),
         chunk_docs=chunk_rows[:, 1].copy(),
     )
