@@ -98,20 +98,30 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
     ``memo`` (trigram -> df) lets one search look each trigram up once,
     for the leg's pruning and again for ``query_coverage``. ``words``
     counts the trigrams it can (ASCII letters and digits) in memory: the
-    same count, without fts5vocab's walk of each trigram's doclist.
+    same count, without fts5vocab's walk of each trigram's doclist, and
+    skips a trigram whose vocabulary lower bound cannot beat the rarest
+    one counted so far (the memo then lacks it; the minimum is the same).
     """
     _ensure_vocab(conn)
     memo = {} if memo is None else memo
     tok = conn.fts5_tokenizer("trigram")
     grams = [set(tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
                      include_offsets=False, include_colocated=False)) for p in phrases]
+    if words is not None:
+        for gs in grams:
+            todo = [g for g in gs if g not in memo and answers(g)]
+            best = min((memo[g] for g in gs if g in memo), default=None)
+            for lo, g in sorted((words.df_range(g)[0], g) for g in todo):
+                if best is not None and lo >= best:
+                    break  # this trigram, and every one after it, is in at least ``best`` rows
+                memo[g] = words.df(conn, g)
+                best = memo[g] if best is None else min(best, memo[g])
     for term in sorted(set().union(*grams) - memo.keys()):  # one indexed lookup each
         if words is not None and answers(term):
-            memo[term] = words.df(conn, term)
-            continue
+            continue  # left out above: cannot be the minimum
         r = conn.execute(f"SELECT doc FROM {VOCAB_TABLE} WHERE term = ?", (term,)).fetchone()
         memo[term] = r[0] if r else 0
-    return [min((memo[g] for g in gs), default=0) for gs in grams]
+    return [min((memo[g] for g in gs if g in memo), default=0) for gs in grams]
 
 
 def _bound_within(conn: apsw.Connection, phrase: str, cap: float, memo: dict[str, int],

@@ -91,19 +91,41 @@ class WordPostings:
     counts: np.ndarray  # uint16: the run's occurrences in that row's column
     odd: dict[int, list[str]]  # slot -> its columns, for rows holding FOLDS_TO_ASCII
     word_rows: np.ndarray  # int32: the rows each word is in (cheap bounds on a phrase's count)
+    grams: dict[str, int]  # each trigram of the vocabulary -> its id ...
+    gram_ptr: np.ndarray  # int64: ... whose words are gram_words[gram_ptr[id]:gram_ptr[id + 1]]
+    gram_words: np.ndarray  # int32, ascending per trigram
     chunk_ids: np.ndarray  # int64: every chunk's id (the chunks table) ...
     chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
 
     @property
     def nbytes(self) -> int:
         arrays = (self.rowids, self.sizes, self.starts, self.ptr, self.slots, self.cols, self.counts,
-                  self.word_rows, self.chunk_ids, self.chunk_docs)
-        return sum(a.nbytes for a in arrays) + len(self.vocab)
+                  self.word_rows, self.gram_ptr, self.gram_words, self.chunk_ids, self.chunk_docs)
+        return sum(a.nbytes for a in arrays) + len(self.vocab) + 80 * len(self.grams)
 
     def _words(self, phrase: str) -> np.ndarray:
-        """The vocabulary words holding ``phrase`` (lowercased)."""
-        hits = [m.start() for m in re.finditer(re.escape(phrase), self.vocab)]
-        return np.unique(np.searchsorted(self.starts, hits, side="right") - 1)
+        """The vocabulary words holding ``phrase`` (lowercased, 3+ characters):
+        those holding all its trigrams, then checked whole."""
+        found: np.ndarray | None = None
+        for g in sorted({phrase[i:i + 3] for i in range(len(phrase) - 2)},
+                        key=lambda g: self._gram_size(g)):
+            gid = self.grams.get(g)
+            if gid is None:
+                return np.zeros(0, dtype=np.int64)
+            ws = self.gram_words[self.gram_ptr[gid]:self.gram_ptr[gid + 1]]
+            found = ws if found is None else np.intersect1d(found, ws, assume_unique=True)
+        if found is None:
+            return np.zeros(0, dtype=np.int64)
+        if len(phrase) > 3:
+            found = np.asarray([w for w in found.tolist() if phrase in self._word(w)], dtype=np.int64)
+        return found.astype(np.int64)
+
+    def _gram_size(self, gram: str) -> int:
+        gid = self.grams.get(gram)
+        return 0 if gid is None else int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])
+
+    def _word(self, w: int) -> str:
+        return self.vocab[self.starts[w]:self.starts[w + 1] - 1]
 
     def df_range(self, phrase: str) -> tuple[int, int]:
         """Bounds on ``df(phrase)`` from the vocabulary alone: the rows of its
@@ -300,6 +322,16 @@ def build(conn: apsw.Connection) -> WordPostings | None:
     word_rows = np.bincount(words[first], minlength=len(vocab)).astype(np.int32)
     del words, first
     names = sorted(vocab, key=vocab.__getitem__)
+    grams: dict[str, int] = {}
+    pair_g, pair_w = array("i"), array("i")
+    for wi, name in enumerate(names):
+        for g in {name[i:i + 3] for i in range(len(name) - 2)}:
+            pair_g.append(grams.setdefault(g, len(grams)))
+            pair_w.append(wi)
+    gram_of = np.frombuffer(pair_g, dtype=np.int32)
+    by_gram = np.argsort(gram_of, kind="stable")  # words stay ascending per trigram
+    gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gram_of, minlength=len(grams)), out=gram_ptr[1:])
     ids = np.frombuffer(rowids, dtype=np.int64).copy()
     at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), ids)
     return WordPostings(
@@ -314,6 +346,9 @@ def build(conn: apsw.Connection) -> WordPostings | None:
         counts=np.concatenate([b[3] for b in batches])[order],
         odd=odd,
         word_rows=word_rows,
+        grams=grams,
+        gram_ptr=gram_ptr,
+        gram_words=np.frombuffer(pair_w, dtype=np.int32)[by_gram],
         chunk_ids=chunk_rows[:, 0].copy(),
         chunk_docs=chunk_rows[:, 1].copy(),
     )
