@@ -84,7 +84,7 @@ class WordPostings:
     rowids: np.ndarray  # int64, ascending: row slot i is FTS row rowids[i]
     sizes: np.ndarray  # float64: each row's length in tokens, all columns (the docsize record)
     starts: np.ndarray  # int64 (words + 1): where each word begins in ``vocab``, then its length
-    vocab: str  # "\n" + the words joined by "\n" + "\n": one string to search
+    vocab: str  # "\n" + the words joined by "\n" + "\n": one string, words sliced by ``starts``
     ptr: np.ndarray  # int64 (words + 1): word w's postings are [ptr[w], ptr[w + 1])
     slots: np.ndarray  # int32: the row slot of each posting
     cols: np.ndarray  # int8: the column of each posting
@@ -200,7 +200,7 @@ class WordPostings:
         ranked by the ``kept`` phrases: (rowid, -bm25) best first, then rows
         matching only pruned phrases (score 0.0, rowid order), ``limit`` in
         all; or None when a phrase is one it cannot count. Fills ``counts``
-        with each positive phrase's exact document frequency."""
+        with each ranked phrase's exact document frequency."""
         if not kept or not all(map(answers, [*positives, *negatives])):
             return None
         stats = bm25_topk.table_stats(conn, TABLE)
