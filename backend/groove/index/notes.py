@@ -15,7 +15,13 @@ from .db import Index
 
 def documents_signature(idx: Index) -> tuple:
     """Changes whenever a note is added, removed or re-indexed: the key of
-    the caches built from the documents table."""
+    the caches built from the documents table. ``meta.rows_version`` (bumped
+    by triggers on every note and chunk change, schema m003) is one row;
+    the aggregate over the table, kept for an index without it, read all
+    8k notes of a 100k-chunk vault on every search (1.3 ms)."""
+    row = idx.conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
+    if row is not None:
+        return ("rows_version", row[0])
     return tuple(idx.conn.execute(
         "SELECT count(*), sum(id), max(id), max(indexed_at) FROM documents").fetchone())
 
