@@ -9,6 +9,7 @@ import random
 import time
 
 import apsw
+import numpy as np
 import pytest
 
 from groove import service
@@ -271,3 +272,59 @@ def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
         assert service.index_status(rt)["word_index"]["state"] == "small"
     finally:
         idx.words = saved
+
+
+@pytest.fixture
+def own_vault(tmp_path, tiny_embedder, monkeypatch):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    rng = random.Random(5)
+    filler = ["".join(rng.choice("bcdfghklmnprstvwz") + rng.choice("aeiou") for _ in range(3)) for _ in range(150)]
+    for i in range(40):
+        (vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
+    rt = make_runtime(vault, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    return rt, filler, rng
+
+
+def test_a_refresh_rereads_only_rewritten_notes_and_equals_a_fresh_build(own_vault):
+    rt, filler, rng = own_vault
+    conn, vault = rt.index.conn, rt.vault
+    base = word_postings.build(conn)
+    assert base is not None
+    (vault / "n001.md").write_text(_note(rng, filler, 1) + "\nzebra ſyncing \u212aelvin\n", encoding="utf-8")
+    (vault / "n002.md").unlink()
+    (vault / "n003.md").rename(vault / "renamed.md")
+    (vault / "new.md").write_text("# Brand new\n\nquokka wallaby and the sync\n", encoding="utf-8")
+    service.reindex(rt)
+    got = word_postings.refresh(conn, base)
+    want = word_postings.build(conn)
+    assert got is not None and want is not None and got.version == want.version != base.version
+    assert np.array_equal(got.rowids, want.rowids) and np.array_equal(got.sizes, want.sizes)
+    assert got.odd.keys() == want.odd.keys()
+    for w in ["zebra", "quokka", "sync", "kelvin", "note", *filler[:20]]:
+        assert got.df(conn, w) == want.df(conn, w) == fts.phrase_df(conn, w), w
+    for text in _queries(filler, 40, seed=3) + ["zebra sync", "quokka -wallaby note"]:
+        if parse_query(text).match_expr is not None:
+            assert _leg(conn, text, (2.0, 1.0, 1.0), 20, got) == _leg(conn, text, (2.0, 1.0, 1.0), 20, None), text
+
+
+def test_rows_rewritten_behind_the_notes_stamps_make_the_refresh_build_anew(own_vault):
+    rt, _, _ = own_vault
+    idx = rt.index
+    base = word_postings.build(idx.conn)
+    assert base is not None
+    with idx.atomic() as c:  # an FTS row no note accounts for, and a new rows version
+        c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (999999, 'x', 'y', 'stray row')")
+        c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rows_version'")
+    assert word_postings.refresh(idx.conn, base) is None
+
+
+def test_many_rewritten_notes_are_built_anew_rather_than_refreshed(own_vault):
+    rt, filler, rng = own_vault
+    base = word_postings.build(rt.index.conn)
+    for i in range(10):  # a quarter of the notes
+        (rt.vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
+    service.reindex(rt)
+    assert word_postings.refresh(rt.index.conn, base) is None
