@@ -183,6 +183,31 @@ class WordPostings:
                 has[slot] = out[slot].sum() > 0
         return out, has
 
+    def frequencies(self, conn: apsw.Connection, phrase: str,
+                    weights: tuple[float, float, float]) -> tuple[np.ndarray, np.ndarray]:
+        """bm25's weighted frequency of the phrase in each row (float64), and
+        the bool per row of holding it. With whole-number column weights
+        (the default 2/1/1) one weighted count: a sum of whole numbers is
+        exact in any order, so it equals fts5_aux.c's instance-by-instance
+        additions; other weights take those additions one by one."""
+        if not all(float(w).is_integer() for w in weights):
+            inst, has = self.instances(conn, phrase)
+            return _freq(inst, weights), has
+        n = len(self.rowids)
+        at, mult = self._postings(phrase.lower())
+        has = np.zeros(n, dtype=bool)
+        slots = self.slots[at]
+        has[slots] = True
+        w = np.asarray(weights, dtype=np.float64)[self.cols[at]]
+        f = np.bincount(slots, weights=self.counts[at] * mult * w, minlength=n)
+        if self.odd:
+            counter = bm25_topk._Counter(conn, [phrase])
+            for slot, cols in self.odd.items():
+                c = counter.counts(cols)[0]
+                f[slot] = float(sum(k * wc for k, wc in zip(c, weights)))
+                has[slot] = sum(c) > 0
+        return f, has
+
     def rows_with(self, conn: apsw.Connection, phrases: list[str], *, whole_notes: bool = False) -> set[int] | None:
         """Rowids holding any of ``phrases`` or, with ``whole_notes``, every
         chunk of a note one of them is in (None: a phrase it cannot count)."""
@@ -211,8 +236,8 @@ class WordPostings:
         if stats is None or limit <= 0:
             return None
         n = len(self.rowids)
-        inst = {p: self.instances(conn, p) for p in dict.fromkeys(kept)}
-        has = {p: v[1] for p, v in inst.items()}
+        freq = {p: self.frequencies(conn, p, weights) for p in dict.fromkeys(kept)}
+        has = {p: v[1] for p, v in freq.items()}
         for p in dict.fromkeys(negatives):
             if p not in has:
                 has[p] = self.holders(conn, p)
@@ -230,7 +255,7 @@ class WordPostings:
         norm = bm25_topk.K1 * (1 - bm25_topk.B + bm25_topk.B * self.sizes[at] / stats.avgdl)
         score = np.zeros(len(at), dtype=np.float64)
         for p in kept:
-            f = _freq(inst[p][0][at], weights)
+            f = freq[p][0][at]
             score += bm25_topk.idf(stats.rows, dfs[p]) * ((f * (bm25_topk.K1 + 1.0)) / (f + norm))
         ids = self.rowids[at]
         top = _top(score, ids, limit)
