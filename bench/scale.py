@@ -179,7 +179,7 @@ def main() -> None:
     from groove.config import IndexConfig, SearchConfig
     from groove.index import schema
     from groove.index.db import Index
-    from groove.index.word_postings import WordPostingsCache
+    from groove.index.word_index import WordPostingsCache
     from groove.models.registry import load_embedder
     from groove.pipeline import SearchParams, _embed_pool, resolve_params
     from groove.pipeline.filters import build_restriction

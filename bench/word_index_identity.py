@@ -32,7 +32,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from groove.index import word_postings
-    from groove.index.word_postings import WordPostingsCache
+    from groove.index.word_index import WordPostingsCache
     from groove.pipeline import SearchParams, run_search
 
     word_postings.MIN_ROWS = 0  # the eval vaults are small: build it anyway

@@ -14,7 +14,7 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, vocabulary, word_postings
+from groove.index import fts, vocabulary, word_index, word_postings
 from groove.index.db import Index
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
@@ -67,7 +67,7 @@ def indexed(tmp_path_factory, tiny_embedder):
 def words(indexed, monkeypatch):
     monkeypatch.setattr(word_postings, "MIN_ROWS", 10)  # the test vault is far below a big vault's size
     rt, _ = indexed
-    wp = word_postings.build(rt.index.conn)
+    wp = word_index.build(rt.index.conn)
     assert wp is not None
     return wp
 
@@ -158,7 +158,7 @@ def test_a_change_to_the_rows_makes_the_index_stale_until_rebuilt(indexed, monke
     monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
     rt, _ = indexed
     idx = rt.index
-    cache = word_postings.WordPostingsCache()
+    cache = word_index.WordPostingsCache()
     assert cache.ready(idx.conn) is None  # never built on the caller's thread
     assert cache.warm(idx.conn) is not None
     assert cache.ready(idx.conn) is not None
@@ -173,7 +173,7 @@ def test_a_change_to_the_rows_makes_the_index_stale_until_rebuilt(indexed, monke
 
 def test_a_long_lived_process_builds_it_in_the_background_and_again_after_a_write(indexed, monkeypatch):
     monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
-    monkeypatch.setattr(word_postings, "SPACING", 0.0)
+    monkeypatch.setattr(word_index, "SPACING", 0.0)
     rt, _ = indexed
     idx = Index(rt.index.path)
     try:
@@ -196,13 +196,13 @@ def test_a_small_vault_gets_no_index_and_no_build_per_search(indexed, monkeypatc
     idx = Index(rt.index.path)
     try:
         starts = []
-        real = word_postings.threading.Thread
+        real = word_index.threading.Thread
 
         def counting(*a, **k):
             starts.append(k.get("name"))
             return real(*a, **k)
 
-        monkeypatch.setattr(word_postings.threading, "Thread", counting)
+        monkeypatch.setattr(word_index.threading, "Thread", counting)
         idx.keep_word_index()
         deadline = time.monotonic() + 10
         while idx.words._building and time.monotonic() < deadline:
@@ -254,7 +254,7 @@ def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
     st = service.index_status(rt)["word_index"]
     assert st["state"] == "off" and st["rows"] is None  # this process keeps none
     monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
-    monkeypatch.setattr(word_postings, "SPACING", 0.0)
+    monkeypatch.setattr(word_index, "SPACING", 0.0)
     idx = rt.index
     saved = idx.words
     try:
@@ -264,7 +264,7 @@ def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
         assert st["state"] == "ready" and st["rows"] == service.index_status(rt)["chunks"]
         assert st["megabytes"] > 0 and st["build_seconds"] >= 0
         monkeypatch.setattr(word_postings, "MIN_ROWS", 10**9)
-        idx.words = word_postings.WordPostingsCache()
+        idx.words = word_index.WordPostingsCache()
         idx.keep_word_index()
         deadline = time.monotonic() + 10
         while service.index_status(rt)["word_index"]["state"] == "building" and time.monotonic() < deadline:
@@ -291,15 +291,15 @@ def own_vault(tmp_path, tiny_embedder, monkeypatch):
 def test_a_refresh_rereads_only_rewritten_notes_and_equals_a_fresh_build(own_vault):
     rt, filler, rng = own_vault
     conn, vault = rt.index.conn, rt.vault
-    base = word_postings.build(conn)
+    base = word_index.build(conn)
     assert base is not None
     (vault / "n001.md").write_text(_note(rng, filler, 1) + "\nzebra ſyncing \u212aelvin\n", encoding="utf-8")
     (vault / "n002.md").unlink()
     (vault / "n003.md").rename(vault / "renamed.md")
     (vault / "new.md").write_text("# Brand new\n\nquokka wallaby and the sync\n", encoding="utf-8")
     service.reindex(rt)
-    got = word_postings.refresh(conn, base)
-    want = word_postings.build(conn)
+    got = word_index.refresh(conn, base)
+    want = word_index.build(conn)
     assert got is not None and want is not None and got.version == want.version != base.version
     assert np.array_equal(got.rowids, want.rowids) and np.array_equal(got.sizes, want.sizes)
     assert got.odd.keys() == want.odd.keys()
@@ -313,18 +313,18 @@ def test_a_refresh_rereads_only_rewritten_notes_and_equals_a_fresh_build(own_vau
 def test_rows_rewritten_behind_the_notes_stamps_make_the_refresh_build_anew(own_vault):
     rt, _, _ = own_vault
     idx = rt.index
-    base = word_postings.build(idx.conn)
+    base = word_index.build(idx.conn)
     assert base is not None
     with idx.atomic() as c:  # an FTS row no note accounts for, and a new rows version
         c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (999999, 'x', 'y', 'stray row')")
         c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rows_version'")
-    assert word_postings.refresh(idx.conn, base) is None
+    assert word_index.refresh(idx.conn, base) is None
 
 
 def test_many_rewritten_notes_are_built_anew_rather_than_refreshed(own_vault):
     rt, filler, rng = own_vault
-    base = word_postings.build(rt.index.conn)
+    base = word_index.build(rt.index.conn)
     for i in range(10):  # a quarter of the notes
         (rt.vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
     service.reindex(rt)
-    assert word_postings.refresh(rt.index.conn, base) is None
+    assert word_index.refresh(rt.index.conn, base) is None

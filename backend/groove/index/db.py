@@ -31,7 +31,8 @@ from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
 from ..paths import make_private_dirs, tighten_file
 from . import schema, shortcjk
 from .vectors import VectorCache
-from .word_postings import WordPostings, WordPostingsCache
+from .word_index import WordPostingsCache
+from .word_postings import WordPostings
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 

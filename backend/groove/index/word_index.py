@@ -1,0 +1,352 @@
+"""Keeping a big vault's word index (ADR 0132): building it from the FTS
+table, refreshing it after writes, and the per-index cache long-lived
+processes build it in.
+
+SQLite stays the source of truth: the index answers only for the rows
+version it was made from (``meta.rows_version``, bumped by triggers on every
+note and chunk change). It is built in the background of a long-lived
+process (the daemon, the standalone MCP server), never on a search's path.
+After a write a refresh re-reads only the notes whose stamp (path, content
+hash, indexed_at) moved and checks the result against FTS5's own row and
+token counts; until it lands, FTS5 answers. Builds and refreshes are spaced
+so that they take at most a third of one core.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import logging
+import re
+import sys
+import threading
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import apsw
+import numpy as np
+
+from groove.index import bm25_topk, word_postings
+from groove.index.word_postings import FOLDS_TO_ASCII, TABLE, WordPostings, rows_version
+
+log = logging.getLogger(__name__)
+
+SPACING = 2.0  # a build waits twice its last duration after the last one ended
+REFRESH_MAX_SHARE = 0.1  # a refresh re-reads the rewritten notes only while they are this share at most
+DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds anew
+_RUN = re.compile(r"[A-Za-z0-9]+")
+_ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
+_BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
+
+
+@dataclass
+class _Runs:
+    """Rows tokenized into runs: one entry per (word, row slot, column)."""
+
+    rowids: np.ndarray  # int64, the rows in slot order (slots count from 0)
+    odd: dict[int, list[str]]
+    words: np.ndarray  # int32
+    slots: np.ndarray  # int32
+    cols: np.ndarray  # int8
+    counts: np.ndarray  # uint16
+
+
+def _tokenize(rows, vocab: dict[str, int]) -> _Runs:
+    """``rows`` of (rowid, heading, context, content), new words added to ``vocab``."""
+    rowids = array("q")
+    odd: dict[int, list[str]] = {}
+    batches = []
+    # One entry per run: its word, row slot and column (C arrays: no Python
+    # object per run, so the build's memory goes back when done).
+    w_run, s_run, c_run = array("i"), array("i"), array("b")
+
+    def flush() -> None:
+        w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
+                    for a, dt in ((w_run, np.int32), (s_run, np.int32), (c_run, np.int8)))
+        key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)
+        batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
+                        (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
+        del w_run[:], s_run[:], c_run[:]
+
+    for rid, *cols in rows:
+        slot = len(rowids)
+        rowids.append(rid)
+        texts = [c or "" for c in cols]
+        if any(_ODD.search(t) for t in texts):
+            odd[slot] = texts
+            continue
+        for ci, text in enumerate(texts):
+            runs = _RUN.findall(text)
+            w_run.extend(vocab.setdefault(r.lower(), len(vocab)) for r in runs)
+            s_run.extend([slot] * len(runs))
+            c_run.extend([ci] * len(runs))
+        if slot % _BATCH == _BATCH - 1:
+            flush()
+    flush()
+    return _Runs(np.frombuffer(rowids, dtype=np.int64).copy(), odd,
+                 *(np.concatenate([b[i] for b in batches]) for i in range(4)))
+
+
+def _sizes(conn: apsw.Connection, ids: np.ndarray) -> np.ndarray:
+    """float64: the docsize (tokens, all columns) of each row of ``ids``."""
+    got = {r: sum(bm25_topk._varints(sz)) for r, sz in conn.execute(
+        f"SELECT id, sz FROM {TABLE}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        (json.dumps(ids.tolist()),))}
+    return np.asarray([got.get(int(r), 0) for r in ids], dtype=np.float64)
+
+
+def _doc_stamps(conn: apsw.Connection) -> dict[int, tuple]:
+    """note id -> what changes whenever its rows are rewritten (upsert, rename)."""
+    return {d: (p, h, t) for d, p, h, t in conn.execute(
+        "SELECT id, path, content_hash, indexed_at FROM documents")}
+
+
+def _total_tokens(conn: apsw.Connection) -> int:
+    row = conn.execute(f"SELECT block FROM {TABLE}_data WHERE id = 1").fetchone()
+    return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
+
+
+def _gram_map(names: list[str], prior: WordPostings | None = None
+              ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
+    """trigram -> ids, and the words holding each, ascending; the words of
+    ``prior`` (the first of ``names``) are taken from its map as they are."""
+    grams: dict[str, int] = dict(prior.grams) if prior is not None else {}
+    known = len(prior.starts) - 1 if prior is not None else 0
+    pair_g, pair_w = array("i"), array("i")
+    for wi in range(known, len(names)):
+        name = names[wi]
+        for g in {name[i:i + 3] for i in range(len(name) - 2)}:
+            pair_g.append(grams.setdefault(g, len(grams)))
+            pair_w.append(wi)
+    gram_of = np.frombuffer(pair_g, dtype=np.int32)
+    word_of = np.frombuffer(pair_w, dtype=np.int32)
+    if prior is not None:
+        gram_of = np.concatenate([np.repeat(np.arange(len(prior.gram_ptr) - 1, dtype=np.int32),
+                                            np.diff(prior.gram_ptr)), gram_of])
+        word_of = np.concatenate([prior.gram_words, word_of])
+    by_gram = np.argsort(gram_of, kind="stable")  # words stay ascending per trigram
+    gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(gram_of, minlength=len(grams)), out=gram_ptr[1:])
+    return grams, gram_ptr, word_of[by_gram]
+
+
+def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, words: np.ndarray,
+              slots: np.ndarray, cols: np.ndarray, counts: np.ndarray, odd: dict[int, list[str]],
+              chunk_rows: np.ndarray, stamps: dict[int, tuple], prior: WordPostings | None = None) -> WordPostings:
+    """The index from its entries in any order (sorted here by word, row, column)."""
+    order = np.argsort((words.astype(np.int64) << 34) | (slots.astype(np.int64) << 2) | cols, kind="stable")
+    words, slots = words[order], slots[order]
+    ptr = np.zeros(len(names) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(words, minlength=len(names)), out=ptr[1:])
+    first = np.ones(len(words), dtype=bool)  # a word's first posting in each row
+    first[1:] = (words[1:] != words[:-1]) | (slots[1:] != slots[:-1])
+    word_rows = np.bincount(words[first], minlength=len(names)).astype(np.int32)
+    del words, first
+    grams, gram_ptr, gram_words = _gram_map(names, prior)
+    return WordPostings(
+        version=version,
+        rowids=rowids,
+        sizes=sizes,
+        starts=np.cumsum([1] + [len(w) + 1 for w in names], dtype=np.int64),  # and where the vocabulary ends
+        vocab="\n" + "\n".join(names) + "\n",
+        ptr=ptr,
+        slots=slots,
+        cols=cols[order],
+        counts=counts[order],
+        odd=odd,
+        word_rows=word_rows,
+        grams=grams,
+        gram_ptr=gram_ptr,
+        gram_words=gram_words,
+        chunk_ids=chunk_rows[:, 0].copy(),
+        chunk_docs=chunk_rows[:, 1].copy(),
+        doc_stamps=stamps,
+    )
+
+
+def _chunk_rows(conn: apsw.Connection) -> np.ndarray:
+    return np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
+                      dtype=np.int64).reshape(-1, 2)
+
+
+def build(conn: apsw.Connection) -> WordPostings | None:
+    """The word index of the FTS table as one read transaction sees it
+    (None when the table is small or has no version to check it by)."""
+    with conn:
+        version = rows_version(conn)
+        stats = bm25_topk.table_stats(conn, TABLE)
+        if version is None or stats is None or stats.rows < word_postings.MIN_ROWS:
+            return None
+        chunk_rows = _chunk_rows(conn)
+        stamps = _doc_stamps(conn)
+        size_ids, sizes = array("q"), array("d")
+        for r, sz in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize ORDER BY id"):
+            size_ids.append(r)
+            sizes.append(sum(bm25_topk._varints(sz)))
+        vocab: dict[str, int] = {}
+        runs = _tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
+                         vocab)
+    at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), runs.rowids)
+    return _assemble(version, sorted(vocab, key=vocab.__getitem__), runs.rowids,
+                     np.frombuffer(sizes, dtype=np.float64)[at].copy(), runs.words, runs.slots, runs.cols,
+                     runs.counts, runs.odd, chunk_rows, stamps)
+
+
+def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
+    """``base`` brought up to the connection's rows by re-reading only the
+    notes rewritten since (their stamp moved), or None: build anew — many
+    notes changed, the vocabulary is mostly dead words, or the result does
+    not add up to FTS5's own row and token counts."""
+    with conn:
+        version = rows_version(conn)
+        stats = bm25_topk.table_stats(conn, TABLE)
+        if version is None or stats is None or stats.rows < word_postings.MIN_ROWS:
+            return None
+        total = _total_tokens(conn)
+        stamps = _doc_stamps(conn)
+        gone = {d for d, s in base.doc_stamps.items() if stamps.get(d) != s}
+        fresh = {d for d, s in stamps.items() if base.doc_stamps.get(d) != s}
+        if len(gone | fresh) > REFRESH_MAX_SHARE * max(len(stamps), 1):
+            return None
+        chunk_rows = _chunk_rows(conn)
+        new_ids = chunk_rows[np.isin(chunk_rows[:, 1], np.fromiter(fresh, dtype=np.int64)), 0]
+        names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
+        vocab = dict(zip(names, range(len(names))))
+        runs = _tokenize(conn.execute(
+            f"SELECT rowid, heading, context, content FROM {TABLE} "
+            f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), vocab)
+        new_sizes = _sizes(conn, runs.rowids)
+    # The base rows of rewritten or deleted notes die; the others keep their
+    # entries, moved to their place among the new rows.
+    at = np.clip(np.searchsorted(base.chunk_ids, base.rowids), 0, max(len(base.chunk_ids) - 1, 0))
+    if len(base.chunk_ids) == 0 or not np.array_equal(base.chunk_ids[at], base.rowids):
+        return None  # an FTS row without its chunk: not this code's to guess
+    alive = ~np.isin(base.chunk_docs[at], np.fromiter(gone, dtype=np.int64))
+    rowids = np.concatenate([base.rowids[alive], runs.rowids])
+    order = np.argsort(rowids, kind="stable")
+    if len(np.unique(rowids)) != len(rowids):
+        return None
+    place = np.empty(len(rowids), dtype=np.int64)
+    place[order] = np.arange(len(rowids))
+    base_place = np.full(len(base.rowids), -1, dtype=np.int64)
+    base_place[alive] = place[: int(alive.sum())]
+    new_place = place[int(alive.sum()):]
+    keep = alive[base.slots]
+    base_words = np.repeat(np.arange(len(names), dtype=np.int32), np.diff(base.ptr))
+    wp = _assemble(
+        version, sorted(vocab, key=vocab.__getitem__), rowids[order],
+        np.concatenate([base.sizes[alive], new_sizes])[order],
+        np.concatenate([base_words[keep], runs.words]),
+        np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
+        np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]),
+        {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
+        | {int(new_place[s]): t for s, t in runs.odd.items()},
+        chunk_rows, stamps, prior=base)
+    if len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
+        return None  # something rewrote rows without its note's stamp moving
+    if (wp.word_rows > 0).sum() < (1 - DEAD_WORDS) * len(wp.word_rows):
+        return None  # mostly words no row holds any more: build anew to drop them
+    return wp
+
+
+def _give_back_freed_memory() -> None:
+    """Return the build's freed heap to the system (glibc keeps it otherwise:
+    at 100k chunks the daemon stayed ~110 MB above what the index holds)."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+class WordPostingsCache:
+    """One per index. ``ready`` never builds on the caller's thread;
+    ``background`` (set by long-lived processes) lets it start a build on a
+    thread of its own when the rows have changed."""
+
+    def __init__(self) -> None:
+        self.background = False
+        self._lock = threading.Lock()
+        self._current: WordPostings | None = None
+        self._checked: str | None = None  # the rows version last built (or found too small)
+        self._building = False
+        self._next_build_at = 0.0
+        self._took: float | None = None  # the last build's seconds
+
+    def ready(self, conn: apsw.Connection, open_conn: Callable[[], apsw.Connection] | None = None,
+              done: Callable[[], None] | None = None) -> WordPostings | None:
+        """The index for the connection's current rows, or None (use FTS5).
+        When the rows changed since the last build and ``background`` is on,
+        a build starts on a thread using ``open_conn()`` (``done()`` after)."""
+        version = rows_version(conn)
+        with self._lock:
+            cur = self._current
+            if cur is not None and cur.version == version:
+                return cur
+            start = (self.background and open_conn is not None and version != self._checked
+                     and not self._building and time.monotonic() >= self._next_build_at)
+            if start:
+                self._building = True
+        if start:
+            assert open_conn is not None
+            threading.Thread(target=self._build, args=(open_conn, done), name="groove-words", daemon=True).start()
+        return None
+
+    def status(self, conn: apsw.Connection) -> dict[str, object]:
+        """What ``index_status`` reports: ``state`` is ``off`` (this process
+        keeps none: a one-shot run), ``small`` (under MIN_ROWS rows: FTS5
+        ranks), ``ready``, ``building`` or ``stale`` (rows changed: FTS5
+        ranks until the next build), with the last build's size."""
+        version = rows_version(conn)
+        with self._lock:
+            cur, checked, building, took = self._current, self._checked, self._building, self._took
+        if cur is not None and cur.version == version:
+            state = "ready"
+        elif building:
+            state = "building"
+        elif not self.background:
+            state = "off"
+        elif cur is None and checked == version:
+            state = "small"
+        else:
+            state = "stale"
+        return {"state": state, "min_rows": word_postings.MIN_ROWS,
+                "rows": len(cur.rowids) if cur is not None else None,
+                "megabytes": round(cur.nbytes / 1e6, 1) if cur is not None else None,
+                "build_seconds": round(took, 2) if took is not None and cur is not None else None}
+
+    def warm(self, conn: apsw.Connection) -> WordPostings | None:
+        """Build now, on this thread (benchmarks, tests)."""
+        version = rows_version(conn)
+        wp = build(conn)
+        _give_back_freed_memory()
+        with self._lock:
+            self._current, self._checked = wp, version
+        return wp
+
+    def _build(self, open_conn: Callable[[], apsw.Connection], done: Callable[[], None] | None) -> None:
+        t = time.monotonic()
+        version, wp = None, None
+        with self._lock:
+            base = self._current
+        try:
+            conn = open_conn()
+            version = rows_version(conn)
+            wp = refresh(conn, base) if base is not None else None
+            if wp is None:
+                wp = build(conn)
+        except Exception as e:  # a failed build leaves FTS5 answering
+            log.warning("word index build failed, full-text searches use FTS5: %s", e)
+        finally:
+            if done is not None:
+                done()
+        took = time.monotonic() - t
+        _give_back_freed_memory()
+        with self._lock:
+            self._current, self._took = wp, took
+            self._checked = wp.version if wp is not None else version
+            self._building = False
+            self._next_build_at = time.monotonic() + SPACING * took
+        if wp is not None:
+            log.info("word index: %d rows, %.0f MB, built in %.1f s", len(wp.rowids), wp.nbytes / 1e6, took)
