@@ -5,6 +5,7 @@ long-lived processes build it, off the search's thread."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
@@ -328,3 +329,14 @@ def test_many_rewritten_notes_are_built_anew_rather_than_refreshed(own_vault):
         (rt.vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
     service.reindex(rt)
     assert word_index.refresh(rt.index.conn, base) is None
+
+
+def test_a_touched_note_keeps_every_row_under_the_new_version(own_vault):
+    rt, _, _ = own_vault
+    base = word_index.build(rt.index.conn)
+    note = rt.vault / "n005.md"
+    st = note.stat()
+    os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # same bytes, a new mtime
+    service.reindex(rt)
+    got = word_index.refresh(rt.index.conn, base)
+    assert got is not None and got.version != base.version and got.slots is base.slots

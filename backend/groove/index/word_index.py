@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import json
 import logging
 import re
@@ -211,6 +212,9 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
         fresh = {d for d, s in stamps.items() if base.doc_stamps.get(d) != s}
         if len(gone | fresh) > REFRESH_MAX_SHARE * max(len(stamps), 1):
             return None
+        if not gone and not fresh and stats.rows == len(base.rowids) and total == int(base.sizes.sum()):
+            # Only a note's stat moved (a touch, a checkout): the rows are the same.
+            return dataclasses.replace(base, version=version)
         chunk_rows = _chunk_rows(conn)
         new_ids = chunk_rows[np.isin(chunk_rows[:, 1], np.fromiter(fresh, dtype=np.int64)), 0]
         names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
