@@ -11,6 +11,7 @@ import numpy as np
 
 from ..vault.links import NoteName
 from .db import Index
+from .schema import rows_version
 
 
 def documents_signature(idx: Index) -> tuple:
@@ -19,9 +20,9 @@ def documents_signature(idx: Index) -> tuple:
     by triggers on every note and chunk change, schema m003) is one row;
     the aggregate over the table, kept for an index without it, read all
     8k notes of a 100k-chunk vault on every search (1.3 ms)."""
-    row = idx.conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
-    if row is not None:
-        return ("rows_version", row[0])
+    version = rows_version(idx.conn)
+    if version is not None:
+        return ("rows_version", version)
     return tuple(idx.conn.execute(
         "SELECT count(*), sum(id), max(id), max(indexed_at) FROM documents").fetchone())
 

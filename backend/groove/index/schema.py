@@ -110,6 +110,13 @@ def m003_rows_version(conn: apsw.Connection) -> None:
                          f"AFTER {op} ON {table} BEGIN {bump} END")
 
 
+def rows_version(conn: apsw.Connection) -> str | None:
+    """The counter m003 keeps: it moves with every note or chunk change, so
+    an in-memory copy made at one value is current while it holds."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
+    return row[0] if row else None
+
+
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables, m002_skipped_notes, m003_rows_version]
 
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import apsw
 import numpy as np
 
+from .schema import rows_version
+
 MIN_ROWS = 10_000
 SLACK = 16  # extra rows re-scored exactly, far beyond float32 rounding between the two
 
@@ -83,8 +85,7 @@ class VectorCache:
         return _rescore(conn, m, blob, [int(i) for i in m.rows_of(ids)]) if ids else []
 
     def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
-        version = row[0] if row else None
+        version = rows_version(conn)
         with self._lock:
             m = self._tables.get(table)
             if m is not None and version is not None and m.version == version:
@@ -111,8 +112,7 @@ def _rescore(conn: apsw.Connection, m: _Matrix, blob: bytes, rows: list[int]) ->
 def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
     # Read in one transaction, so the rows and the version agree.
     with conn:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
-        version = row[0] if row else None
+        version = rows_version(conn)
         n = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         vault_rows = n if table == "vec_chunks" else conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if version is None or vault_rows < MIN_ROWS or n == 0:

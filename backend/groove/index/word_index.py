@@ -31,7 +31,8 @@ import apsw
 import numpy as np
 
 from groove.index import bm25_topk, word_postings
-from groove.index.word_postings import FOLDS_TO_ASCII, TABLE, WordPostings, rows_version
+from groove.index.schema import rows_version
+from groove.index.word_postings import FOLDS_TO_ASCII, TABLE, WordPostings
 
 log = logging.getLogger(__name__)
 
@@ -173,14 +174,24 @@ def _chunk_rows(conn: apsw.Connection) -> np.ndarray:
                       dtype=np.int64).reshape(-1, 2)
 
 
+def _big_enough(conn: apsw.Connection) -> tuple[str, bm25_topk.TableStats] | None:
+    """The rows version and FTS5's statistics, or None: the table is under
+    ``MIN_ROWS`` rows (or has no version to check an index by)."""
+    version = rows_version(conn)
+    stats = bm25_topk.table_stats(conn, TABLE)
+    if version is None or stats is None or stats.rows < word_postings.MIN_ROWS:
+        return None
+    return version, stats
+
+
 def build(conn: apsw.Connection) -> WordPostings | None:
     """The word index of the FTS table as one read transaction sees it
     (None when the table is small or has no version to check it by)."""
     with conn:
-        version = rows_version(conn)
-        stats = bm25_topk.table_stats(conn, TABLE)
-        if version is None or stats is None or stats.rows < word_postings.MIN_ROWS:
+        head = _big_enough(conn)
+        if head is None:
             return None
+        version, _ = head
         chunk_rows = _chunk_rows(conn)
         stamps = _doc_stamps(conn)
         size_ids, sizes = array("q"), array("d")
@@ -202,10 +213,10 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
     notes changed, the vocabulary is mostly dead words, or the result does
     not add up to FTS5's own row and token counts."""
     with conn:
-        version = rows_version(conn)
-        stats = bm25_topk.table_stats(conn, TABLE)
-        if version is None or stats is None or stats.rows < word_postings.MIN_ROWS:
+        head = _big_enough(conn)
+        if head is None:
             return None
+        version, stats = head
         total = _total_tokens(conn)
         stamps = _doc_stamps(conn)
         gone = {d for d, s in base.doc_stamps.items() if stamps.get(d) != s}

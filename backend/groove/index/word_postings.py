@@ -45,19 +45,6 @@ def answers(phrase: str) -> bool:
     return _WORD_PHRASE.fullmatch(phrase) is not None
 
 
-def rows_version(conn: apsw.Connection) -> str | None:
-    row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
-    return row[0] if row else None
-
-
-def _overlapping(word: str, phrase: str) -> int:
-    n, at = 0, word.find(phrase)
-    while at >= 0:
-        n += 1
-        at = word.find(phrase, at + 1)
-    return n
-
-
 @dataclass
 class WordPostings:
     """Runs of ASCII letters and digits -> (row, column, count), one snapshot."""
@@ -127,8 +114,7 @@ class WordPostings:
         at = np.repeat(a - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
         if not times:
             return at, None
-        ends = self.starts[words + 1] - 1
-        mult = [_overlapping(self.vocab[i:j], phrase) for i, j in zip(self.starts[words].tolist(), ends.tolist())]
+        mult = [bm25_topk._instances(self._word(w), phrase) for w in words.tolist()]
         return at, np.repeat(np.asarray(mult, dtype=np.float64), lens)
 
     def holders(self, conn: apsw.Connection, phrase: str) -> np.ndarray:
