@@ -101,6 +101,10 @@ class IndexConfig:
     model: str = ""  # "" = the embedded default (multilingual-e5-small)
     chunk_tokens: int = 150  # section split budget (ADR-0074)
     max_file_bytes: int = 10_000_000
+    # Long-lived processes of a vault of 10k+ chunks keep an in-memory word
+    # index for the full-text leg (ADR 0132; ~46 MB at 100k chunks): false
+    # leaves that leg to FTS5, same results, slower.
+    word_index: bool = True
 
 
 @dataclass(frozen=True)

@@ -340,3 +340,29 @@ def test_a_touched_note_keeps_every_row_under_the_new_version(own_vault):
     service.reindex(rt)
     got = word_index.refresh(rt.index.conn, base)
     assert got is not None and got.version != base.version and got.slots is base.slots
+
+
+@pytest.mark.parametrize("setting, kept", [("", True), ("[index]\nword_index = false\n", False)])
+def test_the_mcp_server_keeps_the_word_index_unless_the_vault_turns_it_off(tmp_path, setting, kept):
+    from groove.config import parse_config
+    from groove.mcp.backend import Backend, ServerOptions
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nsome text\n", encoding="utf-8")
+    (vault / "groove.toml").write_text(setting, encoding="utf-8")
+    assert parse_config(setting).index.word_index is kept
+    backend = Backend(ServerOptions(vault=vault, index_path=tmp_path / "index.sqlite", attach=False, warm=False))
+    try:
+        backend.open()
+        assert backend.rt is not None and backend.rt.index.words.background is kept
+    finally:
+        backend.close()
+
+
+def test_a_word_index_setting_that_is_not_a_boolean_is_refused():
+    from groove.config import parse_config
+    from groove.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="word_index"):
+        parse_config('[index]\nword_index = "no"\n')

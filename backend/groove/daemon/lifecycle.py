@@ -178,7 +178,7 @@ def run_daemon(
         log.info("groove %s serving %s (pid %d); token store: %s %s", __version__, vault, os.getpid(),
                  info.store, info.reason and f"({info.reason})")
         rt = open_runtime(vault, index_path=index_path, model=model)
-        rt.index.keep_word_index()
+        rt.index.keep_word_index(rt.config.index.word_index)
         for w in rt.config.warnings:
             log.warning("%s", w)
         t0 = time.perf_counter()

@@ -81,12 +81,14 @@ class Index:
             c = self._local.conn = self._open()
         return c
 
-    def keep_word_index(self) -> None:
+    def keep_word_index(self, enabled: bool = True) -> None:
         """For a long-lived process (the daemon, the standalone MCP server):
-        keep a big vault's in-memory word index, built and rebuilt after
-        writes on a thread of its own (ADR 0132)."""
-        self.words.background = True
-        self.word_postings()
+        keep a big vault's in-memory word index, built and refreshed after
+        writes on a thread of its own (ADR 0132); ``enabled`` is
+        ``[index] word_index`` (false: FTS5 ranks, as in a one-shot run)."""
+        self.words.background = enabled
+        if enabled:
+            self.word_postings()
 
     def word_postings(self) -> WordPostings | None:
         """The in-memory word index for the current rows, if one is ready;

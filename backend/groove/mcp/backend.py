@@ -52,7 +52,7 @@ class Backend:
 
     def _runtime(self) -> Runtime:
         rt = open_runtime(self.opts.vault, index_path=self.opts.index_path, model=self.opts.model)
-        rt.index.keep_word_index()  # a session lives long: big vaults rank full text in memory (ADR 0132)
+        rt.index.keep_word_index(rt.config.index.word_index)  # a session lives long: ADR 0132
         return rt
 
     @property
