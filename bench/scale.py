@@ -5,7 +5,11 @@
 Builds one synthetic index that grows through the sizes: notes made of
 sentences drawn (seeded) from the eval vault's English and Japanese notes, so
 the full-text leg sees real vocabulary, parsed and chunked by groove itself;
-384-d unit vectors written directly (a real model would take hours here).
+384-d unit vectors written directly (a real model would take hours here),
+drawn from a Gaussian with the mean and covariance of the default model's
+embeddings of 512 of those sentences: e5's vectors share one strong
+direction and put most of their weight on a few axes, which is what the head
+scan of ADR 0133 relies on, and isotropic noise has neither.
 At each size it times, on the same queries:
 
 - stage 1 (every leg, RRF, the candidate load) with the query vector given,
@@ -24,7 +28,10 @@ At each size it times, on the same queries:
   (the in-memory copy above ``vectors.MIN_ROWS``, ADR 0121), and numpy brute
   force (``X @ q`` + argpartition), the floor.
 
-At the largest size it also runs 60 seeded random queries (vault words
+At the largest size it compares the head scan with the exact scan on 120
+real queries (the golden sets): the vector KNN's recall at 200, how often
+the 20 nearest all came back, and how often stage 1's first 10 candidates
+are the same. It also runs 60 seeded random queries (vault words
 plus one or two very common ones) through the full-text leg's ranked match
 both ways, interleaved: the plain ``ORDER BY bm25`` query, and the exact
 top-k path of ``bm25_topk`` with its fallbacks (ADR 0130), and prints how
@@ -65,7 +72,21 @@ def sentences(root: Path) -> list[str]:
     return out
 
 
-def build(idx, pool: list[str], rng: random.Random, vrng: np.random.Generator, start: int, target: int,
+class VectorModel:
+    """Unit vectors like the default model's passages: a Gaussian with the
+    mean and covariance of its embeddings of ``sample`` real sentences."""
+
+    def __init__(self, emb, sample: list[str], rng: np.random.Generator) -> None:
+        e = emb.embed_passages(sample).astype(np.float64)
+        self.mean, self.spread = e.mean(axis=0), (e - e.mean(axis=0)) / np.sqrt(len(e) - 1)
+        self.rng = rng
+
+    def draw(self, n: int) -> np.ndarray:
+        x = self.mean + self.rng.standard_normal((n, len(self.spread))) @ self.spread
+        return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def build(idx, pool: list[str], rng: random.Random, vectors: VectorModel, start: int, target: int,
           chunk_tokens: int) -> int:
     """Add synthetic notes until the index holds ``target`` chunks; returns the count."""
     from groove.index import store
@@ -81,8 +102,7 @@ def build(idx, pool: list[str], rng: random.Random, vrng: np.random.Generator, s
         text = f"# Note {n}\n\n" + "\n".join(sections)
         data = text.encode("utf-8")
         note = parse_note(f"synthetic/{n // 500:03d}/note-{n:06d}.md", data, chunk_tokens=chunk_tokens)
-        vecs = vrng.standard_normal((len(note.chunks), DIM)).astype(np.float32)
-        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vectors.draw(len(note.chunks))
         nv = vecs.mean(axis=0)
         store.upsert_note(idx, note, size=len(data), mtime_ns=0, content_hash=hashlib.sha256(data).hexdigest(),
                           vectors=vecs, note_vector=nv / np.linalg.norm(nv))
@@ -170,6 +190,47 @@ def words_vs_plain(idx, n: int = 60) -> None:
           f"{t_words / t_plain:.2f} x its time")
 
 
+def golden_queries(n: int = 120) -> list[str]:
+    import json
+
+    found = [json.loads(line)["query"] for f in sorted((Path(__file__).parent / "golden").glob("*.jsonl"))
+             for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return random.Random(5).sample(found, min(n, len(found)))
+
+
+def head_vs_exact(idx, emb, cfg) -> None:
+    """ADR 0133's head scan against the exact scan, on real queries."""
+    from groove.index import vectors
+    from groove.pipeline import SearchParams, resolve_params
+    from groove.pipeline.filters import build_restriction
+    from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
+    from groove.query import parse_query
+
+    queries = golden_queries()
+    qv = emb.embed_queries(queries)
+
+    def run() -> list[tuple[list[int], list[int]]]:
+        out = []
+        for q, v in zip(queries, qv):
+            r = resolve_params(SearchParams(query=q), cfg)
+            s1 = hybrid_candidates(idx, parse_query(r.query, short_cjk=r.short_cjk), v, r, build_restriction(idx, r))
+            out.append(([rid for rid, _ in _nearest(idx, "vec_chunks", _blob(v), 200, None)],
+                        [c.chunk_id for c in s1.candidates[:10]]))
+        return out
+
+    head = run()
+    was, vectors.HEAD_MIN_ROWS = vectors.HEAD_MIN_ROWS, 10**12
+    idx.vectors = vectors.VectorCache()
+    exact = run()
+    vectors.HEAD_MIN_ROWS, idx.vectors = was, vectors.VectorCache()
+    recall = median([len(set(h[0]) & set(e[0])) / len(e[0]) for h, e in zip(head, exact)])
+    mean = sum(len(set(h[0]) & set(e[0])) / len(e[0]) for h, e in zip(head, exact)) / len(head)
+    top20 = sum(set(e[0][:20]) <= set(h[0]) for h, e in zip(head, exact))
+    same10 = sum(h[1] == e[1] for h, e in zip(head, exact))
+    print(f"head scan vs exact, {len(queries)} golden queries: KNN recall@200 mean {mean:.4f} (median {recall:.3f}); "
+          f"20 nearest all found {top20}/{len(queries)}; stage 1's first 10 identical {same10}/{len(queries)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=100_000)
@@ -190,9 +251,10 @@ def main() -> None:
     if not all(p.is_dir() for p in src):
         src = [Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"]
     pool = [s for p in src for s in sentences(p)]
-    rng, vrng = random.Random(7), np.random.default_rng(7)
+    rng = random.Random(7)
 
     emb = load_embedder(None)
+    model = VectorModel(emb, random.Random(3).sample(pool, min(512, len(pool))), np.random.default_rng(7))
     qvecs = {q: emb.embed_query(q) for q in QUERIES}
 
     tmp = Path(tempfile.mkdtemp(prefix="groove-scale-"))
@@ -209,7 +271,7 @@ def main() -> None:
           f"{'KNN sqlite-vec':>14} {'groove':>8} {'numpy':>8} {'groove/numpy':>12}")
     for size in sizes:
         t = time.perf_counter()
-        have = build(idx, pool, rng, vrng, have, size, IndexConfig().chunk_tokens)
+        have = build(idx, pool, rng, model, have, size, IndexConfig().chunk_tokens)
         built = time.perf_counter() - t
         X = np.stack([np.frombuffer(e, dtype=np.float32) for (e,) in idx.conn.execute(
             "SELECT embedding FROM vec_chunks")])
@@ -262,6 +324,7 @@ def main() -> None:
         print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_one:6.2f} | "
               f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
+    head_vs_exact(idx, emb, cfg)
     topk_vs_plain(idx)
     words_vs_plain(idx)
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "

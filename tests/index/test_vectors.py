@@ -1,5 +1,7 @@
-"""The in-memory vector copy (ADR 0121) answers exactly what sqlite-vec's KNN
-answers, and is dropped the moment the index changes, whoever wrote it."""
+"""The in-memory vector copy (ADR 0121) answers what sqlite-vec's KNN
+answers (the same rows in the same order, distances equal within float
+rounding), its head scan (ADR 0133) misses only rows near the k-th score,
+and the copy is dropped the moment the index changes, whoever wrote it."""
 
 from __future__ import annotations
 
@@ -34,6 +36,12 @@ def _sqlite_vec(idx: Index, table: str, blob: bytes, k: int, allowed: str | None
         f"SELECT rowid, distance FROM {table} WHERE {where} ORDER BY distance", (blob, k))]
 
 
+def same(got: list[tuple[int, float]] | None, want: list[tuple[int, float]]) -> bool:
+    """The same rows in the same order, distances equal but for float rounding."""
+    return got is not None and [r for r, _ in got] == [r for r, _ in want] and \
+        all(abs(a - b) < 1e-6 for (_, a), (_, b) in zip(got, want))
+
+
 def _blob(emb, q: str) -> bytes:
     return np.ascontiguousarray(emb.embed_query(q), dtype=np.float32).tobytes()
 
@@ -46,11 +54,12 @@ def test_the_matrix_gives_sqlite_vecs_hits_and_distances(indexed):
     for q in QUERIES:
         blob = _blob(emb, q)
         for k in (1, 5, n):
-            assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None) == _sqlite_vec(idx, "vec_chunks", blob, k)
+            assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None),
+                        _sqlite_vec(idx, "vec_chunks", blob, k))
         allowed = "SELECT id FROM chunks WHERE id % 2 = 0"
-        assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed) == \
-            _sqlite_vec(idx, "vec_chunks", blob, 3, allowed)
-        assert idx.vectors.nearest(idx.conn, "vec_notes", blob, 4, None) == _sqlite_vec(idx, "vec_notes", blob, 4)
+        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed),
+                    _sqlite_vec(idx, "vec_chunks", blob, 3, allowed))
+        assert same(idx.vectors.nearest(idx.conn, "vec_notes", blob, 4, None), _sqlite_vec(idx, "vec_notes", blob, 4))
 
 
 def test_excluded_rows_are_masked_in_memory_as_sqlite_vec_filters_them(indexed):
@@ -65,14 +74,14 @@ def test_excluded_rows_are_masked_in_memory_as_sqlite_vec_filters_them(indexed):
         blob = _blob(emb, q)
         for k in (1, 5, len(ids)):
             got = idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None, excluded)
-            assert got == _sqlite_vec(idx, "vec_chunks", blob, k, not_in)
+            assert same(got, _sqlite_vec(idx, "vec_chunks", blob, k, not_in))
             assert not excluded & {rid for rid, _ in got}
         both = "SELECT id FROM chunks WHERE id % 2 = 0"
-        assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, both, excluded) == \
-            _sqlite_vec(idx, "vec_chunks", blob, 3, f"{not_in} AND id IN ({both})")
+        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, both, excluded),
+                    _sqlite_vec(idx, "vec_chunks", blob, 3, f"{not_in} AND id IN ({both})"))
 
 
-def test_distances_of_named_rows_are_sqlite_vecs_own(indexed):
+def test_distances_of_named_rows_are_sqlite_vecs(indexed):
     """The note-aware leg looks up the notes outside the nearest ones by id;
     the copy gives sqlite-vec's distances for them, unknown ids left out."""
     rt, _, emb = indexed
@@ -84,7 +93,7 @@ def test_distances_of_named_rows_are_sqlite_vecs_own(indexed):
             f"SELECT rowid, vec_distance_l2(embedding, ?) FROM vec_notes WHERE rowid IN ({','.join(map(str, ids))})",
             (blob,)))
         got = idx.vectors.distances(idx.conn, "vec_notes", blob, ids[::2] + [10**9, -5] + ids[1::2])
-        assert dict(got) == want and len(got) == len(ids)
+        assert len(got) == len(ids) and all(abs(d - want[r]) < 1e-6 for r, d in got)
         assert idx.vectors.distances(idx.conn, "vec_notes", blob, []) == []
 
 
@@ -104,7 +113,7 @@ def test_the_note_table_is_copied_when_the_vault_has_enough_chunks_not_notes(ind
     blob = _blob(emb, "coffee")
     monkeypatch.setattr(vectors, "MIN_ROWS", chunks)  # a big vault, with far fewer notes than that
     got = vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None)
-    assert got is not None and got == _sqlite_vec(idx, "vec_notes", blob, 3)
+    assert same(got, _sqlite_vec(idx, "vec_notes", blob, 3))
     monkeypatch.setattr(vectors, "MIN_ROWS", chunks + 1)
     assert vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None) is None
 
@@ -118,7 +127,7 @@ def test_a_write_by_this_connection_or_another_drops_the_copy(indexed):
     (vault / "Zebra.md").write_text("# Zebra\n\nzebra stripes on the savanna\n", encoding="utf-8")
     service.reindex(rt)  # this process, this thread's connection
     after = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
-    assert after == _sqlite_vec(idx, "vec_chunks", blob, 3) and after != before
+    assert same(after, _sqlite_vec(idx, "vec_chunks", blob, 3)) and after != before
 
     other = Index(idx.path)  # another connection, as another process would write
     try:
@@ -130,5 +139,82 @@ def test_a_write_by_this_connection_or_another_drops_the_copy(indexed):
     finally:
         other.close()
     gone = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
-    assert gone == _sqlite_vec(idx, "vec_chunks", blob, 3)
+    assert same(gone, _sqlite_vec(idx, "vec_chunks", blob, 3))
     assert not set(r for r, _ in gone) & set(ids)
+
+
+def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, monkeypatch):
+    """In principal axes (ADR 0133) the copy holds the same bytes, split into
+    head and tail; when the re-scored candidates reach every row, the hits are
+    sqlite-vec's, filtered or not, and so are named rows' distances."""
+    rt, _, emb = indexed
+    idx = rt.index
+    monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 0)
+    monkeypatch.setattr(vectors, "HEAD_DIMS", 8)  # of the test model's 32
+    idx.vectors = vectors.VectorCache()
+    n = idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
+    m = idx.vectors._matrix(idx.conn, "vec_chunks")
+    assert m.tail is not None and m.head.shape == (n, 8) and m.tail.shape == (n, 24)
+    assert m.basis is not None and np.allclose(m.basis.T @ m.basis, np.eye(32), atol=1e-5)
+    ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id")]
+    for q in QUERIES:
+        blob = _blob(emb, q)
+        for k in (1, 5, n):
+            assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None),
+                        _sqlite_vec(idx, "vec_chunks", blob, k))
+        allowed = "SELECT id FROM chunks WHERE id % 2 = 0"
+        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed),
+                    _sqlite_vec(idx, "vec_chunks", blob, 3, allowed))
+        want = dict(idx.conn.execute("SELECT rowid, vec_distance_l2(embedding, ?) FROM vec_chunks", (blob,)))
+        got = idx.vectors.distances(idx.conn, "vec_chunks", blob, ids[::-1])
+        assert len(got) == len(ids) and all(abs(d - want[r]) < 1e-6 for r, d in got)
+
+
+def test_the_copy_knows_each_chunks_note(indexed):
+    """The note-aware leg's chunk -> note lookups come from the copy."""
+    rt, _, _ = indexed
+    idx = rt.index
+    want = dict(idx.conn.execute("SELECT id, doc_id FROM chunks"))
+    ids = sorted(want)[::-1] + [10**9]
+    assert idx.vectors.notes_of(idx.conn, ids) == want
+
+
+def _like_e5(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit vectors shaped as e5's are: one direction they all share (mean
+    length ~0.9) and a spread that decays over the axes."""
+    axes, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
+    spread = 0.09 * np.arange(1, dim + 1) ** -0.6
+    x = 0.9 * axes[:, 0] + (rng.standard_normal((n, dim)) * spread) @ axes.T
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch):
+    """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
+    re-scored in full. On vectors shaped like e5's, the nearest rows always
+    come back in order; what it may miss is the rare row near the k-th score."""
+    from groove.index import schema
+
+    n, dim, k = 30_000, 96, 200
+    monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
+    monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 1000)
+    monkeypatch.setattr(vectors, "HEAD_DIMS", 32)  # a third, as 128 of e5-small's 384
+    rng = np.random.default_rng(4)
+    x = _like_e5(n + 30, dim, rng)
+    rows, queries = x[:n], x[n:]
+    idx = Index(tmp_path / "index.sqlite")
+    try:
+        with idx.atomic() as c:
+            schema.create_vec_table(c, dim)
+            c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
+                          [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
+        m = idx.vectors._matrix(idx.conn, "vec_chunks")
+        assert m.tail is not None and m.head.nbytes + m.tail.nbytes == rows.nbytes  # no second copy kept
+        found = []
+        for q in queries:
+            exact = np.argsort(-(rows @ q), kind="stable")[:k] + 1
+            got = [rid for rid, _ in idx.vectors.nearest(idx.conn, "vec_chunks", q.tobytes(), k, None)]
+            assert got[:20] == exact[:20].tolist()
+            found.append(len(set(got) & set(exact.tolist())) / k)
+        assert np.mean(found) >= 0.98
+    finally:
+        idx.close()

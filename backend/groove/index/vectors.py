@@ -1,15 +1,24 @@
 """Nearest vectors from an in-memory copy of a vec0 table, for big vaults
-(ADR 0121).
+(ADR 0121, ADR 0133).
 
 sqlite-vec's exact KNN scans every row in C at ~12x the cost of numpy's
 ``X @ q`` (100k chunks: 60 ms against 5 ms), and a search runs more than one
-KNN. Above ``MIN_ROWS`` rows the table is copied once into a float32 matrix;
-a query takes the ``k + SLACK`` best by dot product there, then sqlite-vec
-re-scores just those rows, so the distances, and hence the order, are
-sqlite-vec's own: the same hits as its KNN. SQLite stays the source of truth:
-the copy is dropped when ``meta.rows_version`` (bumped by triggers on every
-chunk and note change, schema m003) moves. Below ``MIN_ROWS`` the KNN is
-cheap and memory is worth more: sqlite-vec answers.
+KNN. Above ``MIN_ROWS`` rows the table is copied once into a float32 matrix
+and searched there; distances are computed from the same float32 values
+(equal to sqlite-vec's within float rounding, ~1e-7). SQLite stays the
+source of truth: the copy is dropped when ``meta.rows_version`` (bumped by
+triggers on every chunk and note change, schema m003) moves. Below
+``MIN_ROWS`` the KNN is cheap and memory is worth more: sqlite-vec answers.
+
+Past ``HEAD_MIN_ROWS`` even numpy's scan costs more than the query
+embedding, and it is bound by memory traffic, not arithmetic. There the
+copy is held in the table's principal axes: a *head* of the ``HEAD_DIMS``
+leading coordinates and a *tail* of the rest, each contiguous (the same
+bytes in all). A KNN scans the head only, a third of the matrix, re-scores
+the ``OVERSAMPLE`` x k best on their full vectors, and keeps the k best of
+those. Real embeddings put most of their weight on the leading axes, so the
+rows it misses are the rare ones near the k-th score (ADR 0133 has the
+recall); the top of the list does not change.
 
 The size that counts is the vault's chunks, for the note table too: a vault
 of 100k chunks has only ~8k notes, yet sqlite-vec's note KNN and the
@@ -28,25 +37,56 @@ import numpy as np
 from .schema import rows_version
 
 MIN_ROWS = 10_000
-SLACK = 16  # extra rows re-scored exactly, far beyond float32 rounding between the two
+HEAD_MIN_ROWS = 40_000  # below this a full scan takes ~2 ms: not worth approximating
+HEAD_DIMS = 128  # of e5-small's 384: the head scan reads a third of the matrix
+OVERSAMPLE = 8  # rows re-scored in full per row wanted
+SLACK = 16  # extra rows ordered by distance, far beyond float32 rounding between score and distance
+_BLOCK = 8192  # rows rotated at a time while loading: the rotation needs no second copy
 
 
 @dataclass
 class _Matrix:
     version: str | None
-    rowids: np.ndarray  # int64, row i of ``vectors``
-    vectors: np.ndarray | None  # (n, dim) float32; None when the table is small
+    rowids: np.ndarray  # int64, row i of the matrix
+    head: np.ndarray | None  # (n, h) float32; the whole vectors when there is no tail; None: table is small
+    tail: np.ndarray | None = None  # (n, dim - h) float32: the trailing principal coordinates
+    basis: np.ndarray | None = None  # (dim, dim) float32, orthonormal columns: coordinates = x @ basis
+    norms2: np.ndarray | None = None  # float64 squared length of each row, for the distance
+    docs: np.ndarray | None = None  # vec_chunks: the note of each row
     order: np.ndarray | None = None  # argsort of ``rowids``: finds a rowid's row
 
-    def rows_of(self, ids: list[int]) -> np.ndarray:
-        """The rows holding ``ids`` (ids not in the table are left out)."""
+    def rows_of(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """The rows holding ``ids``, and which of ``ids`` were found."""
         if self.order is None:
             self.order = np.argsort(self.rowids, kind="stable")
         sorted_ids = self.rowids[self.order]
         want = np.asarray(ids, dtype=np.int64)
         at = np.clip(np.searchsorted(sorted_ids, want), 0, max(len(sorted_ids) - 1, 0))
         hit = sorted_ids[at] == want if len(sorted_ids) else np.zeros(len(want), dtype=bool)
-        return self.order[at[hit]]
+        return self.order[at[hit]], hit
+
+    def split(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The query in the matrix's coordinates: (head part, tail part)."""
+        if self.basis is None:
+            return q, None
+        r = q @ self.basis
+        h = self.head.shape[1] if self.head is not None else 0
+        return np.ascontiguousarray(r[:h]), np.ascontiguousarray(r[h:])
+
+    def scores(self, rows: np.ndarray, qh: np.ndarray, qt: np.ndarray | None) -> np.ndarray:
+        """Exact dot products of ``rows`` with the query."""
+        assert self.head is not None
+        s = self.head[rows] @ qh
+        if self.tail is not None and qt is not None:
+            s += self.tail[rows] @ qt
+        return s
+
+    def distances(self, rows: np.ndarray, s: np.ndarray, q: np.ndarray) -> list[tuple[int, float]]:
+        """(rowid, L2 distance) from the dot products ``s`` of ``rows``."""
+        assert self.norms2 is not None
+        qq = float(np.dot(q.astype(np.float64), q.astype(np.float64)))
+        d = np.sqrt(np.maximum(self.norms2[rows] + qq - 2.0 * s.astype(np.float64), 0.0))
+        return [(int(self.rowids[i]), float(x)) for i, x in zip(rows, d)]
 
 
 class VectorCache:
@@ -58,31 +98,56 @@ class VectorCache:
 
     def nearest(self, conn: apsw.Connection, table: str, blob: bytes, k: int,
                 allowed_sql: str | None, excluded: set[int] | None = None) -> list[tuple[int, float]] | None:
-        """Top-k (rowid, L2 distance) of ``table`` ordered as sqlite-vec's KNN
-        orders them, rows of ``allowed_sql`` only and none of ``excluded``;
-        or None when the table is small (ask sqlite-vec)."""
+        """Top-k (rowid, L2 distance) of ``table`` by distance, then rowid,
+        rows of ``allowed_sql`` only and none of ``excluded``; or None when
+        the table is small (ask sqlite-vec)."""
         m = self._matrix(conn, table)
-        if m.vectors is None or k <= 0:
+        if m.head is None or k <= 0:
             return None
-        scores = m.vectors @ np.frombuffer(blob, dtype=np.float32)
+        q = np.frombuffer(blob, dtype=np.float32)
+        qh, qt = m.split(q)
+        first = m.head @ qh  # exact when there is no tail; the head's share when there is
         if allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
-            scores = np.where(np.isin(m.rowids, allowed), scores, -np.inf)
+            first = np.where(np.isin(m.rowids, allowed), first, -np.inf)
         if excluded:
-            scores = np.where(np.isin(m.rowids, np.fromiter(excluded, dtype=np.int64)), -np.inf, scores)
-        want = min(k + SLACK, len(scores))
-        top = [i for i in np.argpartition(-scores, want - 1)[:want] if scores[i] != -np.inf]
-        return sorted(_rescore(conn, m, blob, top), key=lambda r: (r[1], r[0]))[:k]
+            first = np.where(np.isin(m.rowids, np.fromiter(excluded, dtype=np.int64)), -np.inf, first)
+        want = min(k + SLACK, len(first))
+        if m.tail is None:
+            rows = _best(first, want)
+            s = first[rows]
+        else:
+            rows = _best(first, min(OVERSAMPLE * want, len(first)))
+            s = np.where(np.isfinite(first[rows]), m.scores(rows, qh, qt), -np.inf)
+            keep = _best(s, min(want, len(s)))
+            rows, s = rows[keep], s[keep]
+        live = np.isfinite(first[rows])
+        hits = m.distances(rows[live], s[live], q)
+        return sorted(hits, key=lambda r: (r[1], r[0]))[:k]
 
     def distances(self, conn: apsw.Connection, table: str, blob: bytes,
                   ids: list[int]) -> list[tuple[int, float]] | None:
-        """(rowid, L2 distance) of the rows ``ids`` (sqlite-vec's own values),
-        or None when the table is small (ask sqlite-vec). vec0 reads a chunk
-        of its storage per looked-up rowid: 150 notes cost ~8 ms at 100k chunks."""
+        """(rowid, L2 distance) of the rows ``ids`` (ids not in the table are
+        left out), or None when the table is small (ask sqlite-vec). vec0
+        reads a chunk of its storage per looked-up rowid: 150 notes cost
+        ~8 ms at 100k chunks."""
         m = self._matrix(conn, table)
-        if m.vectors is None:
+        if m.head is None:
             return None
-        return _rescore(conn, m, blob, [int(i) for i in m.rows_of(ids)]) if ids else []
+        if not ids:
+            return []
+        q = np.frombuffer(blob, dtype=np.float32)
+        rows, _ = m.rows_of(ids)
+        return m.distances(rows, m.scores(rows, *m.split(q)), q)
+
+    def notes_of(self, conn: apsw.Connection, ids: list[int]) -> dict[int, int] | None:
+        """chunk id -> note id for the chunks ``ids`` that have a vector, from
+        the copy of ``vec_chunks``; None when the table is small (ask SQLite)."""
+        m = self._matrix(conn, "vec_chunks")
+        if m.head is None or m.docs is None:
+            return None
+        rows, hit = m.rows_of(ids)
+        return dict(zip(np.asarray(ids, dtype=np.int64)[hit].tolist(), m.docs[rows].tolist()))
 
     def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix:
         version = rows_version(conn)
@@ -96,17 +161,11 @@ class VectorCache:
         return m
 
 
-def _rescore(conn: apsw.Connection, m: _Matrix, blob: bytes, rows: list[int]) -> list[tuple[int, float]]:
-    """sqlite-vec's own distance on the stored bytes of matrix ``rows``."""
-    if not rows:
-        return []
-    assert m.vectors is not None
-    values = ",".join("(?,?)" for _ in rows)
-    args: list[object] = [blob]
-    for i in rows:
-        args += [int(m.rowids[i]), m.vectors[i].tobytes()]
-    return [(r[0], r[1]) for r in conn.execute(
-        f"SELECT column1, vec_distance_l2(column2, ?1) FROM (VALUES {values})", args)]
+def _best(scores: np.ndarray, n: int) -> np.ndarray:
+    """Positions of the n highest ``scores`` (any order)."""
+    if n >= len(scores):
+        return np.arange(len(scores))
+    return np.argpartition(-scores, n - 1)[:n]
 
 
 def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
@@ -117,15 +176,52 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
         vault_rows = n if table == "vec_chunks" else conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if version is None or vault_rows < MIN_ROWS or n == 0:
             return _Matrix(version, np.zeros(0, dtype=np.int64), None)
+        rows = conn.execute(f"SELECT rowid, embedding FROM {table}")
+        first = next(rows)
+        dim = len(first[1]) // 4
+        h = HEAD_DIMS if n >= HEAD_MIN_ROWS and dim > HEAD_DIMS else dim
+        # Read straight into head and tail: never a second copy of the matrix.
+        head = np.empty((n, h), dtype=np.float32)
+        tail = np.empty((n, dim - h), dtype=np.float32) if h < dim else None
         rowids = np.empty(n, dtype=np.int64)
-        first = True
-        vectors = np.empty((0, 0), dtype=np.float32)
-        for i, (rid, emb) in enumerate(conn.execute(f"SELECT rowid, embedding FROM {table}")):
-            if first:
-                vectors = np.empty((n, len(emb) // 4), dtype=np.float32)
-                first = False
+        block = np.empty((_BLOCK, dim), dtype=np.float32)
+        got = 0
+        for i, (rid, emb) in enumerate(_chain(first, rows)):
             if i >= n:
                 break
             rowids[i] = rid
-            vectors[i] = np.frombuffer(emb, dtype=np.float32)
-        return _Matrix(version, rowids, vectors)
+            block[i % _BLOCK] = np.frombuffer(emb, dtype=np.float32)
+            if i % _BLOCK == _BLOCK - 1 or i == n - 1:
+                s = i - i % _BLOCK
+                head[s:i + 1] = block[:i + 1 - s, :h]
+                if tail is not None:
+                    tail[s:i + 1] = block[:i + 1 - s, h:]
+            got = i + 1
+        head, tail, rowids = head[:got], (tail[:got] if tail is not None else None), rowids[:got]
+        docs = None
+        if table == "vec_chunks":
+            doc_of = dict(conn.execute("SELECT id, doc_id FROM chunks"))
+            docs = np.fromiter((doc_of.get(int(r), -1) for r in rowids), dtype=np.int64, count=len(rowids))
+    norms2 = np.einsum("ij,ij->i", head, head, dtype=np.float64)
+    if tail is None:
+        return _Matrix(version, rowids, head, norms2=norms2, docs=docs)
+    norms2 += np.einsum("ij,ij->i", tail, tail, dtype=np.float64)
+    basis = _principal_axes(head, tail)
+    for s in range(0, len(head), _BLOCK):
+        rotated = np.hstack([head[s:s + _BLOCK], tail[s:s + _BLOCK]]) @ basis
+        head[s:s + _BLOCK], tail[s:s + _BLOCK] = rotated[:, :h], rotated[:, h:]
+    return _Matrix(version, rowids, head, tail=tail, basis=basis, norms2=norms2, docs=docs)
+
+
+def _chain(first, rest):
+    yield first
+    yield from rest
+
+
+def _principal_axes(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
+    """Orthonormal axes of the rows' uncentred second moment, the strongest
+    first: the mean direction, which e5 vectors share, leads. float32 is
+    plenty: the axes decide only which rows the head scan sees, never a score."""
+    gram = np.block([[head.T @ head, head.T @ tail], [tail.T @ head, tail.T @ tail]])
+    _, axes = np.linalg.eigh(gram.astype(np.float64))
+    return np.ascontiguousarray(axes[:, ::-1], dtype=np.float32)

@@ -320,4 +320,12 @@ def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list
     return [best[d] for d in docs if d in best and best[d] not in excluded]
 
 
-_doc_ids = chunks.doc_ids  # chunk id -> note id, for the vector leg's note term
+def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
+    """chunk id -> note id: from a big vault's vector copy (ADR 0133), else SQLite."""
+    known = idx.vectors.notes_of(idx.conn, chunk_ids)
+    if known is None:
+        return chunks.doc_ids(idx, chunk_ids)
+    missing = [c for c in chunk_ids if c not in known]
+    if missing:  # a chunk without a vector: not expected, but SQLite knows
+        known.update(chunks.doc_ids(idx, missing))
+    return known
