@@ -118,3 +118,43 @@ def test_a_pool_larger_than_the_index_holds_is_every_candidate(small_rt, countin
     resp = run(small_rt, counting, limit=10, rerank=True)
     assert counting.calls == [n]  # the vector leg returns every chunk; no padding to 50
     assert len(resp.results) == 10
+
+
+def test_stage1_loads_the_pool_and_a_chunk_deleted_meanwhile_lets_the_next_move_up(tmp_path, tiny_embedder,
+                                                                                      monkeypatch):
+    """Stage 1 loads only the first ``pool_size`` fused chunks; one deleted
+    between the legs and the load (a live reindex) gives its place to the next."""
+    import shutil
+
+    from groove.index import chunks
+    from groove.pipeline import fusion
+    from groove.pipeline.filters import build_restriction
+    from groove.query import parse_query
+    from stagekit import VAULT_SMALL
+
+    vault = tmp_path / "vault"
+    shutil.copytree(VAULT_SMALL, vault)
+    rt = indexed_runtime(vault, tiny_embedder, tmp_path / "index.sqlite")
+    try:
+        r = resolve_params(SearchParams("coffee beans and bread", limit=3), rt.config.search)
+        parsed = parse_query(r.query)
+        qvec = rt.embedder.embed_query(parsed.embed_text)
+
+        def stage1():
+            return fusion.hybrid_candidates(rt.index, parsed, qvec, r, build_restriction(rt.index, r))
+
+        before = [c.chunk_id for c in stage1().candidates]
+        assert len(before) == r.pool_size == 3
+        load, gone = chunks.load_candidates, before[0]
+
+        def deleting_first(idx, ids):
+            if gone in ids:  # as another connection's reindex would, just before the load
+                with idx.atomic() as c:
+                    c.execute("DELETE FROM chunks WHERE id = ?", (gone,))
+            return load(idx, ids)
+
+        monkeypatch.setattr(chunks, "load_candidates", deleting_first)
+        after = [c.chunk_id for c in stage1().candidates]
+        assert len(after) == 3 and gone not in after and after[:2] == before[1:]
+    finally:
+        rt.close()

@@ -14,9 +14,9 @@ Past ``HEAD_MIN_ROWS`` even numpy's scan costs more than the query
 embedding, and it is bound by memory traffic, not arithmetic. There the
 copy is held in the table's principal axes: a *head* of the ``HEAD_DIMS``
 leading coordinates and a *tail* of the rest, each contiguous (the same
-bytes in all). A KNN scans the head only, a third of the matrix, re-scores
-the ``OVERSAMPLE`` x k best on their full vectors, and keeps the k best of
-those. Real embeddings put most of their weight on the leading axes, so the
+bytes in all). A KNN scans the head only, half the matrix, re-scores the
+``OVERSAMPLE`` x k most promising rows on their full vectors, and keeps the
+k best of those. Real embeddings put most of their weight on the leading axes, so the
 rows it misses are the rare ones near the k-th score (ADR 0133 has the
 recall); the top of the list does not change.
 
@@ -38,8 +38,9 @@ from .schema import rows_version
 
 MIN_ROWS = 10_000
 HEAD_MIN_ROWS = 40_000  # below this a full scan takes ~2 ms: not worth approximating
-HEAD_DIMS = 128  # of e5-small's 384: the head scan reads a third of the matrix
+HEAD_DIMS = 192  # of e5-small's 384: the head scan reads half the matrix
 OVERSAMPLE = 8  # rows re-scored in full per row wanted
+TAIL_SIGMAS = 3.0  # how far a tail may lift a row's head score: three standard deviations
 SLACK = 16  # extra rows ordered by distance, far beyond float32 rounding between score and distance
 _BLOCK = 8192  # rows rotated at a time while loading: the rotation needs no second copy
 
@@ -52,6 +53,8 @@ class _Matrix:
     tail: np.ndarray | None = None  # (n, dim - h) float32: the trailing principal coordinates
     basis: np.ndarray | None = None  # (dim, dim) float32, orthonormal columns: coordinates = x @ basis
     norms2: np.ndarray | None = None  # float64 squared length of each row, for the distance
+    tail_norms: np.ndarray | None = None  # float32 length of each row's tail
+    reach: float = 0.0  # TAIL_SIGMAS standard deviations of a tail cosine (see ``_Matrix.candidates``)
     docs: np.ndarray | None = None  # vec_chunks: the note of each row
     order: np.ndarray | None = None  # argsort of ``rowids``: finds a rowid's row
 
@@ -72,6 +75,17 @@ class _Matrix:
         r = q @ self.basis
         h = self.head.shape[1] if self.head is not None else 0
         return np.ascontiguousarray(r[:h]), np.ascontiguousarray(r[h:])
+
+    def candidates(self, head_scores: np.ndarray, qt: np.ndarray, n: int) -> np.ndarray:
+        """The n rows to re-score in full. A row's tail adds q_t . x_t to its
+        head score, unknown here but within |q_t| |x_t|; between unrelated
+        directions its cosine has a spread of ~1/sqrt(d), d the tail's
+        effective dimension. A row is ranked by its head score plus
+        ``reach`` = TAIL_SIGMAS such spreads of |q_t| |x_t|: rows with long
+        tails, whose head score says least, get the benefit of the doubt."""
+        assert self.tail_norms is not None
+        optimistic = head_scores + np.float32(self.reach * float(np.linalg.norm(qt))) * self.tail_norms
+        return _best(optimistic, n)
 
     def scores(self, rows: np.ndarray, qh: np.ndarray, qt: np.ndarray | None) -> np.ndarray:
         """Exact dot products of ``rows`` with the query."""
@@ -106,7 +120,7 @@ class VectorCache:
             return None
         q = np.frombuffer(blob, dtype=np.float32)
         qh, qt = m.split(q)
-        first = m.head @ qh  # exact when there is no tail; the head's share when there is
+        first = head = m.head @ qh  # exact when there is no tail; the head's share when there is
         if allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
             first = np.where(np.isin(m.rowids, allowed), first, -np.inf)
@@ -117,8 +131,9 @@ class VectorCache:
             rows = _best(first, want)
             s = first[rows]
         else:
-            rows = _best(first, min(OVERSAMPLE * want, len(first)))
-            s = np.where(np.isfinite(first[rows]), m.scores(rows, qh, qt), -np.inf)
+            assert qt is not None
+            rows = m.candidates(first, qt, min(OVERSAMPLE * want, len(first)))
+            s = np.where(np.isfinite(first[rows]), head[rows] + m.tail[rows] @ qt, -np.inf)
             keep = _best(s, min(want, len(s)))
             rows, s = rows[keep], s[keep]
         live = np.isfinite(first[rows])
@@ -206,11 +221,16 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
     if tail is None:
         return _Matrix(version, rowids, head, norms2=norms2, docs=docs)
     norms2 += np.einsum("ij,ij->i", tail, tail, dtype=np.float64)
-    basis = _principal_axes(head, tail)
+    basis, weights = _principal_axes(head, tail)
     for s in range(0, len(head), _BLOCK):
         rotated = np.hstack([head[s:s + _BLOCK], tail[s:s + _BLOCK]]) @ basis
         head[s:s + _BLOCK], tail[s:s + _BLOCK] = rotated[:, :h], rotated[:, h:]
-    return _Matrix(version, rowids, head, tail=tail, basis=basis, norms2=norms2, docs=docs)
+    tail_norms = np.sqrt(np.einsum("ij,ij->i", tail, tail)).astype(np.float32)
+    # The tail's effective dimension: its participation ratio.
+    t = np.maximum(weights[h:], 0.0)
+    dims = float(t.sum() ** 2 / max(float((t ** 2).sum()), 1e-30))
+    return _Matrix(version, rowids, head, tail=tail, basis=basis, norms2=norms2, docs=docs,
+                   tail_norms=tail_norms, reach=TAIL_SIGMAS / np.sqrt(max(dims, 1.0)))
 
 
 def _chain(first, rest):
@@ -218,10 +238,11 @@ def _chain(first, rest):
     yield from rest
 
 
-def _principal_axes(head: np.ndarray, tail: np.ndarray) -> np.ndarray:
+def _principal_axes(head: np.ndarray, tail: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal axes of the rows' uncentred second moment, the strongest
-    first: the mean direction, which e5 vectors share, leads. float32 is
-    plenty: the axes decide only which rows the head scan sees, never a score."""
+    first (the mean direction, which e5 vectors share, leads), and their
+    weights. float32 is plenty: the axes decide only which rows the head
+    scan sees, never a score."""
     gram = np.block([[head.T @ head, head.T @ tail], [tail.T @ head, tail.T @ tail]])
-    _, axes = np.linalg.eigh(gram.astype(np.float64))
-    return np.ascontiguousarray(axes[:, ::-1], dtype=np.float32)
+    weights, axes = np.linalg.eigh(gram.astype(np.float64))
+    return np.ascontiguousarray(axes[:, ::-1], dtype=np.float32), weights[::-1]
