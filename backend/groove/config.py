@@ -105,6 +105,10 @@ class IndexConfig:
     # index for the full-text leg (ADR 0132; ~46 MB at 100k chunks): false
     # leaves that leg to FTS5, same results, slower.
     word_index: bool = True
+    # Long-lived processes of a vault of 10k+ chunks search their vectors
+    # from an in-memory copy (ADR 0121, 0133; ~154 MB at 100k chunks of
+    # 384-d): false leaves every KNN to sqlite-vec, exact and ~10x slower.
+    vector_copy: bool = True
 
 
 @dataclass(frozen=True)

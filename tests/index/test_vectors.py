@@ -27,6 +27,7 @@ def indexed(tmp_path, tiny_embedder, monkeypatch):
     shutil.copytree(FIXTURE, vault)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
+    rt.index.vectors.warm(rt.index.conn)
     return rt, vault, tiny_embedder
 
 
@@ -101,6 +102,7 @@ def test_a_small_table_is_left_to_sqlite_vec(indexed, monkeypatch):
     rt, _, emb = indexed
     monkeypatch.setattr(vectors, "MIN_ROWS", 10**9)
     fresh = vectors.VectorCache()
+    fresh.warm(rt.index.conn)
     assert fresh.nearest(rt.index.conn, "vec_chunks", _blob(emb, "coffee"), 5, None) is None
 
 
@@ -112,20 +114,39 @@ def test_the_note_table_is_copied_when_the_vault_has_enough_chunks_not_notes(ind
     assert notes < chunks
     blob = _blob(emb, "coffee")
     monkeypatch.setattr(vectors, "MIN_ROWS", chunks)  # a big vault, with far fewer notes than that
-    got = vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None)
-    assert same(got, _sqlite_vec(idx, "vec_notes", blob, 3))
+    cache = vectors.VectorCache()
+    cache.warm(idx.conn)
+    assert same(cache.nearest(idx.conn, "vec_notes", blob, 3, None), _sqlite_vec(idx, "vec_notes", blob, 3))
     monkeypatch.setattr(vectors, "MIN_ROWS", chunks + 1)
-    assert vectors.VectorCache().nearest(idx.conn, "vec_notes", blob, 3, None) is None
+    cache.warm(idx.conn)
+    assert cache.nearest(idx.conn, "vec_notes", blob, 3, None) is None
 
 
-def test_a_write_by_this_connection_or_another_drops_the_copy(indexed):
+def _loaded(idx: Index, timeout: float = 20.0) -> None:
+    """Wait for the background load a stale copy started."""
+    import time
+
+    end = time.monotonic() + timeout
+    while idx.vectors._matrix(idx.conn, "vec_chunks") is None:
+        assert time.monotonic() < end, "the vector copy never loaded"
+        time.sleep(0.02)
+
+
+def test_a_write_by_this_connection_or_another_drops_the_copy_and_a_kept_copy_reloads(indexed, monkeypatch):
+    """A stale copy is never read: sqlite-vec answers (None here) until the
+    copy, reloaded on a thread of its own, matches the rows again."""
     rt, vault, emb = indexed
     idx = rt.index
+    monkeypatch.setattr(vectors, "MIN_ROWS", 0)
+    idx.keep_vectors()
     blob = _blob(emb, "zebra stripes savanna")
     before = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
+    assert before is not None
 
     (vault / "Zebra.md").write_text("# Zebra\n\nzebra stripes on the savanna\n", encoding="utf-8")
     service.reindex(rt)  # this process, this thread's connection
+    assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None) is None
+    _loaded(idx)
     after = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
     assert same(after, _sqlite_vec(idx, "vec_chunks", blob, 3)) and after != before
 
@@ -138,9 +159,57 @@ def test_a_write_by_this_connection_or_another_drops_the_copy(indexed):
             c.execute(f"DELETE FROM chunks WHERE id IN ({','.join(map(str, ids))})")
     finally:
         other.close()
+    assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None) is None
+    monkeypatch.setattr(idx.vectors, "_next_load_at", 0.0)  # no spacing wait in a test
+    _loaded(idx)
     gone = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
     assert same(gone, _sqlite_vec(idx, "vec_chunks", blob, 3))
     assert not set(r for r, _ in gone) & set(ids)
+
+
+def test_a_one_shot_process_never_loads_a_copy(indexed, monkeypatch):
+    """Without ``keep_vectors`` (a one-shot CLI run) a search never pays for
+    the load: sqlite-vec answers. ``[index] vector_copy = false`` does the
+    same for a long-lived process."""
+    rt, _, emb = indexed
+    monkeypatch.setattr(vectors, "MIN_ROWS", 0)
+    fresh = Index(rt.index.path)
+    try:
+        blob = _blob(emb, "coffee")
+        for _ in range(3):
+            assert fresh.vectors.nearest(fresh.conn, "vec_chunks", blob, 3, None) is None
+        assert not fresh.vectors._loading and not fresh.vectors._tables
+        fresh.keep_vectors(False)
+        assert fresh.vectors.nearest(fresh.conn, "vec_chunks", blob, 3, None) is None
+        assert not fresh.vectors._loading
+    finally:
+        fresh.close()
+
+
+@pytest.mark.parametrize("setting, kept", [("", True), ("[index]\nvector_copy = false\n", False)])
+def test_the_mcp_server_keeps_the_vector_copy_unless_the_vault_turns_it_off(tmp_path, setting, kept):
+    from groove.config import parse_config
+    from groove.mcp.backend import Backend, ServerOptions
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nsome text\n", encoding="utf-8")
+    (vault / "groove.toml").write_text(setting, encoding="utf-8")
+    assert parse_config(setting).index.vector_copy is kept
+    backend = Backend(ServerOptions(vault=vault, index_path=tmp_path / "index.sqlite", attach=False, warm=False))
+    try:
+        backend.open()
+        assert backend.rt is not None and backend.rt.index.vectors.kept is kept
+    finally:
+        backend.close()
+
+
+def test_a_vector_copy_setting_that_is_not_a_boolean_is_refused():
+    from groove.config import parse_config
+    from groove.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="vector_copy"):
+        parse_config('[index]\nvector_copy = "no"\n')
 
 
 def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, monkeypatch):
@@ -151,10 +220,10 @@ def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, mon
     idx = rt.index
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 0)
     monkeypatch.setattr(vectors, "HEAD_DIMS", 8)  # of the test model's 32
-    idx.vectors = vectors.VectorCache()
+    idx.vectors.warm(idx.conn)
     n = idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
     m = idx.vectors._matrix(idx.conn, "vec_chunks")
-    assert m.tail is not None and m.head.shape == (n, 8) and m.tail.shape == (n, 24)
+    assert m is not None and m.tail is not None and m.head.shape == (n, 8) and m.tail.shape == (n, 24)
     assert m.basis is not None and np.allclose(m.basis.T @ m.basis, np.eye(32), atol=1e-5)
     ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id")]
     for q in QUERIES:
@@ -207,8 +276,10 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
             schema.create_vec_table(c, dim)
             c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                           [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
+        idx.vectors.warm(idx.conn)
+        # No second copy kept:
         m = idx.vectors._matrix(idx.conn, "vec_chunks")
-        assert m.tail is not None and m.head.nbytes + m.tail.nbytes == rows.nbytes  # no second copy kept
+        assert m is not None and m.tail is not None and m.head.nbytes + m.tail.nbytes == rows.nbytes
         found = []
         for q in queries:
             scores = rows @ q

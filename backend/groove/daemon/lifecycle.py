@@ -179,6 +179,7 @@ def run_daemon(
                  info.store, info.reason and f"({info.reason})")
         rt = open_runtime(vault, index_path=index_path, model=model)
         rt.index.keep_word_index(rt.config.index.word_index)
+        rt.index.keep_vectors(rt.config.index.vector_copy)
         for w in rt.config.warnings:
             log.warning("%s", w)
         t0 = time.perf_counter()

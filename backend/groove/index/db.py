@@ -90,6 +90,15 @@ class Index:
         if enabled:
             self.word_postings()
 
+    def keep_vectors(self, enabled: bool = True) -> None:
+        """For a long-lived process: keep a big vault's vectors in memory
+        (ADR 0121, 0133), loaded after writes on a thread of its own;
+        ``enabled`` is ``[index] vector_copy`` (false: sqlite-vec scans, as
+        in a one-shot run)."""
+        self.vectors.keep((lambda: self.conn) if enabled else None, self.release_thread)
+        if enabled:
+            self.vectors.load_if_stale(self.conn)
+
     def word_postings(self) -> WordPostings | None:
         """The in-memory word index for the current rows, if one is ready;
         a long-lived process (``words.background``) builds it on a thread."""
@@ -108,6 +117,7 @@ class Index:
             c.close()
 
     def close(self) -> None:
+        self.vectors.keep(None)
         with self._lock:
             for c in self._all:
                 with contextlib.suppress(Exception):

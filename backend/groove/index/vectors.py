@@ -28,13 +28,18 @@ memory for 12 MB.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import apsw
 import numpy as np
 
 from .schema import rows_version
+
+log = logging.getLogger(__name__)
 
 MIN_ROWS = 10_000
 HEAD_MIN_ROWS = 40_000  # below this a full scan takes ~2 ms: not worth approximating
@@ -104,19 +109,48 @@ class _Matrix:
 
 
 class VectorCache:
-    """One per index, shared by the reader threads (each has its own connection)."""
+    """One per index, shared by the reader threads (each has its own
+    connection). Only a long-lived process keeps copies (``keep``): the copy
+    is loaded on a thread of its own, and until it matches the rows every
+    KNN goes to sqlite-vec. A one-shot run never loads one: at 100k chunks
+    the load (~2 s) costs more than its few sqlite-vec scans."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._tables: dict[str, _Matrix] = {}
+        self._open: Callable[[], apsw.Connection] | None = None
+        self._done: Callable[[], None] | None = None
+        self._loading = False
+        self._next_load_at = 0.0
+        self.took: float | None = None  # the last load's seconds
+
+    def keep(self, open_conn: Callable[[], apsw.Connection] | None, done: Callable[[], None] | None = None) -> None:
+        """Keep copies, loading them with ``open_conn()`` on a thread (``done()``
+        after); None stops keeping them and drops what is held."""
+        with self._lock:
+            self._open, self._done = open_conn, done
+            if open_conn is None:
+                self._tables = {}
+
+    @property
+    def kept(self) -> bool:
+        return self._open is not None
+
+    def load_if_stale(self, conn: apsw.Connection) -> None:
+        """Start loading the copies if this process keeps them and they are stale."""
+        self._matrix(conn, "vec_chunks")
+
+    def warm(self, conn: apsw.Connection) -> None:
+        """Load the copies now, on this thread (benchmarks, tests)."""
+        self._store(_load_all(conn))
 
     def nearest(self, conn: apsw.Connection, table: str, blob: bytes, k: int,
                 allowed_sql: str | None, excluded: set[int] | None = None) -> list[tuple[int, float]] | None:
         """Top-k (rowid, L2 distance) of ``table`` by distance, then rowid,
-        rows of ``allowed_sql`` only and none of ``excluded``; or None when
-        the table is small (ask sqlite-vec)."""
+        rows of ``allowed_sql`` only and none of ``excluded``; or None: no
+        current copy (ask sqlite-vec)."""
         m = self._matrix(conn, table)
-        if m.head is None or k <= 0:
+        if m is None or m.head is None or k <= 0:
             return None
         q = np.frombuffer(blob, dtype=np.float32)
         qh, qt = m.split(q)
@@ -143,11 +177,11 @@ class VectorCache:
     def distances(self, conn: apsw.Connection, table: str, blob: bytes,
                   ids: list[int]) -> list[tuple[int, float]] | None:
         """(rowid, L2 distance) of the rows ``ids`` (ids not in the table are
-        left out), or None when the table is small (ask sqlite-vec). vec0
-        reads a chunk of its storage per looked-up rowid: 150 notes cost
-        ~8 ms at 100k chunks."""
+        left out), or None: no current copy (ask sqlite-vec). vec0 reads a
+        chunk of its storage per looked-up rowid: 150 notes cost ~8 ms at
+        100k chunks."""
         m = self._matrix(conn, table)
-        if m.head is None:
+        if m is None or m.head is None:
             return None
         if not ids:
             return []
@@ -157,23 +191,65 @@ class VectorCache:
 
     def notes_of(self, conn: apsw.Connection, ids: list[int]) -> dict[int, int] | None:
         """chunk id -> note id for the chunks ``ids`` that have a vector, from
-        the copy of ``vec_chunks``; None when the table is small (ask SQLite)."""
+        the copy of ``vec_chunks``; None: no current copy (ask SQLite)."""
         m = self._matrix(conn, "vec_chunks")
-        if m.head is None or m.docs is None:
+        if m is None or m.head is None or m.docs is None:
             return None
         rows, hit = m.rows_of(ids)
         return dict(zip(np.asarray(ids, dtype=np.int64)[hit].tolist(), m.docs[rows].tolist()))
 
-    def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix:
+    def _matrix(self, conn: apsw.Connection, table: str) -> _Matrix | None:
+        """The copy of ``table`` for the connection's rows, or None; a stale
+        or missing copy starts a load when this process keeps copies."""
         version = rows_version(conn)
         with self._lock:
             m = self._tables.get(table)
             if m is not None and version is not None and m.version == version:
                 return m
-        m = _load(conn, table, version)
+            opener, done = self._open, self._done
+            start = (opener is not None and version is not None and not self._loading
+                     and time.monotonic() >= self._next_load_at)
+            if start:
+                self._loading = True
+                self._tables = {}  # stale: never read again, so not held through the load
+        if start:
+            assert opener is not None
+            threading.Thread(target=self._load_on_thread, args=(opener, done), name="groove-vectors",
+                             daemon=True).start()
+        return None
+
+    def _load_on_thread(self, opener: Callable[[], apsw.Connection], done: Callable[[], None] | None) -> None:
+        t = time.monotonic()
+        tables: dict[str, _Matrix] = {}
+        try:
+            tables = _load_all(opener())
+        except Exception as e:  # a failed load leaves sqlite-vec answering
+            log.warning("vector copy failed to load, KNNs use sqlite-vec: %s", e)
+        finally:
+            if done is not None:
+                done()
+        took = time.monotonic() - t
         with self._lock:
-            self._tables[table] = m
-        return m
+            self._loading = False
+            # Writes while a vault is edited would reload back to back: wait
+            # twice the last load (at most a third of a core on it).
+            self._next_load_at = time.monotonic() + 2 * took
+            self.took = took
+        if self._open is not None:
+            self._store(tables)
+
+    def _store(self, tables: dict[str, _Matrix]) -> None:
+        with self._lock:
+            self._tables = tables
+
+
+def _load_all(conn: apsw.Connection) -> dict[str, _Matrix]:
+    """Copies of both vector tables as one read transaction sees them."""
+    with conn:
+        present = {r[0] for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE name IN ('vec_chunks', 'vec_notes')")}
+        version = rows_version(conn)
+        return {t: _load(conn, t, version) for t in ("vec_chunks", "vec_notes") if t in present}
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:

@@ -53,6 +53,7 @@ class Backend:
     def _runtime(self) -> Runtime:
         rt = open_runtime(self.opts.vault, index_path=self.opts.index_path, model=self.opts.model)
         rt.index.keep_word_index(rt.config.index.word_index)  # a session lives long: ADR 0132
+        rt.index.keep_vectors(rt.config.index.vector_copy)
         return rt
 
     @property
