@@ -72,6 +72,7 @@ def main() -> None:
         for head, over, sigmas in settings:
             vectors.HEAD_DIMS, vectors.OVERSAMPLE, vectors.TAIL_SIGMAS = head, over, sigmas
             idx.vectors = vectors.VectorCache()
+            idx.vectors.warm(idx.conn)
             recall, first10, first = [], 0, 0
             for q, s in zip(queries, scores):
                 exact = (np.argsort(-s, kind="stable")[:k] + 1).tolist()
