@@ -5,7 +5,9 @@ sqlite-vec's exact KNN scans every row in C at ~12x the cost of numpy's
 ``X @ q`` (100k chunks: 60 ms against 5 ms), and a search runs more than one
 KNN. Above ``MIN_ROWS`` rows the table is copied once into a float32 matrix
 and searched there; distances are computed from the same float32 values
-(equal to sqlite-vec's within float rounding, ~1e-7). SQLite stays the
+(cosines equal to sqlite-vec's within float rounding, ~1e-6). Only
+long-lived processes keep a copy, loaded on a thread of its own (ADR 0134):
+a stale one is never read, sqlite-vec answers until the next lands. SQLite stays the
 source of truth: the copy is dropped when ``meta.rows_version`` (bumped by
 triggers on every chunk and note change, schema m003) moves. Below
 ``MIN_ROWS`` the KNN is cheap and memory is worth more: sqlite-vec answers.
@@ -16,9 +18,9 @@ copy is held in the table's principal axes: a *head* of the ``HEAD_DIMS``
 leading coordinates and a *tail* of the rest, each contiguous (the same
 bytes in all). A KNN scans the head only, half the matrix, re-scores the
 ``OVERSAMPLE`` x k most promising rows on their full vectors, and keeps the
-k best of those. Real embeddings put most of their weight on the leading axes, so the
-rows it misses are the rare ones near the k-th score (ADR 0133 has the
-recall); the top of the list does not change.
+k best of those. Real embeddings put most of their weight on the leading
+axes, so what it misses is mostly a row near the k-th score, rarely one of
+the first ten (2 of 544 real queries at a big vault's proportions: ADR 0133).
 
 The size that counts is the vault's chunks, for the note table too: a vault
 of 100k chunks has only ~8k notes, yet sqlite-vec's note KNN and the
