@@ -50,17 +50,21 @@ def _blob(emb, q: str) -> bytes:
 def test_the_matrix_gives_sqlite_vecs_hits_and_distances(indexed):
     rt, _, emb = indexed
     idx = rt.index
-    n = idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
-    assert n > 10
+    assert idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] > 10
     for q in QUERIES:
         blob = _blob(emb, q)
-        for k in (1, 5, n):
-            assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None),
-                        _sqlite_vec(idx, "vec_chunks", blob, k))
-        allowed = "SELECT id FROM chunks WHERE id % 2 = 0"
-        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed),
-                    _sqlite_vec(idx, "vec_chunks", blob, 3, allowed))
+        _chunk_knns_are_sqlite_vecs(idx, blob)
         assert same(idx.vectors.nearest(idx.conn, "vec_notes", blob, 4, None), _sqlite_vec(idx, "vec_notes", blob, 4))
+
+
+def _chunk_knns_are_sqlite_vecs(idx: Index, blob: bytes) -> None:
+    """The copy's chunk KNN at depths 1, 5 and all, and filtered, against sqlite-vec's."""
+    n = idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
+    for k in (1, 5, n):
+        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None), _sqlite_vec(idx, "vec_chunks", blob, k))
+    allowed = "SELECT id FROM chunks WHERE id % 2 = 0"
+    assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed),
+                _sqlite_vec(idx, "vec_chunks", blob, 3, allowed))
 
 
 def test_excluded_rows_are_masked_in_memory_as_sqlite_vec_filters_them(indexed):
@@ -170,7 +174,8 @@ def test_a_write_by_this_connection_or_another_drops_the_copy_and_a_kept_copy_re
 def test_a_one_shot_process_never_loads_a_copy(indexed, monkeypatch):
     """Without ``keep_vectors`` (a one-shot CLI run) a search never pays for
     the load: sqlite-vec answers. ``[index] vector_copy = false`` does the
-    same for a long-lived process."""
+    same for a long-lived process (the MCP server's setting:
+    test_word_postings.py)."""
     rt, _, emb = indexed
     monkeypatch.setattr(vectors, "MIN_ROWS", 0)
     fresh = Index(rt.index.path)
@@ -184,32 +189,6 @@ def test_a_one_shot_process_never_loads_a_copy(indexed, monkeypatch):
         assert not fresh.vectors._loading
     finally:
         fresh.close()
-
-
-@pytest.mark.parametrize("setting, kept", [("", True), ("[index]\nvector_copy = false\n", False)])
-def test_the_mcp_server_keeps_the_vector_copy_unless_the_vault_turns_it_off(tmp_path, setting, kept):
-    from groove.config import parse_config
-    from groove.mcp.backend import Backend, ServerOptions
-
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "a.md").write_text("# A\n\nsome text\n", encoding="utf-8")
-    (vault / "groove.toml").write_text(setting, encoding="utf-8")
-    assert parse_config(setting).index.vector_copy is kept
-    backend = Backend(ServerOptions(vault=vault, index_path=tmp_path / "index.sqlite", attach=False, warm=False))
-    try:
-        backend.open()
-        assert backend.rt is not None and backend.rt.index.vectors.kept is kept
-    finally:
-        backend.close()
-
-
-def test_a_vector_copy_setting_that_is_not_a_boolean_is_refused():
-    from groove.config import parse_config
-    from groove.errors import ConfigError
-
-    with pytest.raises(ConfigError, match="vector_copy"):
-        parse_config('[index]\nvector_copy = "no"\n')
 
 
 def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, monkeypatch):
@@ -228,12 +207,7 @@ def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, mon
     ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id")]
     for q in QUERIES:
         blob = _blob(emb, q)
-        for k in (1, 5, n):
-            assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, k, None),
-                        _sqlite_vec(idx, "vec_chunks", blob, k))
-        allowed = "SELECT id FROM chunks WHERE id % 2 = 0"
-        assert same(idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, allowed),
-                    _sqlite_vec(idx, "vec_chunks", blob, 3, allowed))
+        _chunk_knns_are_sqlite_vecs(idx, blob)
         want = dict(idx.conn.execute("SELECT rowid, vec_distance_l2(embedding, ?) FROM vec_chunks", (blob,)))
         got = idx.vectors.distances(idx.conn, "vec_chunks", blob, ids[::-1])
         assert len(got) == len(ids) and all(abs(d - want[r]) < 1e-6 for r, d in got)

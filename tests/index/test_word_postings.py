@@ -342,8 +342,13 @@ def test_a_touched_note_keeps_every_row_under_the_new_version(own_vault):
     assert got is not None and got.version != base.version and got.slots is base.slots
 
 
-@pytest.mark.parametrize("setting, kept", [("", True), ("[index]\nword_index = false\n", False)])
-def test_the_mcp_server_keeps_the_word_index_unless_the_vault_turns_it_off(tmp_path, setting, kept):
+@pytest.mark.parametrize("setting, words, vectors", [
+    ("", True, True),
+    ("[index]\nword_index = false\n", False, True),
+    ("[index]\nvector_copy = false\n", True, False),  # ADR 0134
+])
+def test_the_mcp_server_keeps_its_in_memory_copies_unless_the_vault_turns_them_off(tmp_path, setting, words,
+                                                                                    vectors):
     from groove.config import parse_config
     from groove.mcp.backend import Backend, ServerOptions
 
@@ -351,18 +356,21 @@ def test_the_mcp_server_keeps_the_word_index_unless_the_vault_turns_it_off(tmp_p
     vault.mkdir()
     (vault / "a.md").write_text("# A\n\nsome text\n", encoding="utf-8")
     (vault / "groove.toml").write_text(setting, encoding="utf-8")
-    assert parse_config(setting).index.word_index is kept
+    cfg = parse_config(setting).index
+    assert (cfg.word_index, cfg.vector_copy) == (words, vectors)
     backend = Backend(ServerOptions(vault=vault, index_path=tmp_path / "index.sqlite", attach=False, warm=False))
     try:
         backend.open()
-        assert backend.rt is not None and backend.rt.index.words.background is kept
+        assert backend.rt is not None
+        assert (backend.rt.index.words.background, backend.rt.index.vectors.kept) == (words, vectors)
     finally:
         backend.close()
 
 
-def test_a_word_index_setting_that_is_not_a_boolean_is_refused():
+@pytest.mark.parametrize("key", ["word_index", "vector_copy"])
+def test_an_in_memory_copy_setting_that_is_not_a_boolean_is_refused(key):
     from groove.config import parse_config
     from groove.errors import ConfigError
 
-    with pytest.raises(ConfigError, match="word_index"):
-        parse_config('[index]\nword_index = "no"\n')
+    with pytest.raises(ConfigError, match=key):
+        parse_config(f'[index]\n{key} = "no"\n')
