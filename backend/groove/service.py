@@ -114,6 +114,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "warnings": warnings,
         "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
         "word_index": idx.words.status(idx.conn),  # big vaults' full-text ranking in memory (ADR 0132)
+        "vector_copy": idx.vectors.status(idx.conn),  # big vaults' vectors in memory (ADR 0121, 0134)
     }
 
 

@@ -6,6 +6,7 @@ and the copy is dropped the moment the index changes, whoever wrote it."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import numpy as np
@@ -169,6 +170,36 @@ def test_a_write_by_this_connection_or_another_drops_the_copy_and_a_kept_copy_re
     gone = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
     assert same(gone, _sqlite_vec(idx, "vec_chunks", blob, 3))
     assert not set(r for r, _ in gone) & set(ids)
+
+
+def test_index_status_says_whether_the_vector_copy_serves(indexed, monkeypatch):
+    rt, _, _ = indexed
+    monkeypatch.setattr(vectors, "MIN_ROWS", 0)
+    fresh = Index(rt.index.path)
+    saved, rt.index = rt.index, fresh
+    try:
+        st = service.index_status(rt)["vector_copy"]
+        assert st["state"] == "off" and st["rows"] is None  # a one-shot process keeps none
+        fresh.keep_vectors()
+        assert service.index_status(rt)["vector_copy"]["state"] in ("loading", "ready")
+        _loaded(fresh)
+        st = service.index_status(rt)["vector_copy"]
+        chunks = fresh.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        assert st["state"] == "ready" and st["rows"] == chunks and st["megabytes"] >= 0 and st["load_seconds"] >= 0
+        assert st["head_scan"] is False  # far under HEAD_MIN_ROWS
+        with fresh.atomic() as c:  # any row change makes it stale
+            c.execute("UPDATE documents SET title = title || ' ' WHERE id = (SELECT min(id) FROM documents)")
+        assert service.index_status(rt)["vector_copy"]["state"] in ("stale", "loading")
+        monkeypatch.setattr(vectors, "MIN_ROWS", 10**9)
+        monkeypatch.setattr(fresh.vectors, "_next_load_at", 0.0)
+        fresh.vectors.load_if_stale(fresh.conn)
+        deadline = time.monotonic() + 20
+        while service.index_status(rt)["vector_copy"]["state"] != "small" and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert service.index_status(rt)["vector_copy"]["state"] == "small"
+    finally:
+        rt.index = saved
+        fresh.close()
 
 
 def test_a_one_shot_process_never_loads_a_copy(indexed, monkeypatch):

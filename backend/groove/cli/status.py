@@ -38,6 +38,11 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_d
     if wi.get("state") not in (None, "off", "small"):
         size = f": {wi['rows']} rows, {wi['megabytes']} MB, built in {wi['build_seconds']} s" if wi.get("rows") else ""
         click.echo(f"{'word index':>16}: {wi['state']}{size}")
+    vc = st.get("vector_copy") or {}
+    if vc.get("state") not in (None, "off", "small"):
+        size = (f": {vc['rows']} rows, {vc['megabytes']} MB, loaded in {vc['load_seconds']} s"
+                + (", head scan" if vc.get("head_scan") else "")) if vc.get("rows") else ""
+        click.echo(f"{'vector copy':>16}: {vc['state']}{size}")
     click.echo(f"{'skipped':>16}: {st['skipped_count']}")
     for s in st["skipped"]:
         click.echo(f"{'':>16}  {shown(s['path'])}: {s['reason']}")

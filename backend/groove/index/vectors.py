@@ -138,6 +138,36 @@ class VectorCache:
     def kept(self) -> bool:
         return self._open is not None
 
+    def status(self, conn: apsw.Connection) -> dict[str, object]:
+        """What ``index_status`` reports: ``state`` is ``off`` (this process
+        keeps none: a one-shot run, or ``vector_copy = false``), ``small``
+        (under MIN_ROWS chunks: sqlite-vec scans), ``ready``, ``loading`` or
+        ``stale`` (rows changed: sqlite-vec scans until the next load), with
+        the copy's rows, size and last load time, and whether it is scanned
+        on its leading axes (ADR 0133)."""
+        version = rows_version(conn)
+        with self._lock:
+            m, loading, took, kept = self._tables.get("vec_chunks"), self._loading, self.took, self._open is not None
+        current = m is not None and m.version == version
+        if current and m is not None and m.head is None:
+            state = "small"
+        elif current:
+            state = "ready"
+        elif loading:
+            state = "loading"
+        elif not kept:
+            state = "off"
+        else:
+            state = "stale"
+        held = [t for t in self._tables.values() if t.head is not None] if state == "ready" else []
+        size = sum(a.nbytes for t in held for a in (t.head, t.tail, t.norms2, t.tail_norms, t.docs, t.rowids)
+                   if a is not None)
+        return {"state": state, "min_rows": MIN_ROWS,
+                "rows": len(m.rowids) if state == "ready" and m is not None else None,
+                "megabytes": round(size / 1e6, 1) if held else None,
+                "load_seconds": round(took, 2) if took is not None and state == "ready" else None,
+                "head_scan": bool(state == "ready" and m is not None and m.tail is not None)}
+
     def load_if_stale(self, conn: apsw.Connection) -> None:
         """Start loading the copies if this process keeps them and they are stale."""
         self._matrix(conn, "vec_chunks")
@@ -251,7 +281,9 @@ def _load_all(conn: apsw.Connection) -> dict[str, _Matrix]:
         present = {r[0] for r in conn.execute(
             "SELECT name FROM sqlite_master WHERE name IN ('vec_chunks', 'vec_notes')")}
         version = rows_version(conn)
-        return {t: _load(conn, t, version) for t in ("vec_chunks", "vec_notes") if t in present}
+        # A table not made yet (a vault never indexed) is held as small: nothing to load.
+        return {t: _load(conn, t, version) if t in present else _Matrix(version, np.zeros(0, dtype=np.int64), None)
+                for t in ("vec_chunks", "vec_notes")}
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:

@@ -263,6 +263,20 @@ class WordIndexStatus(Result):
     build_seconds: float | None = None
 
 
+class VectorCopyStatus(Result):
+    """The in-memory copy big vaults search their vectors in (ADR 0121, 0133, 0134)"""
+
+    state: Literal["off", "small", "ready", "loading", "stale"]
+    """off: this process keeps none (a one-shot run, or vector_copy = false); small: under min_rows chunks;
+    loading / stale: the rows changed. In every state but ready, sqlite-vec scans the vectors"""
+    min_rows: NonNeg
+    rows: NonNeg | None = None
+    megabytes: float | None = None
+    load_seconds: float | None = None
+    head_scan: bool = False
+    """The copy is scanned on its leading principal axes, then re-scored (40k+ chunks, ADR 0133)"""
+
+
 class IndexStatus(Result):
     documents: NonNeg
     chunks: NonNeg
@@ -284,6 +298,7 @@ class IndexStatus(Result):
     skipped_count: NonNeg = 0
     low_confidence: LowConfidenceStatus | None = None
     word_index: WordIndexStatus | None = None
+    vector_copy: VectorCopyStatus | None = None
 
 
 class ReindexSummary(Result):
