@@ -117,11 +117,32 @@ class WordPostings:
         mult = [bm25_topk._instances(self._word(w), phrase) for w in words.tolist()]
         return at, np.repeat(np.asarray(mult, dtype=np.float64), lens)
 
+    def _runs(self, phrase: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The postings of every word holding ``phrase`` (lowercased) laid end
+        to end: (slots, cols, counts, how often each posting's word holds the
+        phrase). Each word's postings are one slice: for a few words, joining
+        slices is ~4x faster than gathering by index (a common word's 88k
+        postings at 100k chunks)."""
+        words = self._words(phrase)
+        if len(words) > 64:
+            at, mult = self._postings(phrase)
+            assert mult is not None
+            return self.slots[at], self.cols[at], self.counts[at], mult
+        spans = [(int(self.ptr[w]), int(self.ptr[w + 1])) for w in words.tolist()]
+        if not spans:
+            return (np.zeros(0, dtype=self.slots.dtype), np.zeros(0, dtype=self.cols.dtype),
+                    np.zeros(0, dtype=self.counts.dtype), np.zeros(0, dtype=np.float64))
+        mult = [bm25_topk._instances(self._word(w), phrase) for w in words.tolist()]
+        return (np.concatenate([self.slots[a:b] for a, b in spans]),
+                np.concatenate([self.cols[a:b] for a, b in spans]),
+                np.concatenate([self.counts[a:b] for a, b in spans]),
+                np.repeat(np.asarray(mult, dtype=np.float64), [b - a for a, b in spans]))
+
     def holders(self, conn: apsw.Connection, phrase: str) -> np.ndarray:
         """bool per row slot: the row holds ``phrase`` (one ``answers`` accepts)."""
-        at, _ = self._postings(phrase.lower(), times=False)
+        slots = self._runs(phrase.lower())[0]
         has = np.zeros(len(self.rowids), dtype=bool)
-        has[self.slots[at]] = True
+        has[slots] = True
         if self.odd:
             counter = bm25_topk._Counter(conn, [phrase])
             for slot, cols in self.odd.items():
@@ -159,12 +180,14 @@ class WordPostings:
             inst, has = self.instances(conn, phrase)
             return _freq(inst, weights), has
         n = len(self.rowids)
-        at, mult = self._postings(phrase.lower())
-        has = np.zeros(n, dtype=bool)
-        slots = self.slots[at]
-        has[slots] = True
-        w = np.asarray(weights, dtype=np.float64)[self.cols[at]]
-        f = np.bincount(slots, weights=self.counts[at] * mult * w, minlength=n)
+        slots, cols, counts, mult = self._runs(phrase.lower())
+        w = np.asarray(weights, dtype=np.float64)[cols]
+        f = np.bincount(slots, weights=counts * mult * w, minlength=n)
+        if all(wc > 0 for wc in weights):
+            has = f > 0  # every posting adds at least one positive weight
+        else:
+            has = np.zeros(n, dtype=bool)
+            has[slots] = True
         if self.odd:
             counter = bm25_topk._Counter(conn, [phrase])
             for slot, cols in self.odd.items():
