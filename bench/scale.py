@@ -56,6 +56,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import groove  # noqa: F401  before numpy, as in groove's processes: it sets the BLAS threads' idling (ADR 0135)
+
+# isort: split
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))

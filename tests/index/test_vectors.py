@@ -299,3 +299,41 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
         assert np.mean(found) >= 0.98
     finally:
         idx.close()
+
+
+_IDLE_AFTER_SCAN = """
+import sys, time
+from groove.index import vectors  # as in every groove process: groove's package is imported before numpy
+import numpy as np
+m = np.random.default_rng(0).standard_normal((60_000, vectors.HEAD_DIMS), dtype=np.float32)
+q = m[0].copy()
+for _ in range(3):
+    m @ q
+time.sleep(0.01)
+cpu = time.process_time()
+time.sleep(0.3)
+print(time.process_time() - cpu)
+"""
+
+
+def _cpu_while_idle(env: dict[str, str]) -> float:
+    import os
+    import subprocess
+    import sys
+
+    # This process imported groove, which set the variable: the child decides afresh.
+    base = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_THREAD_TIMEOUT", "GOTO_THREAD_TIMEOUT")}
+    out = subprocess.run([sys.executable, "-c", _IDLE_AFTER_SCAN], env={**base, **env}, capture_output=True,
+                         text=True, timeout=120, check=True)
+    return float(out.stdout.strip())
+
+
+def test_a_scan_leaves_no_blas_thread_spinning_after_it():
+    """OpenBLAS's default keeps its threads spinning ~0.1 s after each call:
+    a core taken from the next search's embedding (ADR 0135). groove's
+    processes let them sleep within a few ms."""
+    spinning = _cpu_while_idle({"OPENBLAS_THREAD_TIMEOUT": "28"})  # OpenBLAS's own default
+    if spinning < 0.03:
+        pytest.skip(f"numpy's BLAS does not spin here ({spinning * 1000:.0f} ms of CPU while idle): "
+                    "one core, or not OpenBLAS")
+    assert _cpu_while_idle({}) < spinning / 4

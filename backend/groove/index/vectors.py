@@ -64,12 +64,14 @@ class _Matrix:
     reach: float = 0.0  # TAIL_SIGMAS standard deviations of a tail cosine (see ``_Matrix.candidates``)
     docs: np.ndarray | None = None  # vec_chunks: the note of each row
     order: np.ndarray | None = None  # argsort of ``rowids``: finds a rowid's row
+    sorted_ids: np.ndarray | None = None  # ``rowids[order]``, kept: the gather cost 0.14 ms a lookup at 100k
 
     def rows_of(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The rows holding ``ids``, and which of ``ids`` were found."""
-        if self.order is None:
+        if self.order is None or self.sorted_ids is None:
             self.order = np.argsort(self.rowids, kind="stable")
-        sorted_ids = self.rowids[self.order]
+            self.sorted_ids = self.rowids[self.order]
+        sorted_ids = self.sorted_ids
         want = np.asarray(ids, dtype=np.int64)
         at = np.clip(np.searchsorted(sorted_ids, want), 0, max(len(sorted_ids) - 1, 0))
         hit = sorted_ids[at] == want if len(sorted_ids) else np.zeros(len(want), dtype=bool)
