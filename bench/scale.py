@@ -48,9 +48,11 @@ embedding`` (R as a search runs it; the line before gives R seq).
 from __future__ import annotations
 
 import argparse
+import atexit
 import hashlib
 import random
 import re
+import shutil
 import sys
 import tempfile
 import time
@@ -267,6 +269,7 @@ def main() -> None:
     qvecs = {q: emb.embed_query(q) for q in QUERIES}
 
     tmp = Path(tempfile.mkdtemp(prefix="groove-scale-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # ~0.8 GB at 100k chunks
     idx = Index(tmp / "index.sqlite")
     with idx.atomic() as c:
         schema.create_vec_table(c, DIM)
