@@ -16,8 +16,10 @@ CLI), and `qmd search Q` (qmd's BM25 search, which loads no model) after
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,6 +51,7 @@ def main() -> None:
     src = a.vault if a.vault.is_dir() else Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
 
     root = Path(tempfile.mkdtemp(prefix="groove-cold-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     env = dict(os.environ, GROOVE_HOME=str(root / "home"), GROOVE_TOKEN_STORE="file")
     os.environ.update(GROOVE_HOME=env["GROOVE_HOME"], GROOVE_TOKEN_STORE="file")
     vault = vault_subset(src, root / "vault", a.notes or None)

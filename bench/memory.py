@@ -28,8 +28,10 @@ sample vault.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -175,6 +177,7 @@ def main() -> None:
         print(f"{a.vault} not found; using the bundled sample vault")
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
     root = Path(tempfile.mkdtemp(prefix="groove-mem-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
     os.environ["GROOVE_MODELS_DIR"] = str(root / "models")
     from groove.models.e5_convert import ensure_default_model
     from groove.models.lean_model import lean_parts

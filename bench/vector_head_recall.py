@@ -17,7 +17,9 @@ exact first 10 back, and how many got the nearest row first.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -59,7 +61,9 @@ def main() -> None:
     queries = emb.embed_queries(found).astype(np.float32)
     print(f"{len(rows)} sentence vectors, {len(queries)} queries")
 
-    idx = Index(Path(tempfile.mkdtemp(prefix="groove-head-")) / "index.sqlite")
+    tmp = Path(tempfile.mkdtemp(prefix="groove-head-"))
+    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+    idx = Index(tmp / "index.sqlite")
     with idx.atomic() as c:
         schema.create_vec_table(c, rows.shape[1])
         c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
