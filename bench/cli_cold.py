@@ -16,18 +16,15 @@ CLI), and `qmd search Q` (qmd's BM25 search, which loads no model) after
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
 import shlex
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL, median, vault_subset  # noqa: E402
+from _common import EVAL, median, scratch_dir, vault_subset  # noqa: E402
 
 QUERIES = ["sync conflicts", "keyboard shortcut", "embed a video", "canvas"]
 
@@ -50,8 +47,7 @@ def main() -> None:
     a = ap.parse_args()
     src = a.vault if a.vault.is_dir() else Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
 
-    root = Path(tempfile.mkdtemp(prefix="groove-cold-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = scratch_dir("groove-cold-")
     env = dict(os.environ, GROOVE_HOME=str(root / "home"), GROOVE_TOKEN_STORE="file")
     os.environ.update(GROOVE_HOME=env["GROOVE_HOME"], GROOVE_TOKEN_STORE="file")
     vault = vault_subset(src, root / "vault", a.notes or None)

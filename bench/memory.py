@@ -28,18 +28,15 @@ sample vault.
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL, vault_subset  # noqa: E402
+from _common import EVAL, scratch_dir, vault_subset  # noqa: E402
 
 # Put back llama-cpp-python's defaults: n_seq_max = min(n_batch, 256), and no
 # context swap after long decodes.
@@ -176,8 +173,7 @@ def main() -> None:
         src = Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
         print(f"{a.vault} not found; using the bundled sample vault")
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
-    root = Path(tempfile.mkdtemp(prefix="groove-mem-"))
-    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root = scratch_dir("groove-mem-")
     os.environ["GROOVE_MODELS_DIR"] = str(root / "models")
     from groove.models.e5_convert import ensure_default_model
     from groove.models.lean_model import lean_parts

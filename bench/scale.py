@@ -48,13 +48,10 @@ embedding`` (R as a search runs it; the line before gives R seq).
 from __future__ import annotations
 
 import argparse
-import atexit
 import hashlib
 import random
 import re
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -64,7 +61,7 @@ import groove  # noqa: F401  before numpy, as in groove's processes: it sets the
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL, median  # noqa: E402
+from _common import EVAL, median, scratch_dir  # noqa: E402
 
 DIM = 384
 QUERIES = ["sync conflicts between devices", "keyboard shortcut for a command", "embed a video in a note",
@@ -268,8 +265,7 @@ def main() -> None:
     model = VectorModel(emb, random.Random(3).sample(pool, min(512, len(pool))), np.random.default_rng(7))
     qvecs = {q: emb.embed_query(q) for q in QUERIES}
 
-    tmp = Path(tempfile.mkdtemp(prefix="groove-scale-"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)  # ~0.8 GB at 100k chunks
+    tmp = scratch_dir("groove-scale-")
     idx = Index(tmp / "index.sqlite")
     with idx.atomic() as c:
         schema.create_vec_table(c, DIM)

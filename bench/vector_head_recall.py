@@ -17,17 +17,14 @@ exact first 10 back, and how many got the nearest row first.
 from __future__ import annotations
 
 import argparse
-import atexit
 import json
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import EVAL  # noqa: E402
+from _common import EVAL, scratch_dir  # noqa: E402
 from scale import sentences  # noqa: E402
 
 HERE = Path(__file__).parent
@@ -61,9 +58,7 @@ def main() -> None:
     queries = emb.embed_queries(found).astype(np.float32)
     print(f"{len(rows)} sentence vectors, {len(queries)} queries")
 
-    tmp = Path(tempfile.mkdtemp(prefix="groove-head-"))
-    atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-    idx = Index(tmp / "index.sqlite")
+    idx = Index(scratch_dir("groove-head-") / "index.sqlite")
     with idx.atomic() as c:
         schema.create_vec_table(c, rows.shape[1])
         c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
