@@ -102,6 +102,27 @@ def test_bigram_only_rows_follow_the_trigram_hits_in_one_list():
     assert fts.fts_search(c, parse_query("再ランキングの評価", short_cjk=False), W, 10)[0][0] == 1
 
 
+def test_a_full_trigram_list_skips_ranking_the_bigram_only_rows():
+    """They would all be cut at the limit; the result is the same list."""
+    rows = [(i, "A", "B", "再ランキングの話") for i in range(1, 6)] + [(9, "C", "D", "評価 評価 評価")]
+    c = make(rows)
+    p = parse_query("再ランキングの評価")
+    seen: list[str] = []
+
+    def trace(cursor, sql, bindings):
+        seen.append(sql)
+        return True
+
+    c.exec_trace = trace
+    full = fts.fts_search(c, p, W, 3)
+    assert not any(shortcjk.TABLE in sql for sql in seen)
+    seen.clear()
+    roomy = fts.fts_search(c, p, W, 10)
+    assert any(shortcjk.TABLE in sql for sql in seen)
+    assert 9 in ids(roomy)  # room left: the bigram-only row follows the trigram hits
+    assert full == roomy[:3]
+
+
 def test_a_page_using_the_halves_of_a_four_kanji_query_word_is_found():
     """ADR 0080: the page says 保存先 and 場所, never 保存場所."""
     c = make([(1, "Android", "", "保管庫の保存先は設定の場所から選べます"), (2, "iOS", "", "無関係な話")])
