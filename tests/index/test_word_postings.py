@@ -143,6 +143,28 @@ def test_exclusions_are_the_same_rows_as_fts5_finds(indexed, words, scope):
         assert excluded_chunk_ids(idx, q, scope, restriction, words) == want, neg
 
 
+@pytest.mark.parametrize("use_words", [True, False], ids=["word index", "fts5"])
+def test_skipped_rows_leave_the_same_first_rows_as_ranking_them_all_and_dropping_them(indexed, words, use_words):
+    """A note-wide exclusion's rows are skipped round by round (a few more
+    rows asked each time), never by ranking limit + len(skip) rows at once;
+    the rows kept must be those the single big ask keeps."""
+    rt, filler = indexed
+    conn, wp = rt.index.conn, (words if use_words else None)
+    rng = random.Random(5)
+    all_rows = [r for (r,) in conn.execute("SELECT rowid FROM fts_chunks")]
+    texts = [f"{a} -{b}" for a, b in zip(_queries(filler, 30, 8), RARE * 3)] + [
+        "ノートを同期 -キャンバス", "設定 -sync", "同期 vault -canvas"]
+    for i, text in enumerate(texts):
+        q = parse_query(text)
+        r = resolve_params(SearchParams(query=text), SearchConfig())
+        note_wide = excluded_chunk_ids(rt.index, q, "note", build_restriction(rt.index, r))
+        skip = note_wide if i % 2 else set(rng.sample(all_rows, rng.randint(1, len(all_rows) // 2)))
+        for limit in (3, 10, 40):
+            whole = fts.fts_search(conn, q, (2.0, 1.0, 1.0), limit + len(skip), words=wp)
+            want = [h for h in whole if h[0] not in skip][:limit]
+            assert fts.fts_search(conn, q, (2.0, 1.0, 1.0), limit, words=wp, skip=skip) == want, (text, limit)
+
+
 def test_the_folded_characters_are_exactly_those_the_trigram_tokenizer_folds_to_ascii():
     tok = apsw.Connection(":memory:").fts5_tokenizer("trigram")
     folds = []

@@ -202,8 +202,9 @@ def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
         # Rows matching only pruned phrases scored ~0 in the full ranking;
         # append them unranked so the match set is the full expression's.
         seen = {rid for rid, _ in out}
+        # Enough rows that a short list means no more exist (as the word index's).
         more = conn.execute(match_ids_sql(restrict_sql, limit=True),
-                            (parsed.match_expr, *restrict_params, limit)).fetchall()
+                            (parsed.match_expr, *restrict_params, limit + len(seen))).fetchall()
         for (rid,) in more:
             if rid not in seen and len(out) < limit:
                 out.append((int(rid), 0.0))
@@ -245,7 +246,8 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
                limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
                *, prune: bool = True, memo: dict[str, int] | None = None,
                counts: dict[str, int] | None = None,
-               words: WordPostings | None = None) -> list[tuple[int, float]]:
+               words: WordPostings | None = None,
+               skip: set[int] | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
@@ -256,10 +258,36 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     or ``words``, the in-memory word index, when it holds every phrase
     (both give the plain query's exact rows and scores). ``memo`` and
     ``counts`` carry trigram bounds and exact phrase counts on to
-    ``query_coverage``.
+    ``query_coverage``. ``skip``: rows left out (the chunks of notes an
+    exclusion drops whole); the result is the first ``limit`` of the others.
     """
     if limit <= 0:
         return []
+    if not skip:
+        return _ranked_rows(conn, parsed, weights, limit, restrict_sql, restrict_params,
+                            prune, memo, counts, words)[0]
+    # Ranking limit + len(skip) rows at once (all a note-wide exclusion of a
+    # common word might need) cost 5-15x a plain search at 100k chunks. Rows
+    # come in one fixed order whatever the limit, ties settled by rowid, so
+    # asking for a few more each round until ``limit`` are kept gives the
+    # same rows; the last round is the old single ask.
+    most = limit + len(skip)
+    ask = min(2 * limit, most)
+    while True:
+        rows, complete = _ranked_rows(conn, parsed, weights, ask, restrict_sql, restrict_params,
+                                      prune, memo, counts, words)
+        kept = [h for h in rows if h[0] not in skip]
+        if len(kept) >= limit or complete or ask >= most:
+            return kept[:limit]
+        ask = min(4 * ask, most)
+
+
+def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
+                 limit: int, restrict_sql: str | None, restrict_params: tuple, prune: bool,
+                 memo: dict[str, int] | None, counts: dict[str, int] | None,
+                 words: WordPostings | None) -> tuple[list[tuple[int, float]], bool]:
+    """The legs' rows, ``limit`` at most, and whether that is all there are
+    (every leg that ran returned fewer than it was asked for)."""
     lists = []
     if parsed.match_expr is not None:
         lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
@@ -270,12 +298,13 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     # thousands of rows; ~9-12 ms at 100k chunks).
     if parsed.short_terms and not (lists and len(lists[0]) >= limit):
         lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
+    complete = all(len(lst) < limit for lst in lists)
     lists = [lst for lst in lists if lst]
     if not lists:
-        return []
+        return [], complete
     if len(lists) == 1:
-        return lists[0]
-    return append_unseen(lists)[:limit]
+        return lists[0], complete
+    return append_unseen(lists)[:limit], complete
 
 
 def phrase_df(conn: apsw.Connection, phrase: str, table: str = FTS_TABLE) -> int:

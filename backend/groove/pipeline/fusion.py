@@ -243,9 +243,9 @@ def _full_text(
         return [], None
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
     counts: dict[str, int] = {}
-    hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates + len(excluded), restriction.sql,
-                          memo=trigram_df, counts=counts, words=words)
-    ids = [cid for cid, _ in hits if cid not in excluded][: r.candidates]
+    hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates, restriction.sql,
+                          memo=trigram_df, counts=counts, words=words, skip=excluded)
+    ids = [cid for cid, _ in hits]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
     return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts, words)
