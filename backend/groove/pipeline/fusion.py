@@ -159,7 +159,7 @@ def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction:
     if scope == "note" and ids:
         # Note-level exclusion: a note any of whose chunks matches is dropped
         # whole, so its other chunks cannot slip back in (ADR-0071).
-        ids = chunks.chunks_of_same_notes(idx, ids)
+        ids = words.chunks_of_same_notes(ids) if words is not None else chunks.chunks_of_same_notes(idx, ids)
     return ids
 
 
