@@ -158,7 +158,7 @@ def test_skipped_rows_leave_the_same_first_rows_as_ranking_them_all_and_dropping
     for i, text in enumerate(texts):
         q = parse_query(text)
         r = resolve_params(SearchParams(query=text), SearchConfig())
-        note_wide = excluded_chunk_ids(rt.index, q, "note", build_restriction(rt.index, r))
+        note_wide = excluded_chunk_ids(rt.index, q, "note", build_restriction(rt.index, r), wp)
         skip = note_wide if i % 2 else set(rng.sample(all_rows, rng.randint(1, len(all_rows) // 2)))
         for limit in (3, 10, 40):
             whole = fts.fts_search(conn, q, (2.0, 1.0, 1.0), limit + len(skip), words=wp)

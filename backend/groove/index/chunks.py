@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..types import Candidate
@@ -46,7 +47,7 @@ def doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
     return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({_marks(chunk_ids)})"))
 
 
-def first_chunks(idx: Index, docs: list[int], excluded: set[int]) -> dict[int, int]:
+def first_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int]) -> dict[int, int]:
     """note id -> its first chunk (in file order) that is not ``excluded``.
     One query for every note (a query per note cost ~2 ms a search)."""
     if not docs:

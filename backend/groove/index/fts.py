@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from collections.abc import Set as AbstractSet
 
 import apsw
 
@@ -247,7 +248,7 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
                *, prune: bool = True, memo: dict[str, int] | None = None,
                counts: dict[str, int] | None = None,
                words: WordPostings | None = None,
-               skip: set[int] | None = None) -> list[tuple[int, float]]:
+               skip: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a

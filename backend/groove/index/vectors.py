@@ -34,11 +34,13 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 import apsw
 import numpy as np
 
+from .chunk_set import holds
 from .schema import rows_version
 
 log = logging.getLogger(__name__)
@@ -179,7 +181,7 @@ class VectorCache:
         self._store(_load_all(conn))
 
     def nearest(self, conn: apsw.Connection, table: str, blob: bytes, k: int,
-                allowed_sql: str | None, excluded: set[int] | None = None) -> list[tuple[int, float]] | None:
+                allowed_sql: str | None, excluded: AbstractSet[int] | None = None) -> list[tuple[int, float]] | None:
         """Top-k (rowid, L2 distance) of ``table`` by distance, then rowid,
         rows of ``allowed_sql`` only and none of ``excluded``; or None: no
         current copy (ask sqlite-vec)."""
@@ -193,7 +195,7 @@ class VectorCache:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
             first = np.where(np.isin(m.rowids, allowed), first, -np.inf)
         if excluded:
-            first = np.where(np.isin(m.rowids, np.fromiter(excluded, dtype=np.int64)), -np.inf, first)
+            first = np.where(holds(excluded, m.rowids), -np.inf, first)
         want = min(k + SLACK, len(first))
         if m.tail is None:
             rows = _best(first, want)

@@ -18,6 +18,7 @@ on what is excluded.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
@@ -58,7 +59,7 @@ def _cos(d: float) -> float:
 
 
 def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | None,
-             excluded: set[int] | None = None) -> list[tuple[int, float]]:
+             excluded: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
     """Top-k (rowid, cosine) of a vec0 ``table`` by its exact KNN; under a
     filter the KNN is pre-filtered with ``rowid IN`` (ADR 0082): a flat
     cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
@@ -85,7 +86,7 @@ def _blob(qvec: np.ndarray) -> bytes:
 
 
 def vector_leg(
-    idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: set[int]
+    idx: Index, qvec: np.ndarray, n: int, restriction: Restriction, excluded: AbstractSet[int]
 ) -> list[tuple[int, float]]:
     """Top-n (chunk id, cosine similarity) by L2 distance, excluded ids dropped.
 
@@ -148,7 +149,7 @@ def note_aware_ranking(
 
 
 def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction,
-                       words: WordPostings | None = None) -> set[int]:
+                       words: WordPostings | None = None) -> AbstractSet[int]:
     if not parsed.negatives:
         return set()
     if words is not None and restriction.sql is None:
@@ -233,7 +234,7 @@ def hybrid_candidates(
 
 
 def _full_text(
-    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
+    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
     trigram_df: dict[str, int], words: WordPostings | None = None,
 ) -> tuple[list[int], dict[int, float] | None]:
     """The FTS leg's chunk ids, best first, and each one's vote scale: how
@@ -252,7 +253,7 @@ def _full_text(
 
 
 def _vectors(
-    idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: set[int],
+    idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
     near: list[tuple[int, float]],
 ) -> tuple[list[int], list[float]]:
     """The vector leg's chunk ids, best first (note-aware when ``near`` holds
@@ -293,7 +294,7 @@ def _candidates(idx: Index, fused: list[tuple[int, float]], vec_ids: list[int], 
 
 
 def _title_chunks(
-    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: set[int],
+    idx: Index, parsed: ParsedQuery, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
     fused: list[tuple[int, float]],
 ) -> list[int]:
     """The title leg (ADR-0072) as chunk ids."""
@@ -303,14 +304,16 @@ def _title_chunks(
 
 
 def _named_chunks(
-    idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: set[int], fused: list[tuple[int, float]],
+    idx: Index, parsed: ParsedQuery, restriction: Restriction, excluded: AbstractSet[int],
+    fused: list[tuple[int, float]],
 ) -> list[int]:
     """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
     doc_sql = chunks.notes_of_chunks_sql(restriction.sql) if restriction.sql else None
     return _docs_to_chunks(idx, named_notes(idx, parsed.embed_text, doc_sql), excluded, fused)
 
 
-def _docs_to_chunks(idx: Index, docs: list[int], excluded: set[int], fused: list[tuple[int, float]]) -> list[int]:
+def _docs_to_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int],
+                    fused: list[tuple[int, float]]) -> list[int]:
     """A ranked list of notes as a ranked list of chunks for RRF: each note's
     best chunk so far (by the chunk legs' fusion), else its first chunk that
     is not excluded. A note with no chunk left drops out — under note-level
