@@ -101,11 +101,6 @@ def chunks_of_notes_sql(doc_ids: list[int]) -> str:
     return f"SELECT id FROM chunks WHERE doc_id IN ({_marks(doc_ids) or 'NULL'})"
 
 
-def notes_of_chunks_sql(chunk_sql: str) -> str:
-    """A subquery of the note ids of the chunks ``chunk_sql`` yields."""
-    return f"SELECT doc_id FROM chunks WHERE id IN ({chunk_sql})"
-
-
 def ids_from(idx: Index, sql: str) -> set[int]:
-    """The ids a subquery yields (e.g. ``notes_of_chunks_sql``)."""
+    """The ids a subquery yields (e.g. a filter's ``Restriction.doc_sql``)."""
     return {r[0] for r in idx.conn.execute(sql)}

@@ -20,6 +20,7 @@ import math
 from collections.abc import Set as AbstractSet
 
 import apsw
+import numpy as np
 
 from groove.index import bm25_topk, shortcjk
 from groove.index.word_postings import WordPostings, answers
@@ -186,11 +187,13 @@ def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
 def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                  limit: int, restrict_sql: str | None, restrict_params: tuple,
                  prune: bool, memo: dict[str, int] | None,
-                 counts: dict[str, int] | None, words: WordPostings | None) -> list[tuple[int, float]]:
+                 counts: dict[str, int] | None, words: WordPostings | None,
+                 restrict_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
     assert parsed.match_expr is not None
     kept = ranked_phrases(conn, parsed.positives, memo, words, counts) if prune else parsed.positives
-    if words is not None and prune and restrict_sql is None:
-        out = words.ranked(conn, parsed.positives, kept, parsed.negatives, weights, limit, counts)
+    if words is not None and prune and (restrict_sql is None or restrict_docs is not None):
+        out = words.ranked(conn, parsed.positives, kept, parsed.negatives, weights, limit, counts,
+                           restrict_docs if restrict_sql is not None else None)
         if out is not None:
             return out
     expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
@@ -248,7 +251,8 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
                *, prune: bool = True, memo: dict[str, int] | None = None,
                counts: dict[str, int] | None = None,
                words: WordPostings | None = None,
-               skip: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
+               skip: AbstractSet[int] | None = None,
+               restrict_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
@@ -261,12 +265,14 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     ``counts`` carry trigram bounds and exact phrase counts on to
     ``query_coverage``. ``skip``: rows left out (the chunks of notes an
     exclusion drops whole); the result is the first ``limit`` of the others.
+    ``restrict_docs``: the notes ``restrict_sql`` allows, which lets the word
+    index answer under a filter.
     """
     if limit <= 0:
         return []
     if not skip:
         return _ranked_rows(conn, parsed, weights, limit, restrict_sql, restrict_params,
-                            prune, memo, counts, words)[0]
+                            prune, memo, counts, words, restrict_docs)[0]
     # Ranking limit + len(skip) rows at once (all a note-wide exclusion of a
     # common word might need) cost 5-15x a plain search at 100k chunks. Rows
     # come in one fixed order whatever the limit, ties settled by rowid, so
@@ -276,7 +282,7 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     ask = min(2 * limit, most)
     while True:
         rows, complete = _ranked_rows(conn, parsed, weights, ask, restrict_sql, restrict_params,
-                                      prune, memo, counts, words)
+                                      prune, memo, counts, words, restrict_docs)
         kept = [h for h in rows if h[0] not in skip]
         if len(kept) >= limit or complete or ask >= most:
             return kept[:limit]
@@ -286,13 +292,14 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
 def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                  limit: int, restrict_sql: str | None, restrict_params: tuple, prune: bool,
                  memo: dict[str, int] | None, counts: dict[str, int] | None,
-                 words: WordPostings | None) -> tuple[list[tuple[int, float]], bool]:
+                 words: WordPostings | None,
+                 restrict_docs: np.ndarray | None = None) -> tuple[list[tuple[int, float]], bool]:
     """The legs' rows, ``limit`` at most, and whether that is all there are
     (every leg that ran returned fewer than it was asked for)."""
     lists = []
     if parsed.match_expr is not None:
         lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
-                                  restrict_params, prune, memo, counts, words))
+                                  restrict_params, prune, memo, counts, words, restrict_docs))
     # Bigram-only rows come after every trigram hit: when the trigram list is
     # already full they would all be cut, and ranking them is the costliest
     # part of a Japanese query in a big vault (a common term like 設定 matches

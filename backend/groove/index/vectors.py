@@ -181,17 +181,23 @@ class VectorCache:
         self._store(_load_all(conn))
 
     def nearest(self, conn: apsw.Connection, table: str, blob: bytes, k: int,
-                allowed_sql: str | None, excluded: AbstractSet[int] | None = None) -> list[tuple[int, float]] | None:
+                allowed_sql: str | None, excluded: AbstractSet[int] | None = None,
+                allowed_docs: np.ndarray | None = None) -> list[tuple[int, float]] | None:
         """Top-k (rowid, L2 distance) of ``table`` by distance, then rowid,
         rows of ``allowed_sql`` only and none of ``excluded``; or None: no
-        current copy (ask sqlite-vec)."""
+        current copy (ask sqlite-vec). ``allowed_docs``, when given, is what
+        ``allowed_sql`` allows as note ids (a chunk's note in ``vec_chunks``,
+        the row itself in ``vec_notes``): masked here without asking SQLite."""
         m = self._matrix(conn, table)
         if m is None or m.head is None or k <= 0:
             return None
         q = np.frombuffer(blob, dtype=np.float32)
         qh, qt = m.split(q)
         first = head = m.head @ qh  # exact when there is no tail; the head's share when there is
-        if allowed_sql is not None:
+        if allowed_docs is not None and (table == "vec_notes" or m.docs is not None):
+            notes = m.rowids if table == "vec_notes" else m.docs
+            first = np.where(np.isin(notes, allowed_docs), first, -np.inf)
+        elif allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
             first = np.where(np.isin(m.rowids, allowed), first, -np.inf)
         if excluded:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import apsw
 import numpy as np
@@ -68,6 +68,7 @@ class WordPostings:
     chunk_ids: np.ndarray  # int64: every chunk's id (the chunks table) ...
     chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
     doc_stamps: dict[int, tuple]  # note id -> (path, content hash, indexed at): what ``refresh`` compares
+    _slot_docs: np.ndarray | None = field(default=None, repr=False, compare=False)  # made on first filter
 
     @property
     def nbytes(self) -> int:
@@ -217,18 +218,29 @@ class WordPostings:
         ``chunks.chunks_of_same_notes`` asks SQLite, ~6x faster at 100k chunks."""
         return ChunkSet(self._same_notes(np.fromiter(chunk_ids, dtype=np.int64, count=len(chunk_ids))))
 
+    def allowed_slots(self, docs: np.ndarray) -> np.ndarray:
+        """bool per row slot: the row's note is one of ``docs`` (a filter)."""
+        if self._slot_docs is None:
+            at = np.clip(np.searchsorted(self.chunk_ids, self.rowids), 0, max(len(self.chunk_ids) - 1, 0))
+            found = self.chunk_ids[at] == self.rowids if len(self.chunk_ids) else np.zeros(len(self.rowids), bool)
+            self._slot_docs = np.where(found, self.chunk_docs[at] if len(self.chunk_ids) else -1, -1)
+        return np.isin(self._slot_docs, docs)
+
     def _same_notes(self, ids: np.ndarray) -> np.ndarray:
         docs = self.chunk_docs[np.isin(self.chunk_ids, ids)]
         return self.chunk_ids[np.isin(self.chunk_docs, docs)]
 
     def ranked(self, conn: apsw.Connection, positives: list[str], kept: list[str], negatives: list[str],
                weights: tuple[float, float, float], limit: int,
-               counts: dict[str, int] | None = None) -> list[tuple[int, float]] | None:
+               counts: dict[str, int] | None = None,
+               docs: np.ndarray | None = None) -> list[tuple[int, float]] | None:
         """What ``fts._trigram_leg`` returns for ``(positives) NOT (negatives)``
         ranked by the ``kept`` phrases: (rowid, -bm25) best first, then rows
         matching only pruned phrases (score 0.0, rowid order), ``limit`` in
         all; or None when a phrase is one it cannot count. Fills ``counts``
-        with each ranked phrase's exact document frequency."""
+        with each ranked phrase's exact document frequency. ``docs``: a
+        filter's notes; rows of other notes are left out, as FTS5's
+        ``rowid IN`` leaves them (bm25 still counts the whole table)."""
         if not kept or not all(map(answers, [*positives, *negatives])):
             return None
         stats = bm25_topk.table_stats(conn, TABLE)
@@ -243,7 +255,7 @@ class WordPostings:
         dfs = {p: int(has[p].sum()) for p in kept}
         if counts is not None:
             counts.update(dfs)
-        banned = np.zeros(n, dtype=bool)
+        banned = np.zeros(n, dtype=bool) if docs is None else ~self.allowed_slots(docs)
         for p in negatives:
             banned |= has[p]
         matched = np.zeros(n, dtype=bool)

@@ -59,15 +59,17 @@ def _cos(d: float) -> float:
 
 
 def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | None,
-             excluded: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
+             excluded: AbstractSet[int] | None = None,
+             allowed_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Top-k (rowid, cosine) of a vec0 ``table`` by its exact KNN; under a
     filter the KNN is pre-filtered with ``rowid IN`` (ADR 0082): a flat
     cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
     them (19 ms for a filter allowing 2,246 of 2,250 chunks, against 3 ms).
     A big table is searched in memory with sqlite-vec's distances (ADR 0121);
     there ``excluded`` chunk ids (vec_chunks only) are masked, where sqlite-vec needs them as a
-    ``NOT IN`` filter (listing 100k allowed ids cost 50 ms)."""
-    cached = idx.vectors.nearest(idx.conn, table, blob, k, allowed_sql, excluded)
+    ``NOT IN`` filter (listing 100k allowed ids cost 50 ms), and a filter is
+    read from ``allowed_docs`` (the notes ``allowed_sql`` allows) when given."""
+    cached = idx.vectors.nearest(idx.conn, table, blob, k, allowed_sql, excluded, allowed_docs)
     if cached is not None:
         return [(rid, _cos(d)) for rid, d in cached]
     if excluded:
@@ -94,9 +96,10 @@ def vector_leg(
     are more of them than n (a common word excluded note-wide), they are
     filtered out of the KNN instead, which keeps its depth at n."""
     if len(excluded) <= n:
-        hits = _nearest(idx, "vec_chunks", _blob(qvec), n + len(excluded), restriction.sql)
+        hits = _nearest(idx, "vec_chunks", _blob(qvec), n + len(excluded), restriction.sql,
+                        allowed_docs=restriction.docs)
         return [h for h in hits if h[0] not in excluded][:n]
-    return _nearest(idx, "vec_chunks", _blob(qvec), n, restriction.sql, excluded)
+    return _nearest(idx, "vec_chunks", _blob(qvec), n, restriction.sql, excluded, restriction.docs)
 
 
 def _sims(idx: Index, table: str, blob: bytes, ids: list[int]) -> dict[int, float]:
@@ -114,8 +117,9 @@ def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction
     empty for an index without them."""
     if not idx.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
         return []
-    allowed = None if restriction.sql is None else f"SELECT doc_id FROM chunks WHERE id IN ({restriction.sql})"
-    return _nearest(idx, "vec_notes", _blob(qvec), n, allowed)
+    # Notes without chunks have no note vector, so the allowed notes are
+    # exactly the notes of the allowed chunks.
+    return _nearest(idx, "vec_notes", _blob(qvec), n, restriction.doc_sql, allowed_docs=restriction.docs)
 
 
 # The note-aware vector leg re-ranks this many times the leg's depth of nearest chunks.
@@ -245,7 +249,8 @@ def _full_text(
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
     counts: dict[str, int] = {}
     hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates, restriction.sql,
-                          memo=trigram_df, counts=counts, words=words, skip=excluded)
+                          memo=trigram_df, counts=counts, words=words, skip=excluded,
+                          restrict_docs=restriction.docs)
     ids = [cid for cid, _ in hits]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
@@ -298,7 +303,7 @@ def _title_chunks(
     fused: list[tuple[int, float]],
 ) -> list[int]:
     """The title leg (ADR-0072) as chunk ids."""
-    doc_sql = chunks.notes_of_chunks_sql(restriction.sql) if restriction.sql else None
+    doc_sql = restriction.doc_sql
     hits = title_leg(idx, parsed.embed_text, doc_sql, r.fusion.title_min_coverage)
     return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
 
@@ -308,7 +313,7 @@ def _named_chunks(
     fused: list[tuple[int, float]],
 ) -> list[int]:
     """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
-    doc_sql = chunks.notes_of_chunks_sql(restriction.sql) if restriction.sql else None
+    doc_sql = restriction.doc_sql
     return _docs_to_chunks(idx, named_notes(idx, parsed.embed_text, doc_sql), excluded, fused)
 
 

@@ -1,0 +1,105 @@
+"""Filters in a big vault (ADR 0137): the daemon's in-memory copies (word
+index, vector copy) mask their rows with the filter's notes instead of
+running its SQL back through SQLite, and a filter's notes are judged once
+per index version. Stage 1 must come out exactly as a one-shot process,
+which reads everything from SQLite, gets it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from groove import service
+from groove.config import SearchConfig
+from groove.index import vectors, word_postings
+from groove.index.vectors import VectorCache
+from groove.index.word_index import WordPostingsCache
+from groove.pipeline import SearchParams, resolve_params
+from groove.pipeline.filters import build_restriction
+from groove.pipeline.fusion import hybrid_candidates
+from groove.query import parse_query
+from helpers import make_runtime
+
+WORDS = ["sync", "canvas", "graph", "vault", "plugin", "hotkey", "embed", "folder", "backlink", "template",
+         "daily", "theme", "search", "publish", "attachment", "同期", "キャンバス", "設定を変更する"]
+
+
+@pytest.fixture(scope="module")
+def rt(tmp_path_factory, tiny_embedder):
+    tmp = tmp_path_factory.mktemp("filtered")
+    vault = tmp / "vault"
+    rng = random.Random(4)
+    for i in range(72):
+        folder = vault / ["work", "home", "work/archive"][i % 3]
+        folder.mkdir(parents=True, exist_ok=True)
+        tags = rng.sample(["project", "idea", "project/alpha", "日記"], rng.randint(0, 2))
+        front = f"---\ntags: [{', '.join(tags)}]\ndate: 2026-0{1 + i % 9}-1{i % 10}\n---\n"
+        body = "\n\n".join(f"## {rng.choice(WORDS)} {j}\n\n" + " ".join(rng.choice(WORDS) for _ in range(40))
+                           for j in range(rng.randint(1, 4)))
+        (folder / f"note {i:02d}.md").write_text(front + f"# Note {i}\n\n{body}\n", encoding="utf-8")
+    runtime = make_runtime(vault, tiny_embedder, tmp)
+    service.reindex(runtime)
+    return runtime
+
+
+FILTERS = [
+    {"path_globs": ("work/**",)},
+    {"path_globs": ("home/*", "work/archive/**")},
+    {"tags_any": ("project",)},
+    {"tags_all": ("project/alpha", "idea")},
+    {"date_from": "2026-03-01", "date_to": "2026-06-30"},
+    {"path_globs": ("work/**",), "tags_any": ("日記",)},
+    {"path_globs": ("nowhere/**",)},
+]
+
+
+@pytest.mark.parametrize("query", ["sync canvas", "graph -vault", "hotkey template -キャンバス", "同期の設定"])
+def test_filtered_stage1_in_memory_equals_sqlite(rt, monkeypatch, query):
+    monkeypatch.setattr(word_postings, "MIN_ROWS", 10)  # the test vault is far below a big vault's size
+    monkeypatch.setattr(vectors, "MIN_ROWS", 10)
+    idx, cfg = rt.index, SearchConfig()
+    qvec = rt.embedder.embed_query(query)
+
+    def stage1(filters: dict) -> tuple:
+        r = resolve_params(SearchParams(query=query, **filters), cfg)
+        restriction = build_restriction(idx, r)
+        s = hybrid_candidates(idx, parse_query(r.query, short_cjk=r.short_cjk), qvec, r, restriction)
+        return s.fts_ids, s.vec_ids, [c.chunk_id for c in s.candidates]
+
+    for filters in FILTERS:
+        idx.words, idx.vectors = WordPostingsCache(), VectorCache()  # a one-shot process: SQLite answers
+        want = stage1(filters)
+        idx.words.warm(idx.conn)
+        idx.vectors.warm(idx.conn)
+        assert idx.word_postings() is not None  # the daemon's copies answer now
+        assert idx.vectors.nearest(idx.conn, "vec_chunks", qvec.astype("float32").tobytes(), 1, None) is not None
+        assert stage1(filters) == want, filters
+
+
+def test_a_filter_is_judged_once_per_index_version(rt, monkeypatch):
+    from groove.pipeline import filters as filters_mod
+
+    judged = []
+    real = filters_mod._judge
+    monkeypatch.setattr(filters_mod, "_judge", lambda *a: judged.append(1) or real(*a))
+    r = resolve_params(SearchParams(query="x", path_globs=("work/*.md",)), SearchConfig())  # asked nowhere else
+    first = build_restriction(rt.index, r)
+    again = build_restriction(rt.index, r)
+    assert len(judged) == 1 and first.docs is again.docs and first.sql == again.sql
+    assert not first.docs.flags.writeable  # shared between searches: nobody may change it
+    paths = dict(rt.index.conn.execute("SELECT id, path FROM documents"))
+    assert {paths[d] for d in first.docs.tolist()} == {
+        p for p in paths.values() if p.startswith("work/") and "/" not in p[5:]}
+
+    note = rt.vault / "work" / "fresh note.md"
+    note.write_text("# Fresh\n\nsync canvas\n", encoding="utf-8")
+    try:
+        service.reindex(rt)
+        after = build_restriction(rt.index, r)  # a new index version: judged anew, the new note in
+        assert len(judged) == 2 and "work/fresh note.md" in {paths2 for paths2 in (
+            rt.index.conn.execute("SELECT path FROM documents WHERE id = ?", (d,)).fetchone()[0]
+            for d in after.docs.tolist())}
+    finally:
+        note.unlink()
+        service.reindex(rt)
