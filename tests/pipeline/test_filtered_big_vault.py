@@ -1,13 +1,14 @@
-"""Filters in a big vault (ADR 0137): the daemon's in-memory copies (word
-index, vector copy) mask their rows with the filter's notes instead of
-running its SQL back through SQLite, and a filter's notes are judged once
-per index version. Stage 1 must come out exactly as a one-shot process,
-which reads everything from SQLite, gets it."""
+"""Filters and MMR in a big vault (ADR 0137): the daemon's in-memory copies
+(word index, vector copy) mask their rows with the filter's notes instead of
+running its SQL back through SQLite, a filter's notes are judged once per
+index version, and MMR reads its pool's vectors from the copy. Results must
+come out as a one-shot process, which reads everything from SQLite, gets them."""
 
 from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from groove import service
@@ -103,3 +104,27 @@ def test_a_filter_is_judged_once_per_index_version(rt, monkeypatch):
     finally:
         note.unlink()
         service.reindex(rt)
+
+
+def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products(rt, monkeypatch):
+    """The copy holds rotated vectors (ADR 0133): MMR only reads their dot
+    products, which a rotation keeps, and picks the same notes."""
+    from groove.pipeline import run_search
+    from groove.pipeline.mmr import load_embeddings
+
+    dim = rt.embedder.dim
+    monkeypatch.setattr(vectors, "MIN_ROWS", 10)
+    monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 10)
+    monkeypatch.setattr(vectors, "HEAD_DIMS", dim // 2)  # a head and a tail, as at 100k chunks
+    idx = rt.index
+    ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id DESC LIMIT 40")] + [10**9]
+    idx.vectors = VectorCache()
+    stored = load_embeddings(idx, ids)  # no copy: sqlite-vec's rows
+    picks = [h.chunk_id for h in run_search(rt, SearchParams(query="sync canvas", mmr=True, limit=8)).results]
+    idx.vectors.warm(idx.conn)
+    held = load_embeddings(idx, ids)
+    assert idx.vectors.vectors_of(idx.conn, "vec_chunks", ids) is not None
+    assert not np.allclose(held, stored, atol=1e-3)  # rotated, not a copy of the stored rows
+    np.testing.assert_allclose(held @ held.T, stored @ stored.T, atol=1e-5)
+    assert not held[-1].any()  # an id without a vector: a zero row, as from sqlite-vec
+    assert [h.chunk_id for h in run_search(rt, SearchParams(query="sync canvas", mmr=True, limit=8)).results] == picks

@@ -231,6 +231,26 @@ class VectorCache:
         rows, _ = m.rows_of(ids)
         return m.distances(rows, m.scores(rows, *m.split(q)), q)
 
+    def vectors_of(self, conn: apsw.Connection, table: str, ids: list[int]) -> np.ndarray | None:
+        """The rows ``ids`` as (len(ids), dim) float32, a zero row for an id
+        the table lacks; or None: no current copy (ask sqlite-vec). In a big
+        table they are in the copy's principal axes, not as stored: an
+        orthonormal rotation, so dot products and lengths are the stored
+        vectors' (within float rounding), which is all MMR reads. vec0's
+        per-rowid reads cost ~30 ms for MMR's pool of 150 at 100k chunks."""
+        m = self._matrix(conn, table)
+        if m is None or m.head is None:
+            return None
+        dim = m.head.shape[1] + (m.tail.shape[1] if m.tail is not None else 0)
+        out = np.zeros((len(ids), dim), dtype=np.float32)
+        if not ids:
+            return out
+        rows, hit = m.rows_of(ids)
+        out[hit, :m.head.shape[1]] = m.head[rows]
+        if m.tail is not None:
+            out[hit, m.head.shape[1]:] = m.tail[rows]
+        return out
+
     def notes_of(self, conn: apsw.Connection, ids: list[int]) -> dict[int, int] | None:
         """chunk id -> note id for the chunks ``ids`` that have a vector, from
         the copy of ``vec_chunks``; None: no current copy (ask SQLite)."""

@@ -59,9 +59,14 @@ def mmr_select(
 
 def load_embeddings(idx: Index, chunk_ids: list[int]) -> np.ndarray:
     """The stored vectors of ``chunk_ids`` from sqlite-vec, one row each, in
-    that order; a chunk without a vector gets a zero row."""
+    that order; a chunk without a vector gets a zero row. A big vault's
+    in-memory copy answers instead when current (rotated: the same dot
+    products, ``VectorCache.vectors_of``)."""
     if not chunk_ids or not idx.has_vec_table():
         return np.zeros((len(chunk_ids), 1), dtype=np.float32)
+    held = idx.vectors.vectors_of(idx.conn, "vec_chunks", chunk_ids)  # a big vault's in-memory copy
+    if held is not None:
+        return held
     marks = ",".join(str(int(i)) for i in chunk_ids)
     rows = dict(idx.conn.execute(f"SELECT rowid, embedding FROM vec_chunks WHERE rowid IN ({marks})"))
     if not rows:
