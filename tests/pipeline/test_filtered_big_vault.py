@@ -126,5 +126,30 @@ def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products
     assert idx.vectors.vectors_of(idx.conn, "vec_chunks", ids) is not None
     assert not np.allclose(held, stored, atol=1e-3)  # rotated, not a copy of the stored rows
     np.testing.assert_allclose(held @ held.T, stored @ stored.T, atol=1e-5)
+    np.testing.assert_allclose(idx.vectors.vectors_of(idx.conn, "vec_chunks", ids, as_stored=True), stored,
+                               atol=1e-5)  # rotated back
     assert not held[-1].any()  # an id without a vector: a zero row, as from sqlite-vec
     assert [h.chunk_id for h in run_search(rt, SearchParams(query="sync canvas", mmr=True, limit=8)).results] == picks
+
+
+@pytest.mark.parametrize("rotated", [False, True], ids=["plain copy", "head and tail"])
+def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, rotated):
+    from groove import service
+
+    monkeypatch.setattr(vectors, "MIN_ROWS", 10)
+    if rotated:
+        monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 10)
+        monkeypatch.setattr(vectors, "HEAD_DIMS", rt.embedder.dim // 2)
+    idx = rt.index
+    paths = [p for (p,) in idx.conn.execute("SELECT path FROM documents ORDER BY id LIMIT 6")]
+    idx.vectors = VectorCache()
+    want = [service.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
+    idx.vectors.warm(idx.conn)
+    asked = []
+    real = idx.vectors.nearest
+    monkeypatch.setattr(idx.vectors, "nearest", lambda *a, **k: asked.append(a[1]) or real(*a, **k))
+    got = [service.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
+    assert asked.count("vec_chunks") == len(paths)  # the copy answered every one
+    for w, g in zip(want, got):
+        assert [x["path"] for x in g] == [x["path"] for x in w]
+        assert [x["score"] for x in g] == pytest.approx([x["score"] for x in w], abs=2e-4)

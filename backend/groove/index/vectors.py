@@ -231,12 +231,14 @@ class VectorCache:
         rows, _ = m.rows_of(ids)
         return m.distances(rows, m.scores(rows, *m.split(q)), q)
 
-    def vectors_of(self, conn: apsw.Connection, table: str, ids: list[int]) -> np.ndarray | None:
+    def vectors_of(self, conn: apsw.Connection, table: str, ids: list[int], *,
+                   as_stored: bool = False) -> np.ndarray | None:
         """The rows ``ids`` as (len(ids), dim) float32, a zero row for an id
         the table lacks; or None: no current copy (ask sqlite-vec). In a big
         table they are in the copy's principal axes, not as stored: an
         orthonormal rotation, so dot products and lengths are the stored
-        vectors' (within float rounding), which is all MMR reads. vec0's
+        vectors' (within float rounding), which is all MMR reads; with
+        ``as_stored`` they are rotated back (to query the table with). vec0's
         per-rowid reads cost ~30 ms for MMR's pool of 150 at 100k chunks."""
         m = self._matrix(conn, table)
         if m is None or m.head is None:
@@ -249,6 +251,8 @@ class VectorCache:
         out[hit, :m.head.shape[1]] = m.head[rows]
         if m.tail is not None:
             out[hit, m.head.shape[1]:] = m.tail[rows]
+        if as_stored and m.basis is not None:
+            out = out @ m.basis.T  # the basis is orthonormal: its transpose undoes it
         return out
 
     def notes_of(self, conn: apsw.Connection, ids: list[int]) -> dict[int, int] | None:
