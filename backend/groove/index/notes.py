@@ -11,7 +11,7 @@ import numpy as np
 
 from ..vault.links import NoteName
 from .db import Index
-from .schema import rows_version
+from .schema import LINK_TARGET_TAIL, rows_version
 
 
 def documents_signature(idx: Index) -> tuple:
@@ -57,14 +57,15 @@ def outgoing_links(idx: Index, doc_id: int, limit: int) -> list[tuple[str, str |
 def links_naming(idx: Index, keys: set[str], stem: str) -> Iterator[tuple[str, str, str, int]]:
     """(source path, source title, target, line) of every link whose target,
     lower-cased, is one of ``keys`` or ends with '/<stem>' (with or without
-    '.md'): the candidates for a note's backlinks, in path and line order."""
+    '.md'): the candidates for a note's backlinks, in path and line order.
+    Both conditions are read from indexes (schema m004)."""
     marks = ",".join("?" * len(keys))
-    like = "%/" + stem.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    tail = LINK_TARGET_TAIL.replace("target", "l.target")
     return iter(idx.conn.execute(
         "SELECT d.path, d.title, l.target, l.line FROM links l JOIN documents d ON d.id = l.doc_id "
-        f"WHERE lower(l.target) IN ({marks}) OR lower(l.target) LIKE ? ESCAPE '\\' "
-        "OR lower(l.target) LIKE ? ESCAPE '\\' ORDER BY d.path, l.line",
-        (*keys, like, like + ".md"),
+        f"WHERE lower(l.target) IN ({marks}) OR ({tail} IN (?, ?) AND instr(l.target, '/') > 0) "
+        "ORDER BY d.path, l.line",
+        (*keys, stem, stem + ".md"),
     ))
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import apsw
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -110,6 +110,19 @@ def m003_rows_version(conn: apsw.Connection) -> None:
                          f"AFTER {op} ON {table} BEGIN {bump} END")
 
 
+# The part of a link's target after its last "/", lower-cased as SQLite
+# lowers (ASCII): backlinks ask which links end in "/<note's name>".
+LINK_TARGET_TAIL = "lower(replace(target, rtrim(target, replace(target, '/', '')), ''))"
+
+
+def m004_link_target_indexes(conn: apsw.Connection) -> None:
+    # A note's backlinks are the links whose target, lower-cased, is one of
+    # its names or ends in "/<name>" (index/notes.py ``links_naming``).
+    # Without these, that scanned every link: ~45 ms a call at 140k links.
+    conn.execute("CREATE INDEX IF NOT EXISTS links_target_folded ON links(lower(target))")
+    conn.execute(f"CREATE INDEX IF NOT EXISTS links_target_tail ON links({LINK_TARGET_TAIL})")
+
+
 def rows_version(conn: apsw.Connection) -> str | None:
     """The counter m003 keeps: it moves with every note or chunk change, so
     an in-memory copy made at one value is current while it holds."""
@@ -117,7 +130,8 @@ def rows_version(conn: apsw.Connection) -> str | None:
     return row[0] if row else None
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [m001_create_tables, m002_skipped_notes, m003_rows_version]
+MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
+    m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes]
 
 
 def create_vec_table(conn: apsw.Connection, dim: int) -> None:
