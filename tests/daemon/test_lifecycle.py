@@ -213,3 +213,23 @@ def test_start_with_a_missing_model_fails_fast_with_the_reason(groove_home, tmp_
     assert "exited with code 2" in str(e.value) and str(missing) in str(e.value)
     assert not discovery.is_locked(vault)
     assert discovery.connect_info(vault)["running"] is False
+
+
+def test_a_starting_daemon_waits_out_a_clients_probe_of_the_lock(tmp_path):
+    """``is_locked`` probes the lock by taking it for a moment; a daemon that
+    starts just then must not exit as if another one ran (a flaky restart in
+    a loaded test run), while a lock really held is still refused."""
+    import threading
+
+    from groove.daemon.discovery import VaultLock
+
+    path = tmp_path / "vault.lock"
+    probe = VaultLock(path)
+    assert probe.try_acquire()
+    threading.Timer(0.1, probe.release).start()  # a probe, held far longer than a real one
+    daemon = VaultLock(path)
+    assert not daemon.try_acquire()  # what run_daemon asked before: refused
+    assert daemon.acquire_within(5.0)
+    other = VaultLock(path)
+    assert not other.acquire_within(0.1)  # a running daemon holds it throughout
+    daemon.release()

@@ -86,6 +86,19 @@ class VaultLock:
             os.chmod(self.path, 0o600)
         return True
 
+    def acquire_within(self, seconds: float) -> bool:
+        """``try_acquire``, retried for a moment: ``is_locked`` probes the lock
+        by taking it for a few microseconds, so a daemon starting while a
+        client polls (``wait_ready``) could find it taken and exit as if
+        another daemon ran (seen in a test run under load). A daemon that
+        really holds it holds it throughout."""
+        deadline = time.monotonic() + seconds
+        while not self.try_acquire():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
     def write_pid(self) -> None:
         assert self._fh is not None
         self._fh.seek(0)

@@ -91,6 +91,7 @@ class OneLineFormatter(logging.Formatter):
         return super().formatMessage(record)
 
 
+LOCK_PATIENCE = 0.5  # seconds a starting daemon retries the vault lock (clients probe it in passing)
 _BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
@@ -149,7 +150,7 @@ def run_daemon(
     vault = check_vault(vault)
     files = files_for(vault)
     lock = VaultLock(files.lock)
-    if not lock.try_acquire():
+    if not lock.acquire_within(LOCK_PATIENCE):
         st = read_state(vault) or {}
         raise AlreadyRunning(
             f"groove serve is already running for {vault} (pid {st.get('pid', '?')}, "
