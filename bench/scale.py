@@ -31,7 +31,11 @@ At each size it times, on the same queries:
   scan, ADR 0133), and numpy's exact brute force (``X @ q`` +
   argpartition).
 
-At the largest size it compares the head scan with the exact scan on 120
+At the largest size it times other shapes of query as the daemon runs them
+(a folder filter, a tag filter, a note-wide exclusion of a common word, a
+Japanese query with one), MMR over the plain query's pool, and a note's
+backlinks and nearest notes (``related_notes``), each against the plain
+query's stage 1 (ADR 0136-0138). It compares the head scan with the exact scan on 120
 real queries (the golden sets): the vector KNN's recall at 200, how often
 the 20 nearest all came back, and how often stage 1's first 10 candidates
 are the same. It also runs 60 seeded random queries (vault words
@@ -238,6 +242,49 @@ def head_vs_exact(idx, emb, cfg) -> None:
           f"20 nearest all found {top20}/{len(queries)}; stage 1's first 10 identical {same10}/{len(queries)}")
 
 
+SHAPES = [  # other shapes of query, each against the plain one (ADR 0136-0138)
+    ("folder filter", {"path_globs": ("synthetic/00*/**",)}),
+    ("tag filter", {"tags_any": ("note",)}),
+    ("note-wide exclusion", {"query": "sync conflicts -graph"}),
+    ("Japanese with an exclusion", {"query": "同期の競合 -キャンバス"}),
+]
+
+
+def shapes(idx, emb, cfg, repeat: int, chunks: int) -> None:
+    """Stage 1 of other query shapes as the daemon runs them (word index and
+    vector copy warm, the vector given), MMR over the plain query's pool, and
+    a note's backlinks and nearest notes (``related_notes``), each as a
+    multiple of the plain query's stage 1."""
+    from groove.index.notes import links_naming, nearest_notes_to
+    from groove.pipeline import SearchParams, resolve_params
+    from groove.pipeline.filters import build_restriction
+    from groove.pipeline.fusion import hybrid_candidates
+    from groove.pipeline.mmr import apply_mmr
+    from groove.query import parse_query
+
+    def stage1(**kw):
+        r = resolve_params(SearchParams(**{"query": "sync conflicts between devices", **kw}), cfg)
+        parsed = parse_query(r.query, short_cjk=r.short_cjk)
+        v = emb.embed_query(parsed.embed_text)
+        return lambda: hybrid_candidates(idx, parsed, v, r, build_restriction(idx, r))
+
+    plain = stage1()
+    base = p50_ms(plain, repeat)
+    parts = [f"plain {base:.1f} ms"]
+    for label, kw in SHAPES:
+        t = p50_ms(stage1(**kw), repeat)
+        parts.append(f"{label} {t:.1f} ms ({t / base:.2f}x)")
+    pool = stage1(mmr=True)().candidates  # MMR asks stage 1 for a deeper pool
+    t = p50_ms(lambda: apply_mmr(idx, pool, 0.7, 0.0, 10), repeat)
+    parts.append(f"MMR of its {len(pool)} {t:.1f} ms ({t / base:.2f}x)")
+    doc_id, path = idx.conn.execute("SELECT id, path FROM documents ORDER BY id LIMIT 1 OFFSET 500").fetchone()
+    stem = path.rsplit("/", 1)[-1][:-3].lower()
+    t = p50_ms(lambda: (list(links_naming(idx, {stem, stem + ".md", path.lower()[:-3], path.lower()}, stem)),
+                        list(nearest_notes_to(idx, doc_id, None, 10))), repeat)
+    parts.append(f"a note's backlinks and nearest notes {t:.1f} ms ({t / base:.2f}x)")
+    print(f"other shapes at {chunks} chunks, daemon, vector given: " + "; ".join(parts))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=100_000)
@@ -335,6 +382,7 @@ def main() -> None:
               f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
     head_vs_exact(idx, emb, cfg)
+    shapes(idx, emb, cfg, a.repeat, have)
     topk_vs_plain(idx)
     words_vs_plain(idx)
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "

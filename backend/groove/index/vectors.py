@@ -239,7 +239,7 @@ class VectorCache:
         orthonormal rotation, so dot products and lengths are the stored
         vectors' (within float rounding), which is all MMR reads; with
         ``as_stored`` they are rotated back (to query the table with). vec0's
-        per-rowid reads cost ~30 ms for MMR's pool of 150 at 100k chunks."""
+        per-rowid reads cost ~30 ms for MMR's pool of 50 at 100k chunks."""
         m = self._matrix(conn, table)
         if m is None or m.head is None:
             return None
