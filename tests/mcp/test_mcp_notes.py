@@ -280,3 +280,23 @@ def test_sections_skip_frontmatter() -> None:
     lines = ["---", "title: x", "---", "# A", "", "text", "## B", "more"]
     secs = sections(lines)
     assert [(s.heading, s.line_start, s.line_end) for s in secs] == [("A", 4, 8), ("B", 7, 8)]
+
+
+def test_links_to_notes_not_indexed_yet_resolve_and_indexed_names_come_first(tmp_path: Path, tiny_embedder) -> None:
+    """A link the index cannot resolve is looked up among the notes on disk it
+    lacks (the watcher has not reached them); a name the index knows is
+    never taken over by one of those."""
+    from helpers import make_runtime
+
+    v = tmp_path / "vault"
+    (v / "x").mkdir(parents=True)
+    (v / "Home.md").write_text("# Home\n\n[[Fresh]] [[Deep/Later]] [[Dup]] [[Ghost]]\n", encoding="utf-8")
+    (v / "Dup.md").write_text("# Dup\n\nindexed\n", encoding="utf-8")
+    rt = make_runtime(v, tiny_embedder, tmp_path)
+    service.reindex(rt)
+    (v / "Fresh.md").write_text("# Fresh\n", encoding="utf-8")  # on disk, not indexed
+    (v / "x" / "Deep").mkdir()
+    (v / "x" / "Deep" / "Later.md").write_text("# Later\n", encoding="utf-8")
+    (v / "x" / "Dup.md").write_text("# Dup elsewhere\n", encoding="utf-8")
+    out = {o["target"]: o["path"] for o in notes.related_notes(rt, "Home.md")["outgoing"]}
+    assert out == {"Fresh": "Fresh.md", "Deep/Later": "x/Deep/Later.md", "Dup": "Dup.md", "Ghost": None}
