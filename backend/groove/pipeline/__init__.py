@@ -93,7 +93,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words)
     if conf.warning:
         warnings.append(conf.warning)
-    return SearchResponse(hits, conf.low, restriction.applied, warnings,
+    return SearchResponse(hits, conf.low, dict(restriction.applied), warnings,
                           conf.explain() if params.explain else None)
 
 

@@ -11,6 +11,7 @@ import json
 import threading
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,7 @@ class Restriction:
     # running ``sql`` back through SQLite cost them 20-60 ms a leg at 100k chunks.
     docs: np.ndarray | None = None
 
-    @property
+    @cached_property
     def doc_sql(self) -> str | None:
         """A subquery of the allowed notes' ids."""
         if self.docs is None:
@@ -74,15 +75,16 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     notes = _filter_notes(idx)
     ask = (tuple(r.path_globs), tuple(r.tags_any), tuple(r.tags_all), dfrom, dto)
-    allowed = notes.answers.get(ask)
-    if allowed is None:
+    known = notes.answers.get(ask)
+    if known is None:
         allowed = _judge(notes, spec, r, dfrom, dto)
         allowed.flags.writeable = False  # shared by every search that asks the same filter
+        known = Restriction(chunks_of_notes_sql(allowed.tolist()), applied, allowed)
         with _ANSWERS_LOCK:  # the daemon's reader threads share the index's cache
             if len(notes.answers) >= _ANSWERS_KEPT:
                 notes.answers.pop(next(iter(notes.answers)))
-            notes.answers[ask] = allowed
-    return Restriction(chunks_of_notes_sql(allowed.tolist()), applied, allowed)
+            notes.answers[ask] = known
+    return known
 
 
 _ANSWERS_KEPT = 32  # filters remembered per index version (an editor re-asks its folder's on every search)
@@ -99,7 +101,7 @@ class _FilterNotes:
     paths: list[str]
     tags: list[frozenset[str]]  # lowercased
     days: list[str]  # the note's date, else its modification day (ISO)
-    answers: dict[tuple, np.ndarray]  # a filter's allowed note ids, ascending
+    answers: dict[tuple, Restriction]  # a filter's restriction, by its parameters
 
 
 def _filter_notes(idx: Index) -> _FilterNotes:
