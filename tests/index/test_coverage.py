@@ -62,3 +62,19 @@ def test_terms_no_row_holds_do_not_shrink_the_rows_that_match(rt):
 def test_case_is_folded_as_the_trigram_tokenizer_folds_it(rt):
     both, = _ids(rt, "Both.md")
     assert fts.query_coverage(rt.index.conn, parse_query("PHOENIX Editor"), [both]) == {both: pytest.approx(1.0)}
+
+
+@pytest.mark.parametrize("query", ['"phoenix rises"', "phoenix", "保存"])
+def test_one_term_covers_its_rows_whole_without_counting_it(rt, query):
+    """Its weight divides by itself: rows holding it cover 1.0, exactly, and
+    its document frequency is never counted (a scan of its rows)."""
+    conn = rt.index.conn
+    ids = _ids(rt, "Both.md", "Rare.md", "Common.md", "保管庫.md")
+    counted: list[str] = []
+    conn.exec_trace = lambda cursor, sql, bindings: counted.append(sql) or True
+    try:
+        cov = fts.query_coverage(conn, parse_query(query), ids, {}, {})
+    finally:
+        conn.exec_trace = None
+    assert set(cov.values()) <= {0.0, 1.0} and 1.0 in cov.values()
+    assert not any("count(" in sql for sql in counted), counted
