@@ -37,3 +37,12 @@ def test_holds_marks_the_same_rows_for_a_chunk_set_and_a_plain_set():
 def test_a_negative_id_is_refused():
     with pytest.raises(ValueError):
         ChunkSet(np.array([-1, 2], dtype=np.int64))
+
+
+def test_find_sorted_says_where_each_id_is_and_whether_it_is_there():
+    from groove.index.chunk_set import find_sorted
+
+    at, hit = find_sorted(np.array([2, 5, 9], dtype=np.int64), np.array([5, 1, 9, 10, 2], dtype=np.int64))
+    assert hit.tolist() == [True, False, True, False, True] and at[hit].tolist() == [1, 2, 0]
+    at, hit = find_sorted(np.zeros(0, dtype=np.int64), np.array([3], dtype=np.int64))
+    assert hit.tolist() == [False]

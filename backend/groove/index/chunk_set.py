@@ -1,4 +1,5 @@
-"""A set of chunk ids held as one flag per id, for exclusions in a big vault.
+"""Sets of chunk ids as numpy holds them, for a big vault: a ``ChunkSet``
+(one flag per id, for exclusions) and lookups in a sorted id array.
 
 A note-wide exclusion of a common word names most chunks of a big vault
 (54k of 100k chunks in ``bench/scale.py``'s). As a Python set it cost a
@@ -61,3 +62,12 @@ def holds(excluded: Set[int], ids: np.ndarray) -> np.ndarray:
     if isinstance(excluded, ChunkSet):
         return excluded.holds(ids)
     return np.isin(ids, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
+
+
+def find_sorted(sorted_ids: np.ndarray, want: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of ``want`` sits in the ascending ``sorted_ids``, and
+    whether it is there at all (positions of the missing ones are arbitrary)."""
+    if not len(sorted_ids):
+        return np.zeros(len(want), dtype=np.intp), np.zeros(len(want), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_ids, want), len(sorted_ids) - 1)
+    return at, sorted_ids[at] == want

@@ -101,6 +101,11 @@ def chunks_of_notes_sql(doc_ids: list[int]) -> str:
     return f"SELECT id FROM chunks WHERE doc_id IN ({_marks(doc_ids) or 'NULL'})"
 
 
+def notes_sql(doc_ids: list[int]) -> str:
+    """A subquery of these note ids (none: an empty list)."""
+    return f"SELECT id FROM documents WHERE id IN ({_marks(doc_ids) or 'NULL'})"
+
+
 def ids_from(idx: Index, sql: str) -> set[int]:
     """The ids a subquery yields (e.g. a filter's ``Restriction.doc_sql``)."""
     return {r[0] for r in idx.conn.execute(sql)}

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 import apsw
 import numpy as np
 
-from .chunk_set import holds
+from .chunk_set import find_sorted, holds
 from .schema import rows_version
 
 log = logging.getLogger(__name__)
@@ -73,10 +73,7 @@ class _Matrix:
         if self.order is None or self.sorted_ids is None:
             self.order = np.argsort(self.rowids, kind="stable")
             self.sorted_ids = self.rowids[self.order]
-        sorted_ids = self.sorted_ids
-        want = np.asarray(ids, dtype=np.int64)
-        at = np.clip(np.searchsorted(sorted_ids, want), 0, max(len(sorted_ids) - 1, 0))
-        hit = sorted_ids[at] == want if len(sorted_ids) else np.zeros(len(want), dtype=bool)
+        at, hit = find_sorted(self.sorted_ids, np.asarray(ids, dtype=np.int64))
         return self.order[at[hit]], hit
 
     def split(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:

@@ -33,7 +33,7 @@ import apsw
 import numpy as np
 
 from groove.index import bm25_topk
-from groove.index.chunk_set import ChunkSet
+from groove.index.chunk_set import ChunkSet, find_sorted
 
 TABLE = "fts_chunks"
 MIN_ROWS = 10_000  # below this the plain ranked query takes a few ms: no index kept
@@ -221,9 +221,8 @@ class WordPostings:
     def allowed_slots(self, docs: np.ndarray) -> np.ndarray:
         """bool per row slot: the row's note is one of ``docs`` (a filter)."""
         if self._slot_docs is None:
-            at = np.clip(np.searchsorted(self.chunk_ids, self.rowids), 0, max(len(self.chunk_ids) - 1, 0))
-            found = self.chunk_ids[at] == self.rowids if len(self.chunk_ids) else np.zeros(len(self.rowids), bool)
-            self._slot_docs = np.where(found, self.chunk_docs[at] if len(self.chunk_ids) else -1, -1)
+            at, found = find_sorted(self.chunk_ids, self.rowids)
+            self._slot_docs = np.where(found, self.chunk_docs[at] if len(self.chunk_docs) else -1, -1)
         return np.isin(self._slot_docs, docs)
 
     def _same_notes(self, ids: np.ndarray) -> np.ndarray:

@@ -18,7 +18,7 @@ import numpy as np
 import pathspec
 
 from ..errors import InvalidArgument
-from ..index.chunks import chunks_of_notes_sql, filter_rows
+from ..index.chunks import chunks_of_notes_sql, filter_rows, notes_sql
 from ..index.db import Index
 from ..index.notes import documents_signature
 from .params import Resolved
@@ -38,7 +38,7 @@ class Restriction:
         """A subquery of the allowed notes' ids."""
         if self.docs is None:
             return None
-        return f"SELECT id FROM documents WHERE id IN ({','.join(map(str, self.docs.tolist())) or 'NULL'})"
+        return notes_sql(self.docs.tolist())
 
 
 def _date(s: str, name: str) -> str:
