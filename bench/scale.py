@@ -33,9 +33,10 @@ At each size it times, on the same queries:
 
 At the largest size it times other shapes of query as the daemon runs them
 (a folder filter, a tag filter, a note-wide exclusion of a common word, a
-Japanese query with one), MMR over the plain query's pool, and a note's
-backlinks and nearest notes (``related_notes``), each against the plain
-query's stage 1 (ADR 0136-0138). It compares the head scan with the exact scan on 120
+Japanese query with one, a short Japanese sentence), MMR over the plain
+query's pool, and a note's backlinks and nearest notes (``related_notes``),
+each against the plain query's stage 1 (ADR 0136-0138); and R for three
+questions typed as sentences (one English, two Japanese). It compares the head scan with the exact scan on 120
 real queries (the golden sets): the vector KNN's recall at 200, how often
 the 20 nearest all came back, and how often stage 1's first 10 candidates
 are the same. It also runs 60 seeded random queries (vault words
@@ -247,7 +248,13 @@ SHAPES = [  # other shapes of query, each against the plain one (ADR 0136-0138)
     ("tag filter", {"tags_any": ("note",)}),
     ("note-wide exclusion", {"query": "sync conflicts -graph"}),
     ("Japanese with an exclusion", {"query": "同期の競合 -キャンバス"}),
+    ("a Japanese sentence", {"query": "プラグインを無効にする"}),
 ]
+# Questions as people type them, timed as a search runs them (the embedding
+# on the worker): the full-text leg of a Japanese sentence goes through FTS5
+# (the word index holds ASCII words only, ADR 0132) and can outlast the embedding.
+SENTENCES = ["how do I resolve sync conflicts when a note was edited on two devices",
+             "プラグインを無効にする", "ノートを別のデバイスと同期するときに競合が起きたらどうすればいいですか"]
 
 
 def shapes(idx, emb, cfg, repeat: int, chunks: int) -> None:
@@ -256,7 +263,7 @@ def shapes(idx, emb, cfg, repeat: int, chunks: int) -> None:
     a note's backlinks and nearest notes (``related_notes``), each as a
     multiple of the plain query's stage 1."""
     from groove.index.notes import links_naming, nearest_notes_to
-    from groove.pipeline import SearchParams, resolve_params
+    from groove.pipeline import SearchParams, _embed_pool, resolve_params
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import hybrid_candidates
     from groove.pipeline.mmr import apply_mmr
@@ -283,6 +290,15 @@ def shapes(idx, emb, cfg, repeat: int, chunks: int) -> None:
                         list(nearest_notes_to(idx, doc_id, None, 10))), repeat)
     parts.append(f"a note's backlinks and nearest notes {t:.1f} ms ({t / base:.2f}x)")
     print(f"other shapes at {chunks} chunks, daemon, vector given: " + "; ".join(parts))
+    parts = []
+    for q in SENTENCES:
+        r = resolve_params(SearchParams(query=q), cfg)
+        parsed = parse_query(r.query, short_cjk=r.short_cjk)
+        e = p50_ms(lambda: emb.embed_query(parsed.embed_text), repeat)
+        se = p50_ms(lambda: hybrid_candidates(idx, parsed, _embed_pool().submit(emb.embed_query, parsed.embed_text),
+                                              r, build_restriction(idx, r)), repeat)
+        parts.append(f"{q[:12]}… R {max(0.0, se - e) / e:.2f} (embedding {e:.1f} ms)")
+    print(f"typed questions at {chunks} chunks, as a search runs them: " + "; ".join(parts))
 
 
 def main() -> None:
