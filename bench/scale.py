@@ -284,7 +284,8 @@ def shapes(idx, emb, cfg, repeat: int, chunks: int) -> None:
     pool = stage1(mmr=True)().candidates  # MMR asks stage 1 for a deeper pool
     t = p50_ms(lambda: apply_mmr(idx, pool, 0.7, 0.0, 10), repeat)
     parts.append(f"MMR of its {len(pool)} {t:.1f} ms ({t / base:.2f}x)")
-    doc_id, path = idx.conn.execute("SELECT id, path FROM documents ORDER BY id LIMIT 1 OFFSET 500").fetchone()
+    doc_id, path = idx.conn.execute("SELECT id, path FROM documents ORDER BY id LIMIT 1 "
+                                    "OFFSET min(500, (SELECT count(*) / 2 FROM documents))").fetchone()
     stem = path.rsplit("/", 1)[-1][:-3].lower()
     t = p50_ms(lambda: (list(links_naming(idx, {stem, stem + ".md", path.lower()[:-3], path.lower()}, stem)),
                         list(nearest_notes_to(idx, doc_id, None, 10))), repeat)
