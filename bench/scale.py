@@ -47,7 +47,11 @@ many the path answered, whether every answer was identical, and the time
 ratio.
 
 The last line: ``stage-1 beyond the embedding at N chunks: R x the query
-embedding`` (R as a search runs it; the line before gives R seq).
+embedding`` (R as a search runs it; the line before gives R seq). The
+line above those reports how many of the two cores were free around the
+daemon's timings (``cores_free``): R leans on the embedding and the
+full-text leg running at once, and a host that leaves one core shows R
+near R seq.
 """
 
 from __future__ import annotations
@@ -119,6 +123,33 @@ def build(idx, pool: list[str], rng: random.Random, vectors: VectorModel, start:
         have += len(note.chunks)
         n += 1
     return have
+
+
+def cores_free(trials: int = 5) -> float:
+    """How many of two threads ran at once just now: hashing 8 MB on two
+    threads against one (hashlib lets go of the GIL). ~2 on an idle
+    two-core machine; near 1 when other load leaves this process one core,
+    and then a search's embedding and full-text leg cannot overlap."""
+    import hashlib
+    import threading
+
+    buf = b"g" * (8 << 20)
+
+    def one() -> None:
+        hashlib.sha256(buf).digest()
+
+    got = []
+    for _ in range(trials):
+        t = time.perf_counter()
+        one()
+        alone = time.perf_counter() - t
+        t = time.perf_counter()
+        other = threading.Thread(target=one)
+        other.start()
+        one()
+        other.join()
+        got.append(2 * alone / (time.perf_counter() - t))
+    return median(got)
 
 
 def p50_ms(fn, repeat: int) -> float:
@@ -389,7 +420,9 @@ def main() -> None:
         wp = idx.words.warm(idx.conn)  # as the daemon holds it (ADR 0132)
         idx.vectors.warm(idx.conn)  # and its vectors (ADR 0121, 0133), loaded on a thread there
         w_build, w_mb = time.perf_counter() - t, (wp.nbytes / 1e6 if wp else 0.0)
+        free = cores_free()
         ws1, wse, wte = timed()
+        free = min(free, cores_free())
         r_seq_w, r_all = ws1 / wte, max(0.0, wse - wte) / wte
         sv = median([p50_ms(lambda q=q: raw_vec(q), a.repeat) for q in QUERIES])
         gv = median([p50_ms(lambda q=q: _nearest(idx, "vec_chunks", _blob(qvecs[q]), 200, None), a.repeat)
@@ -402,6 +435,8 @@ def main() -> None:
     shapes(idx, emb, cfg, a.repeat, have)
     topk_vs_plain(idx)
     words_vs_plain(idx)
+    print(f"cores free to this process around those timings: {free:.1f} of 2 (two threads hashing against "
+          f"one; near 1, the embedding and the full-text leg could not overlap and R nears R seq)")
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "
           f"R seq {r_seq_w:.2f} x the query embedding (one-shot process: {r_seq:.2f})")
     print(f"stage-1 beyond the embedding in a one-shot process (FTS5, sqlite-vec) at {have} chunks: "
