@@ -1,6 +1,6 @@
 """Listing a big vault's notes, as a link the index cannot resolve makes
 the resolver do (``related_notes``, ``get_document``'s links): the kept
-listing of ``vault/listing.py`` against the walk it replaced.
+listing of ``vault/folders.py`` against the walk it replaced.
 
     python bench/vault_listing.py [--notes 8000] [--repeat 15]
 
@@ -49,7 +49,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     a = ap.parse_args()
 
-    from groove.vault import listing
+    from groove.vault import folders
     from groove.vault.scan import note_paths
 
     vault = (scratch_dir("groove-listing-") / "vault").resolve()
@@ -70,7 +70,7 @@ def main() -> None:
     old, cold, warm, added = [], [], [], []
     for i in range(a.repeat):
         old.append(timed(lambda: old_walk(vault)))
-        listing._vaults.clear()
+        folders._vaults.clear()
         cold.append(timed(lambda: note_paths(vault)))
         warm.append(timed(lambda: note_paths(vault)))
         folder = vault / f"area {i % 40:02d}" / "topic 0"

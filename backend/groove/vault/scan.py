@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..paths import check_vault
-from . import listing
+from . import folders
 
 if TYPE_CHECKING:
     import pathspec
@@ -255,9 +255,9 @@ def _files(vault: Path, *, notes: bool) -> list[str]:
         ignore = (st.st_mtime_ns, st.st_size)
     except OSError:
         ignore = None
-    # Names from the kept listing (vault/listing.py): a resolver asks on every
+    # Names from the kept listing (vault/folders.py): a resolver asks on every
     # link the index cannot resolve, and a big vault's walk cost ~35 ms.
-    found = listing.walk(vault, rules.skips_dir)
+    found = folders.walk(vault, rules.skips_dir)
     key = (str(vault), notes)
     kept = _answers.get(key)
     if kept is not None and kept[0] == (found.stamp, ignore):
@@ -271,7 +271,7 @@ def _files(vault: Path, *, notes: bool) -> list[str]:
             if link and not _inside(vault, vault / rel):
                 continue
             out.append(rel)
-    if len(_answers) >= 2 * listing.MAX_VAULTS:
+    if len(_answers) >= 2 * folders.MAX_VAULTS:
         _answers.clear()
     _answers[key] = ((found.stamp, ignore), out)
     return list(out)

@@ -1,4 +1,4 @@
-"""The kept vault listing (vault/listing.py): the same names as a fresh
+"""The kept vault listing (vault/folders.py): the same names as a fresh
 os.walk, re-read only where a directory changed."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from groove.vault import listing, scan
+from groove.vault import folders, scan
 from groove.vault.scan import _inside, ignore_rules, note_paths, other_files
 
 
@@ -49,7 +49,7 @@ def _count_reads(monkeypatch) -> list[str]:
         read.append(str(path))
         return real(path)
 
-    monkeypatch.setattr(listing.os, "scandir", scandir)
+    monkeypatch.setattr(folders.os, "scandir", scandir)
     return read
 
 
@@ -159,17 +159,17 @@ def test_an_unreadable_folder_is_left_out_as_os_walk_leaves_it(vault: Path, monk
             raise PermissionError(13, "Permission denied", str(path))
         return real(path)
 
-    monkeypatch.setattr(listing.os, "scandir", scandir)
+    monkeypatch.setattr(folders.os, "scandir", scandir)
     got = note_paths(vault)
     assert got == _walked(vault, notes=True)
     assert not any(p.startswith("sub/") for p in got) and "a.md" in got
 
 
 def test_many_vaults_keep_only_the_latest_listings(tmp_path: Path) -> None:
-    for i in range(listing.MAX_VAULTS + 3):
+    for i in range(folders.MAX_VAULTS + 3):
         v = tmp_path / f"v{i}"
         v.mkdir()
         (v / "n.md").write_text("# n\n", encoding="utf-8")
         assert note_paths(v) == ["n.md"]
-    assert len(listing._vaults) <= listing.MAX_VAULTS
-    assert len(scan._answers) <= 2 * listing.MAX_VAULTS
+    assert len(folders._vaults) <= folders.MAX_VAULTS
+    assert len(scan._answers) <= 2 * folders.MAX_VAULTS
