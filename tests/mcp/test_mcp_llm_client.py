@@ -172,6 +172,16 @@ def test_m4_the_description_says_exclusion_drops_whole_notes(s):
     assert "leave out every note containing it" in search.description and "whole notes" in search.description
 
 
+def test_m3_the_model_is_told_what_low_confidence_false_does_not_promise(s):
+    """A question next to what the notes cover is usually not flagged
+    (docs/eval.md): the description and the prompt say to check the hits."""
+    search = {t.name: t for t in s.list_tools().tools}["search"]
+    assert "If low_confidence is true" in search.description
+    assert "False means the notes are about the topic, not that a hit answers the question" in search.description
+    msg = s.get_prompt("answer_from_notes", {"question": "When do I water?"}).messages[0].content.text
+    assert "`low_confidence: false` means my notes are about the topic, not that they answer" in msg
+
+
 def test_m6_rerank_is_not_offered_without_a_reranker_and_says_how_to_configure(s):
     search = {t.name: t for t in s.list_tools().tools}["search"]
     assert "rerank" not in search.input_schema["properties"]

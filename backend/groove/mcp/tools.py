@@ -68,7 +68,8 @@ def _register_prompts(mcp: MCPServer) -> None:
             f"Answer this question using only my notes: {question}\n\n"
             "1. Call `search` with the question (and, if the first results are thin, once more with other words).\n"
             "2. If `low_confidence` is true or nothing relevant comes back, say that my notes do not answer it; "
-            "do not answer from general knowledge unless I ask.\n"
+            "do not answer from general knowledge unless I ask. `low_confidence: false` means my notes are "
+            "about the topic, not that they answer the question: if no hit actually says it, say so.\n"
             "3. Read the best hits in context with `get_document` (the hit's path and line_range).\n"
             "4. Answer concisely. Cite every claim as [[path#heading]] with the line range, e.g. "
             "[[Projects/Plan.md#Goals]] (lines 5-9). Quote short phrases when wording matters.")
