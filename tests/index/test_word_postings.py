@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import time
 
 import apsw
@@ -29,7 +30,12 @@ RARE = ["canvas", "graph", "vault", "plugin", "hotkey", "embed", "folder", "back
 # ASCII, and the two characters the trigram tokenizer folds to ASCII.
 ODDITIES = ["SYNC", "Sync2", "v2024", "aaaa", "aaaaaa", "syncsync", "asynchronous", "café", "Straße", "naïve",
             "note-taking", "e.g.", "ſync", "\u212aeyboard", "keyboard", "\u212aKK", "kkk", "İstanbul"]
-JAPANESE = ["ノートを同期する", "設定を変更", "キャンバスのカード"]
+# Clauses of kana and kanji (runs the index holds), overlapping repeats, and
+# halfwidth katakana (outside them: left to FTS5).
+JAPANESE = ["ノートを同期する", "設定を変更", "キャンバスのカード", "プラグインを無効にする", "同期同期する",
+            "ああああ", "コミュニティプラグイン", "設定の変更を同期", "ｶﾝﾊﾞｽ"]
+JA_PHRASES = ["ノートを", "を同期", "同期する", "設定を", "を変更", "キャンバス", "プラグイン", "を無効",
+              "にする", "同期同期", "ああああ", "あああ", "コミュニティ", "の変更"]
 
 
 def _note(rng: random.Random, filler: list[str], i: int) -> str:
@@ -40,8 +46,8 @@ def _note(rng: random.Random, filler: list[str], i: int) -> str:
             pool = COMMON if r < 0.25 else RARE if r < 0.35 else ODDITIES if r < 0.42 else filler
             w = rng.choice(pool)
             words.append(w.upper() if rng.random() < 0.05 else w.capitalize() if rng.random() < 0.1 else w)
-        if rng.random() < 0.15:
-            words.append(rng.choice(JAPANESE))
+        if rng.random() < 0.3:
+            words.append(rng.choice(JAPANESE) + ("" if rng.random() < 0.5 else rng.choice(JAPANESE)))
         return " ".join(words) + "."
 
     sections = [f"## {rng.choice(RARE + ODDITIES)} {rng.choice(filler)}\n\n" + " ".join(
@@ -79,8 +85,10 @@ def _queries(filler: list[str], n: int, seed: int) -> list[str]:
     out = []
     for i in range(n):
         ws = [rng.choice(ascii_words) for _ in range(rng.randint(1, 3))] + rng.sample(COMMON, rng.randint(0, 2))
+        if i % 3 == 0:
+            ws.append(rng.choice(JA_PHRASES))
         if i % 4 == 0:
-            ws.append("-" + rng.choice(ascii_words + COMMON))
+            ws.append("-" + rng.choice(ascii_words + COMMON + JA_PHRASES))
         rng.shuffle(ws)
         out.append(" ".join(w.upper() if rng.random() < 0.1 else w for w in ws))
     return out
@@ -117,7 +125,8 @@ def test_the_word_index_ranks_exactly_as_fts5_with_the_same_coverage(indexed, wo
 def test_phrases_it_cannot_count_are_left_to_fts5(indexed, words):
     rt, _ = indexed
     conn = rt.index.conn
-    for text in ['"sync the" canvas', "ノートを同期 canvas", "café vault", "canvas -設定を変更", '"graph view" sync']:
+    for text in ['"sync the" canvas', '"同期canvas" vault', "café vault", "canvas -ｶﾝﾊﾞｽ", '"graph view" sync',
+                 "ｶﾝﾊﾞｽ 設定を"]:
         q = parse_query(text)
         assert words.ranked(conn, q.positives, q.positives, q.negatives, (2.0, 1.0, 1.0), 10) is None, text
         assert _leg(conn, text, (2.0, 1.0, 1.0), 10, words) == _leg(conn, text, (2.0, 1.0, 1.0), 10, None)
@@ -136,8 +145,9 @@ def test_exclusions_are_the_same_rows_as_fts5_finds(indexed, words, scope):
     idx = rt.index
     r = resolve_params(SearchParams(query="x"), SearchConfig())
     restriction = build_restriction(idx, r)
-    # The last three it cannot count: FTS5 finds the rows, the word index widens them to notes.
-    for neg in ["sync", "canvas", "aaaa", "ync", filler[0], "keyboard", "キャンバス", "café", "設定を"]:
+    # The last two it cannot count: FTS5 finds the rows, the word index widens them to notes.
+    for neg in ["sync", "canvas", "aaaa", "ync", filler[0], "keyboard", "キャンバス", "設定を", "あああ",
+                "café", "ｶﾝﾊﾞｽ"]:
         q = parse_query(f"vault -{neg}")
         want = excluded_chunk_ids(idx, q, scope, restriction)
         assert want  # the word is in the vault
@@ -177,6 +187,27 @@ def test_the_folded_characters_are_exactly_those_the_trigram_tokenizer_folds_to_
         if grams and any(c.isascii() and c.isalnum() for c in grams[0]):
             folds.append(chr(cp))
     assert "".join(folds) == word_postings.FOLDS_TO_ASCII
+
+
+def test_kana_and_kanji_fold_to_themselves_and_nothing_else_folds_to_them():
+    """Why a kana-and-kanji phrase can be counted in its runs: the trigram
+    tokenizer leaves those letters as they are and maps no other character
+    onto one (else a row could match where the runs do not show it)."""
+    tok = apsw.Connection(":memory:").fts5_tokenizer("trigram")
+    letter = re.compile(f"[{word_postings.CJK_LETTERS}]")
+    wrong = []
+    for cp in range(0x80, 0x30000):
+        if 0xD800 <= cp < 0xE000:
+            continue
+        grams = list(tok((chr(cp) * 3).encode("utf-8"), apsw.FTS5_TOKENIZE_DOCUMENT, None,
+                         include_offsets=False, include_colocated=False))
+        folded = grams[0][0] if grams else ""
+        if (letter.match(chr(cp)) is not None) != (letter.match(folded) is not None) or (
+                letter.match(chr(cp)) and folded != chr(cp)):
+            wrong.append(hex(cp))
+    assert wrong == []
+    assert word_postings.answers("プラグイン") and word_postings.answers("を無効") and word_postings.answers("ー々ー")
+    assert not any(map(word_postings.answers, ["無効", "ｶﾝﾊﾞｽ", "同期canvas", "設定・変更", "ノート 同期"]))
 
 
 def test_a_change_to_the_rows_makes_the_index_stale_until_rebuilt(indexed, monkeypatch):
@@ -398,3 +429,32 @@ def test_an_in_memory_copy_setting_that_is_not_a_boolean_is_refused(key):
 
     with pytest.raises(ConfigError, match=key):
         parse_config(f'[index]\n{key} = "no"\n')
+
+
+def test_the_trigram_map_lists_each_word_under_each_of_its_trigrams_once(monkeypatch):
+    """The map is built from code points in batches; it must equal the plain
+    reading (a set of trigrams per word), across batch ends and for words
+    added to a prior map by a refresh."""
+    monkeypatch.setattr(word_index, "_GRAM_BATCH", 17)  # many batch ends
+    rng = random.Random(3)
+    letters = "abcxyz019あいうアイウー同期設定々"
+    names = list(dict.fromkeys("".join(rng.choice(letters) for _ in range(rng.randint(1, 9))) for _ in range(400)))
+
+    def plain(ns: list[str]) -> dict[int, set[int]]:
+        out: dict[int, set[int]] = {}
+        for wi, n in enumerate(ns):
+            for g in {n[i:i + 3] for i in range(len(n) - 2)}:
+                out.setdefault(word_postings.gram_code(g), set()).add(wi)
+        return out
+
+    def read(grams, ptr, ws) -> dict[int, set[int]]:
+        assert np.all(np.diff(grams) > 0)
+        for i in range(len(grams)):
+            assert np.all(np.diff(ws[ptr[i]:ptr[i + 1]]) > 0)  # ascending, each word once
+        return {int(g): set(ws[ptr[i]:ptr[i + 1]].tolist()) for i, g in enumerate(grams)}
+
+    grams, ptr, ws = word_index._gram_map(names[:300])
+    assert read(grams, ptr, ws) == plain(names[:300])
+    prior = word_postings.WordPostings.__new__(word_postings.WordPostings)
+    prior.starts, prior.grams, prior.gram_ptr, prior.gram_words = np.zeros(301), grams, ptr, ws
+    assert read(*word_index._gram_map(names, prior)) == plain(names)

@@ -99,8 +99,9 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
     Tokenized by the table's own trigram tokenizer so case folding agrees.
     ``memo`` (trigram -> df) lets one search look each trigram up once,
     for the leg's pruning and again for ``query_coverage``. ``words``
-    counts the trigrams it can (ASCII letters and digits) in memory: the
-    same count, without fts5vocab's walk of each trigram's doclist, and
+    counts the trigrams it can (ASCII letters and digits, kana and kanji)
+    in memory: the same count, without fts5vocab's walk of each trigram's
+    doclist, and
     skips a trigram whose vocabulary lower bound cannot beat the rarest
     one counted so far (the memo then lacks it; the minimum is the same).
     """

@@ -82,7 +82,8 @@ def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
              word_index: WordPostings | None = None) -> int:
     """0 when the vault lacks ``word`` (and its suffix-less stem), else an upper
     bound on its document frequency. ``word_index`` (a big vault's,
-    ADR 0132) answers for plain ASCII words without touching FTS5."""
+    ADR 0132, 0141) answers for plain ASCII words and kana-and-kanji
+    words without touching FTS5."""
     if len(word) < 3:  # a 2-character katakana word: one bigram token
         return _bigram_dfs(conn, [word])[0]
     forms = [word] + [word[: -len(s)] for s in SUFFIXES if word.lower().endswith(s) and len(word) - len(s) >= 3]

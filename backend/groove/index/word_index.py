@@ -32,16 +32,16 @@ import numpy as np
 
 from groove.index import bm25_topk, word_postings
 from groove.index.schema import rows_version
-from groove.index.word_postings import FOLDS_TO_ASCII, TABLE, WordPostings
+from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
 
 log = logging.getLogger(__name__)
 
 SPACING = 2.0  # a build waits twice its last duration after the last one ended
 REFRESH_MAX_SHARE = 0.1  # a refresh re-reads the rewritten notes only while they are this share at most
 DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds anew
-_RUN = re.compile(r"[A-Za-z0-9]+")
 _ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
 _BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
+_GRAM_BATCH = 1 << 20  # vocabulary characters turned into trigram codes at a time
 
 
 @dataclass
@@ -81,7 +81,7 @@ def _tokenize(rows, vocab: dict[str, int]) -> _Runs:
             odd[slot] = texts
             continue
         for ci, text in enumerate(texts):
-            runs = _RUN.findall(text)
+            runs = RUN.findall(text)
             w_run.extend(vocab.setdefault(r.lower(), len(vocab)) for r in runs)
             s_run.extend([slot] * len(runs))
             c_run.extend([ci] * len(runs))
@@ -111,28 +111,48 @@ def _total_tokens(conn: apsw.Connection) -> int:
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
+def _gram_pairs(names: list[str], first: int) -> tuple[np.ndarray, np.ndarray]:
+    """(trigram code, word id) of each distinct trigram of each of ``names``
+    (ids counted from ``first``), sorted by code then word. Done on the
+    names' code points as one array, a batch of words at a time (bounds the
+    transient memory): a Python set per word cost seconds at 100k chunks."""
+    codes, words = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
+    at = 0
+    while at < len(names):
+        end, size = at, 0
+        while end < len(names) and size < _GRAM_BATCH:
+            size += len(names[end]) + 1
+            end += 1
+        cp = np.frombuffer("\n".join(names[at:end]).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+        if len(cp) >= 3:
+            sep = cp == 10
+            ok = ~(sep[:-2] | sep[1:-1] | sep[2:])
+            codes.append(((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok])
+            words.append((np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32))
+        at = end
+    code_of, word_of = np.concatenate(codes), np.concatenate(words)
+    order = np.lexsort((word_of, code_of))
+    code_of, word_of = code_of[order], word_of[order]
+    new = np.ones(len(code_of), dtype=bool)  # a trigram's first instance in each word
+    new[1:] = (code_of[1:] != code_of[:-1]) | (word_of[1:] != word_of[:-1])
+    return code_of[new], word_of[new]
+
+
 def _gram_map(names: list[str], prior: WordPostings | None = None
-              ) -> tuple[dict[str, int], np.ndarray, np.ndarray]:
-    """trigram -> ids, and the words holding each, ascending; the words of
-    ``prior`` (the first of ``names``) are taken from its map as they are."""
-    grams: dict[str, int] = dict(prior.grams) if prior is not None else {}
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The vocabulary's trigrams (``word_postings.gram_code``, ascending),
+    where each one's words begin, and those words, ascending per trigram;
+    the words of ``prior`` (the first of ``names``) are taken from its map
+    as they are."""
     known = len(prior.starts) - 1 if prior is not None else 0
-    pair_g, pair_w = array("i"), array("i")
-    for wi in range(known, len(names)):
-        name = names[wi]
-        for g in {name[i:i + 3] for i in range(len(name) - 2)}:
-            pair_g.append(grams.setdefault(g, len(grams)))
-            pair_w.append(wi)
-    gram_of = np.frombuffer(pair_g, dtype=np.int32)
-    word_of = np.frombuffer(pair_w, dtype=np.int32)
+    code_of, word_of = _gram_pairs(names[known:], known)
     if prior is not None:
-        gram_of = np.concatenate([np.repeat(np.arange(len(prior.gram_ptr) - 1, dtype=np.int32),
-                                            np.diff(prior.gram_ptr)), gram_of])
+        code_of = np.concatenate([np.repeat(prior.grams, np.diff(prior.gram_ptr)), code_of])
         word_of = np.concatenate([prior.gram_words, word_of])
-    by_gram = np.argsort(gram_of, kind="stable")  # words stay ascending per trigram
-    gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(gram_of, minlength=len(grams)), out=gram_ptr[1:])
-    return grams, gram_ptr, word_of[by_gram]
+        order = np.lexsort((word_of, code_of))  # by trigram, words ascending within each
+        code_of, word_of = code_of[order], word_of[order]
+    grams, first = np.unique(code_of, return_index=True)
+    return grams, np.append(first, len(code_of)).astype(np.int64), word_of
 
 
 def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, words: np.ndarray,

@@ -10,7 +10,11 @@ Most queries of a Latin-script vault are made of plain words. A phrase made
 only of ASCII letters and digits can only occur inside a run of such
 characters, so its trigram instances in a column are the sum, over the
 column's runs, of its (overlapping) occurrences in each run, ASCII-folded as
-the trigram tokenizer folds them. Hence an index of runs -> (row, column,
+the trigram tokenizer folds them. The same holds for a phrase made only of
+kana and kanji (``CJK_LETTERS``) and the runs of those letters: Japanese
+text has no spaces, but its punctuation, digits and Latin words end a run,
+so a run is a clause, and the tokenizer folds none of these letters nor any
+other character into them (ADR 0141). Hence an index of runs -> (row, column,
 count) gives every such phrase's exact instances, its document frequency and
 so bm25 exactly as ``fts5_aux.c`` computes it: the same float, the same
 order. Phrases it cannot answer (other letters, spaces, punctuation), or a
@@ -26,6 +30,7 @@ How it is built, refreshed after writes and kept: ``word_index.py``.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -38,18 +43,32 @@ from groove.index.chunk_set import ChunkSet, find_sorted
 TABLE = "fts_chunks"
 MIN_ROWS = 10_000  # below this the plain ranked query takes a few ms: no index kept
 FOLDS_TO_ASCII = "\u017f\u212a"  # the trigram tokenizer folds these to "s" and "k" (a test pins the list)
-_WORD_PHRASE = re.compile(r"[A-Za-z0-9]{3,}")
+# Hiragana, katakana (the prolonged sound mark among them, not the middle
+# dot), the iteration and closing marks, and the BMP's unified kanji. The
+# trigram tokenizer maps each to itself and nothing else to one (a test
+# checks every character).
+CJK_LETTERS = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff"
+RUN = re.compile(f"[A-Za-z0-9]+|[{CJK_LETTERS}]+")  # the runs the index holds: a word, or a clause of kana and kanji
+_WORD_PHRASE = re.compile(f"[A-Za-z0-9]{{3,}}|[{CJK_LETTERS}]{{3,}}")
+
+
+def gram_code(gram: str) -> int:
+    """A trigram as one integer: three code points of 21 bits. A sorted array
+    of these costs 8 bytes a trigram, where a dict of strings cost ~120, and
+    a Japanese vault has millions of distinct trigrams."""
+    return (ord(gram[0]) << 42) | (ord(gram[1]) << 21) | ord(gram[2])
 
 
 def answers(phrase: str) -> bool:
     """Whether the word index can count ``phrase``: ASCII letters and digits
-    only, and long enough to make a trigram."""
+    only, or kana and kanji only, and long enough to make a trigram."""
     return _WORD_PHRASE.fullmatch(phrase) is not None
 
 
 @dataclass
 class WordPostings:
-    """Runs of ASCII letters and digits -> (row, column, count), one snapshot."""
+    """Runs of ASCII letters and digits, and of kana and kanji -> (row, column,
+    count), one snapshot."""
 
     version: str
     rowids: np.ndarray  # int64, ascending: row slot i is FTS row rowids[i]
@@ -62,8 +81,8 @@ class WordPostings:
     counts: np.ndarray  # uint16: the run's occurrences in that row's column
     odd: dict[int, list[str]]  # slot -> its columns, for rows holding FOLDS_TO_ASCII
     word_rows: np.ndarray  # int32: the rows each word is in (cheap bounds on a phrase's count)
-    grams: dict[str, int]  # each trigram of the vocabulary -> its id ...
-    gram_ptr: np.ndarray  # int64: ... whose words are gram_words[gram_ptr[id]:gram_ptr[id + 1]]
+    grams: np.ndarray  # int64, ascending: each trigram of the vocabulary as ``gram_code``; the i-th ...
+    gram_ptr: np.ndarray  # int64: ... is held by the words gram_words[gram_ptr[i]:gram_ptr[i + 1]]
     gram_words: np.ndarray  # int32, ascending per trigram
     chunk_ids: np.ndarray  # int64: every chunk's id (the chunks table) ...
     chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
@@ -74,7 +93,7 @@ class WordPostings:
     def nbytes(self) -> int:
         arrays = (self.rowids, self.sizes, self.starts, self.ptr, self.slots, self.cols, self.counts,
                   self.word_rows, self.gram_ptr, self.gram_words, self.chunk_ids, self.chunk_docs)
-        return sum(a.nbytes for a in arrays) + len(self.vocab) + 80 * len(self.grams)
+        return sum(a.nbytes for a in arrays) + self.grams.nbytes + sys.getsizeof(self.vocab)
 
     def _words(self, phrase: str) -> np.ndarray:
         """The vocabulary words holding ``phrase`` (lowercased, 3+ characters):
@@ -82,8 +101,8 @@ class WordPostings:
         found: np.ndarray | None = None
         for g in sorted({phrase[i:i + 3] for i in range(len(phrase) - 2)},
                         key=lambda g: self._gram_size(g)):
-            gid = self.grams.get(g)
-            if gid is None:
+            gid = self._gram_id(g)
+            if gid < 0:
                 return np.zeros(0, dtype=np.int64)
             ws = self.gram_words[self.gram_ptr[gid]:self.gram_ptr[gid + 1]]
             found = ws if found is None else np.intersect1d(found, ws, assume_unique=True)
@@ -93,9 +112,15 @@ class WordPostings:
             found = np.asarray([w for w in found.tolist() if phrase in self._word(w)], dtype=np.int64)
         return found.astype(np.int64)
 
+    def _gram_id(self, gram: str) -> int:
+        """Where ``gram`` is in ``grams``, or -1."""
+        code = gram_code(gram)
+        i = int(np.searchsorted(self.grams, code))
+        return i if i < len(self.grams) and int(self.grams[i]) == code else -1
+
     def _gram_size(self, gram: str) -> int:
-        gid = self.grams.get(gram)
-        return 0 if gid is None else int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])
+        gid = self._gram_id(gram)
+        return 0 if gid < 0 else int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])
 
     def _word(self, w: int) -> str:
         return self.vocab[self.starts[w]:self.starts[w + 1] - 1]
