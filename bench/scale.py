@@ -282,8 +282,9 @@ SHAPES = [  # other shapes of query, each against the plain one (ADR 0136-0138)
     ("a Japanese sentence", {"query": "プラグインを無効にする"}),
 ]
 # Questions as people type them, timed as a search runs them (the embedding
-# on the worker): the full-text leg of a Japanese sentence goes through FTS5
-# (the word index holds ASCII words only, ADR 0132) and can outlast the embedding.
+# on the worker): the full-text leg of a Japanese sentence outlasted the
+# embedding while FTS5 ranked it (ADR 0139), until the word index held
+# clauses of kana and kanji (ADR 0141).
 SENTENCES = ["how do I resolve sync conflicts when a note was edited on two devices",
              "プラグインを無効にする", "ノートを別のデバイスと同期するときに競合が起きたらどうすればいいですか"]
 
