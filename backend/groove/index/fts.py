@@ -101,9 +101,9 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
     for the leg's pruning and again for ``query_coverage``. ``words``
     counts the trigrams it can (ASCII letters and digits, kana and kanji)
     in memory: the same count, without fts5vocab's walk of each trigram's
-    doclist, and
-    skips a trigram whose vocabulary lower bound cannot beat the rarest
-    one counted so far (the memo then lacks it; the minimum is the same).
+    doclist, and skips a trigram whose vocabulary lower bound cannot beat
+    the rarest one counted so far (the memo then lacks it; the minimum is
+    the same).
     """
     _ensure_vocab(conn)
     memo = {} if memo is None else memo

@@ -127,7 +127,7 @@ def _gram_pairs(names: list[str], first: int) -> tuple[np.ndarray, np.ndarray]:
         if len(cp) >= 3:
             sep = cp == 10
             ok = ~(sep[:-2] | sep[1:-1] | sep[2:])
-            codes.append(((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok])
+            codes.append(((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok])  # word_postings.gram_code, vectorised
             words.append((np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32))
         at = end
     code_of, word_of = np.concatenate(codes), np.concatenate(words)
