@@ -41,7 +41,7 @@ REFRESH_MAX_SHARE = 0.1  # a refresh re-reads the rewritten notes only while the
 DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds anew
 _ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
 _BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
-_GRAM_BATCH = 1 << 20  # vocabulary characters turned into trigram codes at a time
+_GRAM_BATCH = 1 << 18  # vocabulary characters turned into trigram codes at a time
 
 
 @dataclass
@@ -111,12 +111,13 @@ def _total_tokens(conn: apsw.Connection) -> int:
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _gram_pairs(names: list[str], first: int) -> tuple[np.ndarray, np.ndarray]:
+def _gram_pairs(names: list[str], first: int) -> list[tuple[np.ndarray, np.ndarray]]:
     """(trigram code, word id) of each distinct trigram of each of ``names``
-    (ids counted from ``first``), sorted by code then word. Done on the
-    names' code points as one array, a batch of words at a time (bounds the
-    transient memory): a Python set per word cost seconds at 100k chunks."""
-    codes, words = [np.zeros(0, dtype=np.int64)], [np.zeros(0, dtype=np.int32)]
+    (ids counted from ``first``), one part per batch of words, each sorted
+    by code then word. Done on the names' code points as arrays, a batch at
+    a time (bounds the transient memory): a Python set per word cost
+    seconds at 100k chunks."""
+    parts = []
     at = 0
     while at < len(names):
         end, size = at, 0
@@ -127,15 +128,15 @@ def _gram_pairs(names: list[str], first: int) -> tuple[np.ndarray, np.ndarray]:
         if len(cp) >= 3:
             sep = cp == 10
             ok = ~(sep[:-2] | sep[1:-1] | sep[2:])
-            codes.append(((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok])  # word_postings.gram_code, vectorised
-            words.append((np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32))
+            code = ((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok]  # word_postings.gram_code, vectorised
+            word = (np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32)
+            order = np.lexsort((word, code))
+            code, word = code[order], word[order]
+            new = np.ones(len(code), dtype=bool)  # a trigram's first instance in each word
+            new[1:] = (code[1:] != code[:-1]) | (word[1:] != word[:-1])
+            parts.append((code[new], word[new]))
         at = end
-    code_of, word_of = np.concatenate(codes), np.concatenate(words)
-    order = np.lexsort((word_of, code_of))
-    code_of, word_of = code_of[order], word_of[order]
-    new = np.ones(len(code_of), dtype=bool)  # a trigram's first instance in each word
-    new[1:] = (code_of[1:] != code_of[:-1]) | (word_of[1:] != word_of[:-1])
-    return code_of[new], word_of[new]
+    return parts
 
 
 def _gram_map(names: list[str], prior: WordPostings | None = None
@@ -145,14 +146,22 @@ def _gram_map(names: list[str], prior: WordPostings | None = None
     the words of ``prior`` (the first of ``names``) are taken from its map
     as they are."""
     known = len(prior.starts) - 1 if prior is not None else 0
-    code_of, word_of = _gram_pairs(names[known:], known)
+    parts = _gram_pairs(names[known:], known)
     if prior is not None:
-        code_of = np.concatenate([np.repeat(prior.grams, np.diff(prior.gram_ptr)), code_of])
-        word_of = np.concatenate([prior.gram_words, word_of])
-        order = np.lexsort((word_of, code_of))  # by trigram, words ascending within each
+        parts.insert(0, (np.repeat(prior.grams, np.diff(prior.gram_ptr)), prior.gram_words))
+    code_of = np.concatenate([c for c, _ in parts]) if parts else np.zeros(0, dtype=np.int64)
+    word_of = np.concatenate([w for _, w in parts]) if parts else np.zeros(0, dtype=np.int32)
+    del parts
+    if len(code_of) and not np.all(code_of[1:] >= code_of[:-1]):
+        # Parts come in word order, each sorted by (code, word): a stable
+        # sort by code keeps the words ascending within each trigram.
+        order = np.argsort(code_of, kind="stable")
         code_of, word_of = code_of[order], word_of[order]
-    grams, first = np.unique(code_of, return_index=True)
-    return grams, np.append(first, len(code_of)).astype(np.int64), word_of
+        del order
+    head = np.ones(len(code_of), dtype=bool)
+    head[1:] = code_of[1:] != code_of[:-1]
+    first = np.flatnonzero(head)
+    return code_of[first], np.append(first, len(code_of)).astype(np.int64), word_of
 
 
 def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, words: np.ndarray,
