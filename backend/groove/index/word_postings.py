@@ -99,11 +99,10 @@ class WordPostings:
         """The vocabulary words holding ``phrase`` (lowercased, 3+ characters):
         those holding all its trigrams, then checked whole."""
         found: np.ndarray | None = None
-        for g in sorted({phrase[i:i + 3] for i in range(len(phrase) - 2)},
-                        key=lambda g: self._gram_size(g)):
-            gid = self._gram_id(g)
-            if gid < 0:
-                return np.zeros(0, dtype=np.int64)
+        gids = [self._gram_id(g) for g in {phrase[i:i + 3] for i in range(len(phrase) - 2)}]
+        if any(gid < 0 for gid in gids):
+            return np.zeros(0, dtype=np.int64)
+        for gid in sorted(gids, key=lambda gid: int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])):
             ws = self.gram_words[self.gram_ptr[gid]:self.gram_ptr[gid + 1]]
             found = ws if found is None else np.intersect1d(found, ws, assume_unique=True)
         if found is None:
@@ -117,10 +116,6 @@ class WordPostings:
         code = gram_code(gram)
         i = int(np.searchsorted(self.grams, code))
         return i if i < len(self.grams) and int(self.grams[i]) == code else -1
-
-    def _gram_size(self, gram: str) -> int:
-        gid = self._gram_id(gram)
-        return 0 if gid < 0 else int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])
 
     def _word(self, w: int) -> str:
         return self.vocab[self.starts[w]:self.starts[w + 1] - 1]
