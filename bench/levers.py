@@ -78,6 +78,7 @@ def main() -> None:
         golden = load_golden(gpath)
         idx = {vaults[lang]: a.index_dir / f"{lang}.sqlite" for lang in vaults} if a.index_dir else None
         sess = EvalSession(golden, resolve_vaults(golden, None, vaults), index_paths=idx)
+        sess.reindex()  # incremental: a stat per note once the indexes exist
         print(f"\n== {gpath.name} ({len(golden.queries)} queries)")
         header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)
         print(header)

@@ -52,6 +52,9 @@ class FusionConfig:
     # A query that is exactly a note's title or alias ranks that note first
     # (ADR-0083). false = it competes like any other hit.
     named_note_first: bool = True
+    # The full-text leg's first row ranks first when it holds the whole query
+    # and a query term no other note holds (a pasted identifier, ADR 0142).
+    sole_holder_first: bool = True
 
     @property
     def bm25_weights(self) -> tuple[float, float, float]:

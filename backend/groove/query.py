@@ -273,7 +273,29 @@ def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
         phrases += _word_phrases(runs)
         if short_cjk:
             shorts += _short_terms_of_word(word, runs)
+    ident = identifier(item.text)
+    if ident is not None:
+        phrases.append(ident)
     return phrases, shorts
+
+
+# Sentence punctuation and brackets around a token are not part of what it names.
+_TOKEN_EDGES = "\"'`.,;:!?()<>\u3001\u3002\uff0c\uff1f\uff01"
+
+
+def identifier(token: str) -> str | None:
+    """A token whose words are joined by symbols (``#page=N``, ``{{title}}``,
+    ``obsidian://open``, ``end-to-end``), as typed, for an exact phrase of its
+    own beside its words: the words alone (``page``) are everywhere, while the
+    identifier is what a page that documents it holds (issue 36). Apostrophes
+    join no identifier (``what's``), nor do CJK punctuation marks (``・``
+    separates two words); a token with one word is its word."""
+    t = token.strip(_TOKEN_EDGES)
+    if len(t) < MIN_PHRASE or "'" in t or len(_words(t)) < 2:
+        return None
+    if not all(ch.isascii() for ch in t if char_type(ch) == SEP):
+        return None
+    return t
 
 
 def _dedup(xs: list[str]) -> list[str]:

@@ -73,7 +73,24 @@ def test_unpaired_quote_is_a_separator():
 
 
 def test_latin_and_digits_are_one_type_and_punctuation_separates():
-    assert phrases("GPT4o re-ranking") == {"GPT4o", "ranking"}
+    # The hyphenated token is also kept whole, as an identifier (below).
+    assert phrases("GPT4o re-ranking") == {"GPT4o", "ranking", "re-ranking"}
+
+
+@pytest.mark.parametrize("q, ident", [
+    ("#page=N", "#page=N"),
+    ("open obsidian://open?vault=x now", "obsidian://open?vault=x"),
+    ("(end-to-end)", "end-to-end"),
+    ("see Document.pdf#page=3.", "Document.pdf#page=3"),
+])
+def test_a_token_of_words_joined_by_symbols_is_also_an_exact_phrase(q, ident):
+    assert ident in phrases(q)
+
+
+@pytest.mark.parametrize("q", ["what's new", "sync?", "phone, laptop", "{{column_name}}"])
+def test_apostrophes_sentence_punctuation_and_single_words_add_no_identifier(q):
+    words = {w for w in phrases(q) if not any(c in w for c in "'?,{}")}
+    assert phrases(q) == words
 
 
 def test_full_width_latin_is_a_word_run_and_kept_as_typed():

@@ -13,7 +13,7 @@ from ..types import Candidate, SearchHit
 
 @dataclass
 class LegList:
-    name: str  # "vector", "full_text", "title", "note", "named_note"
+    name: str  # "vector", "full_text", "title", "note", "sole_holder", "named_note"
     ids: list[int]  # chunk ids, best first
     weight: float
     votes: dict[int, float] | None  # the full-text leg's coverage scale per chunk

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..index import chunks, fts
+from ..index import chunks, fts, shortcjk
 from ..index.db import Index
 from ..index.word_postings import WordPostings
-from ..query import ParsedQuery
+from ..query import ParsedQuery, fts_phrase
 from ..types import Candidate
 from .explain import LegList, explain_stage1
 from .filters import Restriction
@@ -220,6 +220,16 @@ def hybrid_candidates(
         lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
         weights.append(r.fusion.note_weight)
         votes.append(None)
+    if r.fusion.sole_holder_first and r.legs == "hybrid" and fts_votes:
+        sole = sole_holder(idx, parsed, fts_ids, fts_votes, trigram_df)
+        if sole is not None:
+            # As much weight as every other leg together: the one note that
+            # holds a rare term of the query and the whole query cannot be
+            # outvoted by pages the vector legs like (ADR 0142).
+            names.append("sole_holder")
+            lists.append([sole])
+            weights.append(sum(weights))
+            votes.append(None)
     if r.fusion.named_note_first and r.legs == "hybrid":
         named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused)
         if named:
@@ -235,6 +245,47 @@ def hybrid_candidates(
         legs = [LegList(n, ids, w, v) for n, ids, w, v in zip(names, lists, weights, votes)]
         explain_stage1(candidates, legs, r.fusion.rrf_k, dict(zip(vec_ids, vec_sims)))
     return Stage1(candidates, vec_ids, fts_ids, vec_sims, trigram_df, words)
+
+
+# Terms rarer than this (in rows, by their rarest trigram) are checked for a
+# sole holder; a term in more rows is too common to name one note.
+SOLE_HOLDER_MAX_ROWS = 1000
+SOLE_HOLDER_MAX_TERMS = 3
+
+
+def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: dict[int, float],
+                trigram_df: dict[str, int]) -> int | None:
+    """The full-text leg's first row, when it holds every query term any row
+    holds (coverage 1) and one of those terms occurs in no other note: the
+    page that documents a pasted identifier (``{{column_name}}``,
+    ``#page=N``), which the vector and note legs, blind to rare strings,
+    would otherwise outvote (issue 36). None otherwise.
+
+    Only the rarest few terms are counted (by their trigram bound, already
+    looked up by the leg), each with a query that stops at its second note."""
+    if not fts_ids or coverage.get(fts_ids[0], 0.0) < 1.0 - 1e-9:
+        return None
+    top = fts_ids[0]
+    row = idx.conn.execute(f"SELECT heading, context, content FROM {fts.FTS_TABLE} WHERE rowid = ?",
+                           (top,)).fetchone()
+    if row is None:
+        return None
+    text = "\x00".join(col or "" for col in row).casefold()
+    held = [t for t in parsed.positives if t.casefold() in text]
+    shorts = [t for t in parsed.short_terms if t.casefold() in text]
+    bounds = fts.phrase_df_bounds(idx.conn, held, trigram_df) if held else []
+    ranked = sorted((b, t, fts.FTS_TABLE) for b, t in zip(bounds, held) if b <= SOLE_HOLDER_MAX_ROWS)
+    candidates = [(t, table) for _, t, table in ranked[:SOLE_HOLDER_MAX_TERMS]]
+    if shorts and shortcjk.exists(idx.conn):
+        candidates += [(t, shortcjk.TABLE) for t in shorts[:SOLE_HOLDER_MAX_TERMS]]
+    doc = chunks.doc_ids(idx, [top]).get(top)
+    for term, table in candidates:
+        notes = {d for (d,) in idx.conn.execute(
+            f"SELECT DISTINCT c.doc_id FROM {table} f JOIN chunks c ON c.id = f.rowid "
+            f"WHERE {table} MATCH ? LIMIT 2", (fts_phrase(term),))}
+        if notes == {doc}:
+            return top
+    return None
 
 
 def _full_text(
