@@ -119,8 +119,8 @@ def main() -> None:
         def embed_alone() -> None:
             note = parse_note("edited.md", edited.read_bytes(), chunk_tokens=cfg.chunk_tokens,
                               count_tokens=real.count_tokens)
-            real.embed_passages([embed_text(c.context, c.content) for c in note.chunks])
-            note_vectors(real, [note_text(note)])
+            vecs = real.embed_passages([embed_text(c.context, c.content) for c in note.chunks])
+            note_vectors(real, [note_text(note)], vecs[:1])
 
         full, only, alone = [], [], []
         for i in range(a.repeat):

@@ -40,7 +40,16 @@ def recipe_vectors(name: str, emb, summaries: list[str], first: np.ndarray, mean
         return _unit(emb.embed_queries(summaries) + first)
     if name == "query+mean":
         return _unit(emb.embed_queries(summaries) + _unit(mean))
+    if name.startswith("two-views@"):  # both views of the summary, its opening cut shorter
+        return _unit(emb.embed_passages(summaries) + emb.embed_queries(summaries))
     raise SystemExit(f"unknown recipe {name!r}")
+
+
+def _summary(note, opening: int) -> str:
+    """``store.note_text`` with the opening cut at ``opening`` characters."""
+    heads = list(dict.fromkeys(ch.heading_path[-1] for ch in note.chunks if ch.heading_path))[:12]
+    parts = [note.title, *note.aliases, note.description, " / ".join(heads), note.chunks[0].content[:opening]]
+    return "\n".join(p for p in parts if p)
 
 
 def main() -> None:
@@ -56,6 +65,11 @@ def main() -> None:
 
     emb = default_embedder()
     cfg = IndexConfig()
+    names = a.recipes.split(",")
+    cuts = {int(n.split("@")[1]) for n in names if "@" in n}
+    if len(cuts) > 1:
+        raise SystemExit("one opening cut per run")
+    opening = cuts.pop() if cuts else None
     for lang in ("en", "ja"):
         src = a.index_dir / f"{lang}.sqlite"
         idx = Index(src, create=False)
@@ -70,13 +84,13 @@ def main() -> None:
                 "SELECT v.embedding FROM chunks c JOIN vec_chunks v ON v.rowid = c.id "
                 "WHERE c.doc_id = ? ORDER BY c.ordinal", (doc_id,))]
             ids.append(doc_id)
-            summaries.append(store.note_text(note))
+            summaries.append(store.note_text(note) if opening is None else _summary(note, opening))
             firsts.append(rows[0])
             means.append(np.mean(rows, axis=0))
         idx.close()
         tokens = sum(emb.count_tokens(s) for s in summaries)
         chunk_tokens = None
-        for name in a.recipes.split(","):
+        for name in names:
             dst = a.out / name
             dst.mkdir(parents=True, exist_ok=True)
             for suffix in ("", "-wal", "-shm"):
@@ -93,7 +107,7 @@ def main() -> None:
                 chunk_tokens = sum(emb.count_tokens(store.embed_text(ctx, content))
                                    for ctx, content in out.conn.execute("SELECT context, content FROM chunks"))
             out.close()
-            views = {"passage": 1, "two-views": 2}.get(name, 1)
+            views = 2 if name.startswith("two-views") else 1
             print(f"{lang} {name:<12} notes {len(ids)}  summary tokens embedded {views * tokens} "
                   f"({views * tokens / chunk_tokens:.1%} of the chunks' {chunk_tokens})")
 

@@ -29,6 +29,13 @@ def _unit(m: np.ndarray) -> np.ndarray:
     return m / np.maximum(np.linalg.norm(m, axis=1, keepdims=True), 1e-12)
 
 
+def _first(emb, note) -> np.ndarray:
+    from groove.index import store
+
+    ch = note.chunks[0]
+    return emb.embed_passages([store.embed_text(ch.context, ch.content)])[0]
+
+
 def views(emb, notes) -> dict[str, np.ndarray]:
     from groove.index import store
 
@@ -37,7 +44,8 @@ def views(emb, notes) -> dict[str, np.ndarray]:
     p = emb.embed_passages(summ)
     q = emb.embed_queries(summ)
     return {
-        "passage (shipped)": store.note_vectors(emb, summ),
+        "passage (ADR 0128)": p,
+        "query+first chunk (shipped)": store.note_vectors(emb, summ, np.stack([_first(emb, n) for n in notes])),
         "query": q,
         "folder+passage": emb.embed_passages(folder),
         "mean (ADR 0077)": _unit(p + q),

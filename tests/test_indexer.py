@@ -252,7 +252,14 @@ def _note_vectors(rt) -> dict[str, np.ndarray]:
     return {p: np.frombuffer(b, dtype=np.float32) for p, b in rows}
 
 
-def test_a_note_vector_is_its_summary_embedded_as_a_passage(vault, tiny_model_path, tmp_path):
+def _first_chunk_vector(rt, path: str) -> np.ndarray:
+    (b,) = rt.index.conn.execute(
+        "SELECT v.embedding FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN vec_chunks v ON v.rowid = c.id "
+        "WHERE d.path = ? ORDER BY c.ordinal LIMIT 1", (path,)).fetchone()
+    return np.frombuffer(b, dtype=np.float32)
+
+
+def test_a_note_vector_is_the_mean_of_its_summarys_query_view_and_its_first_chunk(vault, tiny_model_path, tmp_path):
     emb = _two_view_embedder(tiny_model_path)
     rt = make_runtime(vault, emb, tmp_path)
     service.reindex(rt)
@@ -261,10 +268,12 @@ def test_a_note_vector_is_its_summary_embedded_as_a_passage(vault, tiny_model_pa
     text = note_text(note)
     p, q = emb.embed_passages([text])[0], emb.embed_queries([text])[0]
     assert not np.allclose(p, q, atol=1e-3)  # the views really differ
-    np.testing.assert_allclose(_note_vectors(rt)["b.md"], p, atol=1e-6)  # one view, not their mean (ADR 0128)
+    m = q + _first_chunk_vector(rt, "b.md")
+    # One summary embedding (the query view) and the stored first chunk (ADR 0142).
+    np.testing.assert_allclose(_note_vectors(rt)["b.md"], m / np.linalg.norm(m), atol=1e-5)
 
 
-@pytest.mark.parametrize("recipe,view", [(2, "query"), (3, "mean")])
+@pytest.mark.parametrize("recipe,view", [(2, "passage"), (3, "mean"), (4, "passage")])
 def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembedding_chunks(
         vault, tiny_model_path, tmp_path, recipe, view):
     emb = _two_view_embedder(tiny_model_path)
@@ -279,8 +288,8 @@ def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembeddi
         for doc_id, path in list(c.execute("SELECT id, path FROM documents")):
             note = parse_note(path, (vault / path).read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
                               count_tokens=emb.count_tokens)
-            q = emb.embed_queries([note_text(note)])[0]
-            stale = q if view == "query" else (q + shipped[path]) / np.linalg.norm(q + shipped[path])
+            p, q = emb.embed_passages([note_text(note)])[0], emb.embed_queries([note_text(note)])[0]
+            stale = p if view == "passage" else (q + p) / np.linalg.norm(q + p)
             c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
             c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
                       (doc_id, np.asarray(stale, dtype=np.float32).tobytes()))

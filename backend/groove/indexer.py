@@ -112,9 +112,9 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
 
 def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
                          emit: Progress | None = None) -> int:
-    """Recipes 2 and 3 differ from this one only in how note vectors are made
-    (ADR-0077, ADR-0128): re-make those from the notes on disk instead of
-    asking for a full --rebuild.
+    """Recipes 2 to 4 differ from this one only in how note vectors are made
+    (ADR-0077, ADR-0128, ADR-0142): re-make those from the notes on disk and
+    the stored chunk vectors instead of asking for a full --rebuild.
 
     Returns the number of notes upgraded. Idempotent: the recipe is raised
     only after every note is done, so a killed upgrade starts over. A note
@@ -128,7 +128,7 @@ def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: Index
     docs = list(idx.conn.execute("SELECT id, path FROM documents ORDER BY id"))
     done = 0
     for start in range(0, len(docs), EMBED_BATCH_CHUNKS):
-        ids, texts = [], []
+        ids, texts, firsts = [], [], []
         for doc_id, path in docs[start:start + EMBED_BATCH_CHUNKS]:
             data, _, _ = read_regular_file(vault / path, cfg.max_file_bytes)
             if data is None:
@@ -137,10 +137,12 @@ def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: Index
                 note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
             except Exception:  # noqa: BLE001 - the main pass reports it
                 continue
-            if note.chunks:
+            first = store.first_chunk_vector(idx, doc_id)
+            if note.chunks and first is not None:
                 ids.append(doc_id)
                 texts.append(store.note_text(note))
-        vecs = store.note_vectors(embedder, texts) if texts else []
+                firsts.append(first)
+        vecs = store.note_vectors(embedder, texts, np.array(firsts)) if texts else []
         with idx.atomic() as c:
             for doc_id, v in zip(ids, vecs):
                 c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
@@ -276,7 +278,9 @@ def _index_vault(
         texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in batch for ch in n.chunks]
         vecs = embedder.embed_passages(texts) if texts else None
         notes = [store.note_text(n) for _, n, *_ in batch if n.chunks]
-        note_vecs = store.note_vectors(embedder, notes) if notes else None
+        starts = np.cumsum([0] + [len(n.chunks) for _, n, *_ in batch])[:-1]
+        firsts = [vecs[at] for at, (_, n, *_) in zip(starts, batch) if n.chunks] if vecs is not None else []
+        note_vecs = store.note_vectors(embedder, notes, np.array(firsts)) if notes else None
         return vecs, note_vecs
 
     def store_batch(batch: list[tuple[NoteFile, ParsedNote, int, int, str]],
