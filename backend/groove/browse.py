@@ -16,6 +16,7 @@ from .errors import InvalidArgument, NoteNotFound
 from .index import listing
 from .index.notes import note_names
 from .runtime import Runtime
+from .vault.gate import read_rules
 from .vault.links import strip_md
 
 MAX_PAGE = 200
@@ -91,7 +92,8 @@ def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]
     key = strip_md(posixpath.basename(wanted.strip().strip("/"))).casefold()
     if not key:
         return []
-    names = note_names(rt.index)
+    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
+    names = [d for d in note_names(rt.index) if not rules.skips(d.path)]
     by_stem: dict[str, list[str]] = {}
     for d in names:
         by_stem.setdefault(strip_md(posixpath.basename(d.path)).casefold(), []).append(d.path)

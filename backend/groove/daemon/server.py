@@ -422,6 +422,8 @@ class Daemon:
         st = service.index_status(self.rt)
         st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
+        # Why not, when it is not: the vault folder is gone or was replaced (ADR 0152).
+        st["watch_problem"] = getattr(self.watcher, "problem", None) if self.watcher is not None else "not watching"
         st["pending_changes"] = pending
         st["last_error"] = self.worker.last_error
         return st

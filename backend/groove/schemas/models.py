@@ -291,6 +291,8 @@ class IndexStatus(Result):
     progress: IndexProgress | None
     index_path: str
     watching: bool = False
+    watch_problem: str | None = None
+    """Why the daemon is not watching the vault (its folder is gone or was replaced), or null"""
     pending_changes: NonNeg = 0
     warnings: list[str] = []
     skipped: list[Skipped] = []
