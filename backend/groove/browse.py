@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from . import notes
+from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument, NoteNotFound
 from .index import listing
 from .index.notes import note_names
@@ -55,6 +56,10 @@ def list_notes(
     if sort not in listing.SORTS:
         raise InvalidArgument(f"'sort' must be one of {', '.join(listing.SORTS)}, got {sort!r}", param="sort")
     offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
+    for name, v, most in (("folder", folder, MAX_PATH_CHARS), ("glob", glob, MAX_PATTERN_CHARS),
+                          ("tag", tag, MAX_PATTERN_CHARS)):
+        if isinstance(v, str) and len(v) > most:  # the bound table (bounds.py), for callers of the core
+            raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
         rows, total = listing.list_notes(rt.index, folder=folder, glob=glob, tag=tag, date_from=date_from,
                                          date_to=date_to, sort=sort, offset=offset, limit=limit)

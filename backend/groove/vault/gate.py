@@ -23,11 +23,12 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..bounds import MAX_PATH_CHARS
 from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault, clip
 from .scan import IGNORE_FILE, LEFT_OUT_BY_RULES, IgnoreRules, ignore_rules
 
 NAME_MAX = 255  # bytes in one file name: ext4, APFS (in UTF-8), NTFS (in UTF-16 units, fewer)
-MAX_PATH = 4096
+MAX_PATH = MAX_PATH_CHARS
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
