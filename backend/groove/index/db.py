@@ -29,6 +29,7 @@ import sqlite_vec
 
 from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
 from ..paths import make_private_dirs, tighten_file
+from ..vault.encoding import nfc
 from . import schema, shortcjk
 from .vectors import VectorCache
 from .word_index import WordPostingsCache
@@ -98,6 +99,8 @@ class Index:
         c.enable_load_extension(True)
         c.load_extension(sqlite_vec.loadable_path())
         c.enable_load_extension(False)
+        # nfc(x): names, globs and tags compare in one Unicode form (vault/encoding.py, issue 35 F5).
+        c.create_scalar_function("nfc", lambda x: nfc(x) if isinstance(x, str) else x, 1, deterministic=True)
         c.setbusytimeout(30_000)
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=NORMAL")
