@@ -41,7 +41,7 @@ from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
+from .vault.scan import UNREADABLE, NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
 
 log = logging.getLogger("groove.indexer")
 
@@ -370,6 +370,8 @@ def _index_vault(
         data, reason, size, mtime = _read(nf, cfg)
         if data is None:
             run.skip(nf.path, reason or "unreadable", nf)
+            if reason == UNREADABLE and nf.path in known and store.delete_doc(idx, nf.path):
+                summary.deleted.append(nf.path)  # its old text must not stay searchable (ADR 0150)
             done += 1
             continue
         nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read

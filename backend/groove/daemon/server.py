@@ -358,7 +358,10 @@ class Connection:
                 self.reply_error(rid, err)
             else:
                 self.reply(rid, result)
-        log.debug("%s: %s in %.1f ms", self.peer, method, (time.perf_counter() - t0) * 1000)
+        # `serve --verbose`: one line a request, without its params (a query or a
+        # note's text is the user's, not the log's).
+        log.debug("%s (%s): %s %s in %.1f ms", self.peer, self.client_name or "unnamed client", method,
+                  "ok" if err is None else f"error {err.code}", (time.perf_counter() - t0) * 1000)
         if done:
             self.close_when_drained()
 

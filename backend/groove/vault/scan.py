@@ -119,6 +119,7 @@ THROUGH_LINKED_FOLDER = ("a path through the symlinked folder '{folder}', which 
 LINK_TO_LEFT_OUT = ("a symlink to a note the vault's rules leave out (.grooveignore, hidden or tool "
                     "folders): not indexed")
 LINK_LEAVES = "symlink pointing outside the vault (not followed)"
+UNREADABLE = "unreadable (permission denied): not in search until it can be read"
 
 
 def ignore_rules(vault: Path) -> IgnoreRules:
@@ -183,7 +184,7 @@ def read_regular_file(path: Path, max_bytes: int) -> tuple[bytes | None, os.stat
     except FileNotFoundError:
         return None, None, "deleted while indexing"
     except PermissionError:
-        return None, None, "unreadable (permission denied)"
+        return None, None, UNREADABLE
     except OSError as e:
         return None, None, _os_reason(e)
     try:
@@ -278,6 +279,11 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
             reason = not_regular_reason(st.st_mode)
             if reason:
                 skipped.append(Skipped(rel, reason))
+                continue
+            if not os.access(p, os.R_OK):
+                # As a folder that cannot be read: its notes leave search. A stat
+                # unchanged by chmod must not keep the old text searchable (ADR 0150).
+                skipped.append(Skipped(rel, UNREADABLE))
                 continue
             notes.append(NoteFile(rel, p, st.st_size, st.st_mtime_ns))
 
