@@ -20,6 +20,7 @@ import errno
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ from .word_postings import WordPostings
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 ROWS_VERSION_GAP = 1 << 32  # more row changes than any writer makes while one copy waits
+COPY_PATIENCE_S = 120.0  # a rebuild's copy waits this long for other writers to let go
 
 
 @contextlib.contextmanager
@@ -295,13 +297,22 @@ class Index:
         # had, even if this index's writers move it on while the copy waits.
         with other.atomic():
             other.set_meta("rows_version", str(max(mine, theirs) + ROWS_VERSION_GAP))
-        try:
-            with self.write_lock:
-                dest = self.conn
-                with dest.backup("main", other.conn, "main") as b:
-                    b.step(-1)  # every page in one step: one transaction
-        except apsw.Error as e:
-            raise self.write_failure(e) from e
+        deadline = time.monotonic() + COPY_PATIENCE_S
+        while True:
+            try:
+                with self.write_lock:
+                    dest = self.conn
+                    with dest.backup("main", other.conn, "main") as b:
+                        b.step(-1)  # every page in one step: one transaction
+                return
+            except (apsw.BusyError, apsw.LockedError) as e:
+                # Another writer (a daemon's watcher) holds the index: a whole
+                # rebuild must not be thrown away for a moment's lock.
+                if time.monotonic() > deadline:
+                    raise self.write_failure(e) from e
+                time.sleep(0.05)
+            except apsw.Error as e:
+                raise self.write_failure(e) from e
 
     def counts(self) -> tuple[int, int]:
         d = self.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
