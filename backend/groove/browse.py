@@ -97,8 +97,7 @@ def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]
     key = strip_md(posixpath.basename(wanted.strip().strip("/"))).casefold()
     if not key:
         return []
-    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
-    names = [d for d in note_names(rt.index) if not rules.skips(d.path)]
+    names = note_names(rt.index)
     by_stem: dict[str, list[str]] = {}
     for d in names:
         by_stem.setdefault(strip_md(posixpath.basename(d.path)).casefold(), []).append(d.path)
@@ -109,7 +108,8 @@ def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]
         out += by_stem[stem]
     if len(out) < n:  # a word of the name: 'Hotkeys' for 'Obsidian hotkeys.md'
         out += [p for s, ps in by_stem.items() if len(key) >= 3 and key in s for p in ps]
-    return list(dict.fromkeys(out))[:n]
+    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
+    return [p for p in dict.fromkeys(out) if not rules.skips(p)][:n]
 
 
 def get_document(rt: Runtime, path: str, line_start: int | None = None, line_end: int | None = None,
