@@ -12,10 +12,12 @@ import time
 from typing import Any
 
 from . import notes
+from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument, NoteNotFound
 from .index import listing
 from .index.notes import note_names
 from .runtime import Runtime
+from .vault.gate import read_rules
 from .vault.links import strip_md
 
 MAX_PAGE = 200
@@ -54,6 +56,10 @@ def list_notes(
     if sort not in listing.SORTS:
         raise InvalidArgument(f"'sort' must be one of {', '.join(listing.SORTS)}, got {sort!r}", param="sort")
     offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
+    for name, v, most in (("folder", folder, MAX_PATH_CHARS), ("glob", glob, MAX_PATTERN_CHARS),
+                          ("tag", tag, MAX_PATTERN_CHARS)):
+        if isinstance(v, str) and len(v) > most:  # the bound table (bounds.py), for callers of the core
+            raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
         rows, total = listing.list_notes(rt.index, folder=folder, glob=glob, tag=tag, date_from=date_from,
                                          date_to=date_to, sort=sort, offset=offset, limit=limit)
@@ -102,7 +108,8 @@ def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]
         out += by_stem[stem]
     if len(out) < n:  # a word of the name: 'Hotkeys' for 'Obsidian hotkeys.md'
         out += [p for s, ps in by_stem.items() if len(key) >= 3 and key in s for p in ps]
-    return list(dict.fromkeys(out))[:n]
+    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
+    return [p for p in dict.fromkeys(out) if not rules.skips(p)][:n]
 
 
 def get_document(rt: Runtime, path: str, line_start: int | None = None, line_end: int | None = None,

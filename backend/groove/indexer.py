@@ -33,15 +33,15 @@ import numpy as np
 
 from . import __version__
 from .config import IndexConfig
-from .errors import EmbedderMismatch, ModelFailed
+from .errors import EmbedderMismatch, IndexWriteFailed, ModelFailed
 from .index import calibration, store
-from .index.db import Index
+from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
+from .vault.scan import UNREADABLE, NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
 
 log = logging.getLogger("groove.indexer")
 
@@ -102,7 +102,8 @@ def _failure(what: str, e: BaseException) -> str:
 
 
 def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -> None:
-    """Make sure the index and the embedder agree; --rebuild starts over."""
+    """Make sure the index and the embedder agree; --rebuild starts over
+    (on the fresh index built aside, so clearing it costs nothing)."""
     if rebuild:
         store.clear_all(idx)
     idx.check_embedder(embedder.model_id, embedder.dim, recipe=store.EMBED_RECIPE)
@@ -192,9 +193,48 @@ def index_vault(
     hold = getattr(embedder, "holding_outputs", None)
     try:
         with hold() if hold else contextlib.nullcontext():
-            return _index_vault(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
+            if rebuild:
+                return _rebuild_aside(vault, idx, embedder, cfg, progress)
+            return _index_vault(vault, idx, embedder, cfg, rebuild=False, only=only, progress=progress)
     except apsw.Error as e:
         raise idx.write_failure(e) from e
+
+
+def aside_path(idx: Index) -> Path:
+    """Where a rebuild of ``idx`` is built before it replaces the index."""
+    return idx.path.with_name(idx.path.name + ".rebuild")
+
+
+def _rebuild_aside(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
+                   progress: Progress | None) -> IndexSummary:
+    """``--rebuild`` (ADR 0151): build a new index in a file beside this
+    one, then copy it over the index in one transaction. Searches, in this
+    process or a daemon's, keep getting the old results until the new index
+    commits; a rebuild killed at any point leaves the old index serving
+    (its half-built file is removed by the next rebuild). Notes edited
+    while it built are caught by an incremental pass after the copy."""
+    aside = aside_path(idx)
+    with exclusive_lock(aside.with_name(aside.name + ".lock")) as mine:
+        if not mine:
+            raise IndexWriteFailed(f"another `groove index --rebuild` of {idx.path} is running; "
+                                   "wait for it to finish (its result replaces the index)")
+        remove_index_files(aside)  # a killed rebuild's half-built file
+        new = Index(aside)
+        try:
+            try:
+                summary = _index_vault(vault, new, embedder, cfg, rebuild=True, only=None, progress=progress)
+            except apsw.Error as e:
+                raise new.write_failure(e) from e
+            idx.replace_with(new)
+        finally:
+            new.close()
+            remove_index_files(aside)
+    later = _index_vault(vault, idx, embedder, cfg, rebuild=False, only=None, progress=None)
+    summary.indexed = list(dict.fromkeys(summary.indexed + later.indexed))
+    summary.deleted += later.deleted
+    summary.renamed += later.renamed
+    summary.chunks_embedded += later.chunks_embedded
+    return summary
 
 
 class _Run:
@@ -334,6 +374,8 @@ def _index_vault(
         data, reason, size, mtime = _read(nf, cfg)
         if data is None:
             run.skip(nf.path, reason or "unreadable", nf)
+            if reason == UNREADABLE and nf.path in known and store.delete_doc(idx, nf.path):
+                summary.deleted.append(nf.path)  # its old text must not stay searchable (ADR 0150)
             done += 1
             continue
         nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read

@@ -97,7 +97,12 @@ def _find_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
         if not rel.lower().endswith(".md"):
             raise NoteNotFound(f"'{rel}' is not a Markdown note (only .md files can be read)")
         return full, rel
-    hit = _names(rt.index).lookup(rel)
+    hits = _names(rt.index).lookup_all(rel)
+    if len(hits) > 1:  # 'README.md' for 'Readme.md' and 'readme.md': which one is not ours to guess
+        raise NoteNotFound(f"'{rel}' matches {len(hits)} notes that differ only in case or Unicode form: "
+                           + ", ".join(repr(h.path) for h in sorted(hits, key=lambda h: h.path))
+                           + "; pass one of them exactly")
+    hit = hits[0] if hits else None
     if hit is not None:
         f2, r2 = safe_path(rt.vault, hit.path)
         if f2.is_file():

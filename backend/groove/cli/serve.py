@@ -27,7 +27,8 @@ def _vault(vault: Path | None) -> Path:
 @click.option("--status", "status", is_flag=True, help="Is a daemon running for the vault? (exit 0 if so, 1 if not)")
 @click.option("--stop", "stop", is_flag=True, help="Stop the vault's daemon (SIGTERM, wait, clean up).")
 @click.option("--json", "as_json", is_flag=True, help="With --status: print JSON.")
-@click.option("--verbose", is_flag=True, help="Log every request (debug level).")
+@click.option("--verbose", is_flag=True,
+              help="Log every request: client, method, outcome and time (never the query or note text).")
 @click.option("--detached-child", is_flag=True, hidden=True)
 @yes_option
 def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bool, as_json: bool,
@@ -57,7 +58,7 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
             f"groove serve is already running for {v} (pid {st.get('pid', '?')}, "
             f"{st.get('transport', 'unix')} {st.get('address', '')}); stop it with `groove serve --stop`")
     t0 = time.perf_counter()
-    info = discovery.start_detached(v, index_path=index_path, model=model)
+    info = discovery.start_detached(v, index_path=index_path, model=model, verbose=verbose)
     f = discovery.files_for(v)
     click.echo(f"groove serve running for {v} (pid {info['pid']}, {info['transport']} {info['address']}) "
                f"in {time.perf_counter() - t0:.1f}s; log: {f.log}")

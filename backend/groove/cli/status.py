@@ -32,6 +32,8 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_d
         doing = "indexing" if st.get("indexing") else "idle"
         click.echo(f"{'daemon':>16}: {doing}, {'watching' if st['watching'] else 'not watching'} the vault"
                    + (f", {queued} changes queued" if queued else ""))
+        if st.get("watch_problem"):
+            click.echo(f"{'not watching':>16}: {st['watch_problem']}")
         if st.get("last_error"):
             click.echo(f"{'last error':>16}: {st['last_error']}")
     wi = st.get("word_index") or {}

@@ -230,12 +230,14 @@ def open_log(path: Path) -> IO[bytes]:
     return os.fdopen(fd, "ab")
 
 
-def _child_cmd(vault: Path, index_path: Path | None, model: str | None) -> list[str]:
+def _child_cmd(vault: Path, index_path: Path | None, model: str | None, verbose: bool = False) -> list[str]:
     cmd = [sys.executable, "-m", "groove.daemon", "--vault", str(vault)]
     if index_path:
         cmd += ["--index", str(index_path)]
     if model:
         cmd += ["--model", str(model)]
+    if verbose:
+        cmd.append("--verbose")
     return cmd
 
 
@@ -245,9 +247,11 @@ def start_detached(
     index_path: Path | None = None,
     model: str | None = None,
     timeout: float = 120.0,
+    verbose: bool = False,
 ) -> dict[str, Any]:
     """Start a daemon in the background (if none runs) and wait until it
-    answers an authenticated hello. Returns connect_info()."""
+    answers an authenticated hello; ``verbose``: it logs every request.
+    Returns connect_info()."""
     vault = check_vault(vault)
     files = files_for(vault)
     if is_locked(vault):
@@ -259,7 +263,7 @@ def start_detached(
         kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
     else:
         kwargs["start_new_session"] = True  # survives the terminal / the editor that started it
-    proc = subprocess.Popen(_child_cmd(vault, index_path, model), **kwargs)
+    proc = subprocess.Popen(_child_cmd(vault, index_path, model, verbose), **kwargs)
     logf.close()
     return wait_ready(vault, timeout=timeout, proc=proc)
 

@@ -13,6 +13,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
 from ..errors import (
     BadQuery,
     EmbedderMismatch,
@@ -26,7 +27,6 @@ from ..errors import (
 )
 
 PROTOCOL_VERSION = 1
-MAX_REQUEST_BYTES = 1 << 20  # one request line, newline excluded
 
 # JSON-RPC 2.0 codes, then groove's own (-32000..-32099 are "server errors").
 PARSE_ERROR = -32700

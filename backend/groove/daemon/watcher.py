@@ -19,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import queue
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +38,8 @@ log = logging.getLogger("groove.daemon.watcher")
 MAX_WAIT_FACTOR = 10  # a never-quiet vault still gets indexed every 10 × debounce
 PROGRESS_INTERVAL_S = 0.1  # index.progress at most ~10/s (plus every phase change)
 RESTART_MAX_WAIT_S = 30.0  # a watch that keeps failing is retried at least this often
+ROOT_CHECK_S = 1.0  # a running watch checks this often that the vault folder is the one it watches
+GONE_POLL_S = 1.0  # a vault folder that is gone is looked for this often
 
 
 @dataclass
@@ -207,7 +210,14 @@ def is_note_name(name: str) -> bool:
 
 
 class VaultWatcher:
-    """Native file events → debounced batches of note paths → IndexWorker."""
+    """Native file events → debounced batches of note paths → IndexWorker.
+
+    The watch is on the vault folder as it was when the watch began: a
+    folder deleted, or moved away and made again (a sync tool, `git
+    checkout`, ``mv V V.old; mkdir V``), is noticed within ``ROOT_CHECK_S``.
+    While it is gone, ``running`` is False and ``problem`` says why; it is
+    looked for every ``GONE_POLL_S``, and once back it is watched again and
+    rescanned, so notes deleted with the old folder leave search (ADR 0152)."""
 
     def __init__(self, rt: Runtime, worker: IndexWorker, *, debounce_ms: int | None = None) -> None:
         self.rt = rt
@@ -219,6 +229,7 @@ class VaultWatcher:
         self.batches = 0
         self.restarts = 0  # times the native watch failed and was started again
         self.running = False
+        self.problem: str | None = None  # why the vault is not watched now, or None
         self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
         self._batch_thread = threading.Thread(target=self._batch, name="groove-batch", daemon=True)
 
@@ -232,6 +243,20 @@ class VaultWatcher:
         self._events.put(None)
         self.running = False
 
+    def _folder(self) -> tuple[int, int] | None:
+        """The vault folder's identity (device, inode), or None when there is no folder there."""
+        try:
+            st = os.stat(self.vault)
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+    def _lost(self, why: str) -> None:
+        if self.problem != why:
+            log.warning("%s", why)
+        self.running = False
+        self.problem = why
+
     def _watch(self) -> None:
         import watchfiles
 
@@ -239,23 +264,45 @@ class VaultWatcher:
             return _rel(self.vault, path) is not None
 
         failures = 0
-        rescan = False  # after a failure: rescan once the new watch is known to be up
+        rescan = False  # after a failure or a lost folder: rescan once the new watch is known to be up
         while not self._stop.is_set():
+            folder = self._folder()
+            if folder is None:
+                self._lost(f"the vault folder {self.vault} is gone (deleted or moved); "
+                           "it is watched and reindexed again as soon as it is back")
+                rescan = True
+                if self._stop.wait(GONE_POLL_S):
+                    break
+                continue
+            replaced = False
             try:
                 # step: how long watchfiles waits for more events before yielding;
                 # our own quiet-period debounce (in _batch) does the coalescing.
+                # rust_timeout: an empty yield this often, to check the folder is still the one watched.
                 for changes in watchfiles.watch(
                     self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
                     stop_event=self._stop, force_polling=False, raise_interrupt=False,
-                    ignore_permission_denied=True, yield_on_timeout=rescan, rust_timeout=200 if rescan else 5000,
+                    ignore_permission_denied=True, yield_on_timeout=True,
+                    rust_timeout=int(ROOT_CHECK_S * 1000),
                 ):
+                    if self._folder() != folder:
+                        replaced = True  # events from here on may be the old folder's
+                        break
                     if rescan:  # the watch is up (it yielded): nothing from now on is missed
                         rescan = False
+                        if self.problem:
+                            log.info("watching %s again; rescanning it", self.vault)
+                        self.running, self.problem = True, None
                         self.worker.submit_full()
                     if changes:
                         failures = 0
                         self._events.put(changes)
-                break
+                if not replaced:
+                    break
+                if self._folder() is not None:  # gone: the loop's first check says so
+                    self._lost(f"the vault folder {self.vault} was replaced (deleted or moved, and made again); "
+                               "watching the new one and reindexing it")
+                rescan = True
             except Exception as e:  # noqa: BLE001
                 # One odd file must not end live indexing: watchfiles raises on
                 # a name that is not UTF-8, for one. Watch again (backing off if

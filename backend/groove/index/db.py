@@ -20,6 +20,7 @@ import errno
 import json
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,12 +30,46 @@ import sqlite_vec
 
 from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
 from ..paths import make_private_dirs, tighten_file
+from ..vault.encoding import nfc
 from . import schema, shortcjk
 from .vectors import VectorCache
 from .word_index import WordPostingsCache
 from .word_postings import WordPostings
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
+ROWS_VERSION_GAP = 1 << 32  # more row changes than any writer makes while one copy waits
+COPY_PATIENCE_S = 120.0  # a rebuild's copy waits this long for other writers to let go
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path) -> Iterator[bool]:
+    """Hold an exclusive lock on ``path`` (created 0600) while the block
+    runs; yields False, holding nothing, when another process holds it.
+    The OS drops the lock with the process, so a killed holder frees it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            if os.name == "nt":  # pragma: no cover - Windows
+                import msvcrt
+
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            else:
+                import fcntl
+
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
+def remove_index_files(path: Path) -> None:
+    """Delete an index file and its side files (missing ones are fine)."""
+    for p in (path, *(path.with_name(path.name + s) for s in SIDE_FILES)):
+        with contextlib.suppress(FileNotFoundError):
+            p.unlink()
 
 
 class Index:
@@ -66,6 +101,8 @@ class Index:
         c.enable_load_extension(True)
         c.load_extension(sqlite_vec.loadable_path())
         c.enable_load_extension(False)
+        # nfc(x): names, globs and tags compare in one Unicode form (vault/encoding.py, issue 35 F5).
+        c.create_scalar_function("nfc", lambda x: nfc(x) if isinstance(x, str) else x, 1, deterministic=True)
         c.setbusytimeout(30_000)
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=NORMAL")
@@ -245,6 +282,37 @@ class Index:
                 json.dumps({"model_id": model_id, "dim": dim, "file_hash": file_hash, "recipe": recipe}),
             )
             schema.create_vec_table(self.conn, dim)
+
+    def replace_with(self, other: Index) -> None:
+        """Make this index a copy of ``other`` in one write transaction (the
+        SQLite backup API, ADR 0151): every reader, in this process or
+        another, sees the old rows until the copy commits and the new rows
+        after, never a mix and never an empty index. A process killed
+        during the copy leaves the old index (the uncommitted WAL frames
+        are ignored)."""
+        mine = int(schema.rows_version(self.conn) or 0)
+        theirs = int(schema.rows_version(other.conn) or 0)
+        # In-memory copies (vectors, word index, names) are keyed by
+        # rows_version: the new rows must never carry a value the old rows
+        # had, even if this index's writers move it on while the copy waits.
+        with other.atomic():
+            other.set_meta("rows_version", str(max(mine, theirs) + ROWS_VERSION_GAP))
+        deadline = time.monotonic() + COPY_PATIENCE_S
+        while True:
+            try:
+                with self.write_lock:
+                    dest = self.conn
+                    with dest.backup("main", other.conn, "main") as b:
+                        b.step(-1)  # every page in one step: one transaction
+                return
+            except (apsw.BusyError, apsw.LockedError) as e:
+                # Another writer (a daemon's watcher) holds the index: a whole
+                # rebuild must not be thrown away for a moment's lock.
+                if time.monotonic() > deadline:
+                    raise self.write_failure(e) from e
+                time.sleep(0.05)
+            except apsw.Error as e:
+                raise self.write_failure(e) from e
 
     def counts(self) -> tuple[int, int]:
         d = self.conn.execute("SELECT count(*) FROM documents").fetchone()[0]

@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..vault.encoding import nfc
 from .db import Index
 
 SORTS = {
@@ -39,6 +40,13 @@ def _tags(raw: str | None) -> list[str]:
         return []
 
 
+def _form(column: str, arg: str) -> str:
+    """``column`` as compared with ``arg``: in NFC when the argument is not
+    ASCII (an ASCII argument matches an ASCII prefix in either form, and the
+    plain column keeps SQLite's index)."""
+    return column if arg.isascii() else f"nfc({column})"
+
+
 def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
@@ -62,13 +70,17 @@ def list_notes(
     frontmatter date, else the file's modification day (as search does)."""
     where: list[str] = []
     args: list[Any] = []
+    # Names, globs and tags compare in one Unicode form (NFC, issue 35 F5): a
+    # stored name that is not ASCII is normalised by SQL's nfc() (index/db.py).
     if folder:
-        where.append("d.path LIKE ? ESCAPE '\\'")
-        args.append(_like_escape(folder.strip("/")) + "/%")
+        f = nfc(folder.strip("/"))
+        where.append(f"{_form('d.path', f)} LIKE ? ESCAPE '\\'")
+        args.append(_like_escape(f) + "/%")
     if tag:
         # Compared case-folded without "#"; a parent tag takes its children (#a takes #a/b).
-        t = tag.lstrip("#").lower()
-        where.append("d.id IN (SELECT doc_id FROM tags WHERE lower(tag) = ? OR lower(tag) LIKE ? ESCAPE '\\')")
+        t = nfc(tag.lstrip("#").lower())
+        col = _form("lower(tag)", t)
+        where.append(f"d.id IN (SELECT doc_id FROM tags WHERE {col} = ? OR {col} LIKE ? ESCAPE '\\')")
         args += [t, _like_escape(t) + "/%"]
     day = "coalesce(substr(d.date, 1, 10), date(d.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
     if date_from:
@@ -86,8 +98,8 @@ def list_notes(
     if glob:  # gitignore semantics are not SQL's: filter here, then page
         import pathspec
 
-        spec = pathspec.GitIgnoreSpec.from_lines([glob])
-        rows = [r for r in c.execute(sql, args) if spec.match_file(r[0])]
+        spec = pathspec.GitIgnoreSpec.from_lines([nfc(glob)])
+        rows = [r for r in c.execute(sql, args) if spec.match_file(nfc(r[0]))]
         total, rows = len(rows), rows[offset:offset + limit]
     else:
         total = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone()[0]
@@ -99,10 +111,11 @@ def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
     """(tag, number of notes) for every tag, most used first."""
     where, args = "", []
     if prefix:
-        where, args = "WHERE lower(tag) LIKE ? ESCAPE '\\'", [_like_escape(prefix.lstrip("#").lower()) + "%"]
-    # Case-folded like the search's tag filter: #Work and #work are one tag.
+        where, args = "WHERE t LIKE ? ESCAPE '\\'", [_like_escape(nfc(prefix.lstrip("#").lower())) + "%"]
+    # Case-folded like the search's tag filter: #Work and #work are one tag, and so are its two Unicode forms.
     return [(t, int(n)) for t, n in idx.conn.execute(
-        f"SELECT lower(tag) AS t, count(DISTINCT doc_id) AS n FROM tags {where} GROUP BY t ORDER BY n DESC, t", args)]
+        f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT nfc(lower(tag)) AS t, doc_id FROM tags) {where} "
+        "GROUP BY t ORDER BY n DESC, t", args)]
 
 
 def newest_mtime_ns(idx: Index) -> int | None:

@@ -11,7 +11,9 @@ the vault, over its socket, and this process loads no model at all
 * ``tools.py``: the tools and the note resource, their LLM-facing
   descriptions, and how groove's errors become tool errors.
 * ``render.py``: the text each tool returns beside its structured content.
-* ``http.py``: stdio, and Streamable HTTP bound to loopback with the SDK's
+* ``stdio.py``: stdio, every line answered JSON-RPC's way, and the process
+  ended when its client closes stdin (ADR 0154).
+* ``http.py``: Streamable HTTP bound to loopback with the SDK's
   Host/Origin validation and an optional bearer token (ADR 0052).
 """
 

@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from ..bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from ..errors import GrooveError
 from ..schemas.models import MAX_INT, NotePage, ReindexSummary, Related, ResolvedLink, TagList
 from ..service import MAX_LIMIT
@@ -68,7 +69,7 @@ def register(mcp: MCPServer, state: Session) -> None:
         "target once; path null = the target does not exist). Pass a note `path`, or the `chunk_id` "
         "of a search hit to find notes similar to that passage only."))
     async def related_notes(
-        path: Annotated[str | None, Field(description="Vault-relative note path.")] = None,
+        path: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description="Vault-relative note path.")] = None,
         chunk_id: Annotated[int | None, Field(ge=-MAX_INT, le=MAX_INT,
                                               description="A search hit's chunk_id, instead of path.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes (1-50).")] = 10,
@@ -88,10 +89,10 @@ def register(mcp: MCPServer, state: Session) -> None:
         "line_range (then read it with get_document), exists, and anchor_found (false when the "
         "note exists but the heading or block does not)."))
     async def resolve_link(
-        link: Annotated[str, Field(min_length=1, description=(
+        link: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
             "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note#^abc123]]', "
             "or 'Note#Heading'."))],
-        from_path: Annotated[str | None, Field(description=(
+        from_path: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
     ) -> Annotated[CallToolResult, ResolvedLink]:
         await fresh(state)
@@ -104,9 +105,12 @@ def register(mcp: MCPServer, state: Session) -> None:
         "date, else the file's day); sort by path, title, modified (newest first) or date (newest "
         "first). Paged: total says how many match; pass next_offset as offset for the next page."))
     async def list_notes(
-        folder: Annotated[str | None, Field(description="Only notes in this folder, e.g. 'Projects'.")] = None,
-        glob: Annotated[str | None, Field(description="Only paths matching this glob (gitignore style).")] = None,
-        tag: Annotated[str | None, Field(description="Only notes with this tag ('#' optional).")] = None,
+        folder: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
+            "Only notes in this folder, e.g. 'Projects'."))] = None,
+        glob: Annotated[str | None, Field(max_length=MAX_PATTERN_CHARS, description=(
+            "Only paths matching this glob (gitignore style)."))] = None,
+        tag: Annotated[str | None, Field(max_length=MAX_PATTERN_CHARS, description=(
+            "Only notes with this tag ('#' optional)."))] = None,
         date_from: Day = None,
         date_to: Day = None,
         sort: Annotated[Literal["path", "title", "modified", "date"], Field(description="Order.")] = "path",
@@ -123,7 +127,8 @@ def register(mcp: MCPServer, state: Session) -> None:
         "optionally in one folder. Paged like list_notes."))
     async def recent_notes(
         days: Annotated[float, Field(gt=0, le=36500, description="How far back, in days (default 7).")] = 7,
-        folder: Annotated[str | None, Field(description="Only notes in this folder.")] = None,
+        folder: Annotated[str | None, Field(max_length=MAX_PATH_CHARS,
+                                            description="Only notes in this folder.")] = None,
         offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
         limit: PageLimit = 20,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
@@ -135,7 +140,8 @@ def register(mcp: MCPServer, state: Session) -> None:
         "The vault's tags (frontmatter and #inline, lower-cased) with how many notes carry each, "
         "most used first. Use a tag with list_notes(tag=...) or search(tags_any=[...])."))
     async def list_tags(
-        prefix: Annotated[str | None, Field(description="Only tags starting with this, e.g. 'project/'.")] = None,
+        prefix: Annotated[str | None, Field(max_length=MAX_PATTERN_CHARS, description=(
+            "Only tags starting with this, e.g. 'project/'."))] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many tags.")] = 100,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, TagList]:

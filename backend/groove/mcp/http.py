@@ -1,22 +1,18 @@
-"""MCP transports: stdio (lone surrogates made answerable on the way in),
-and Streamable HTTP bound to loopback with the SDK's Host/Origin validation
-and an optional bearer token (ADR 0052)."""
+"""MCP transports: stdio (stdio.py: every line answered, JSON-RPC's way), and
+Streamable HTTP bound to loopback with the SDK's Host/Origin validation and
+an optional bearer token (ADR 0052)."""
 
 from __future__ import annotations
 
 import hmac
-import io
-import json
 import socket
-import sys
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
-from ..errors import lone_surrogate_at
+from .stdio import serve_stdio
 
 
 def transport_security(host: str, port: int, extra_hosts: list[str] | None = None,
@@ -98,47 +94,4 @@ def serve_http(mcp: MCPServer, host: str, port: int, token: str | None,
     server.run(sockets=[sock])
 
 
-def serve_stdio(mcp: MCPServer) -> None:
-    """The SDK's stdio transport, reading lines through ``_WholeTextLines``."""
-    from mcp.server.stdio import stdio_server
-
-    async def run() -> None:
-        stdin = anyio.wrap_file(_WholeTextLines(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8",
-                                                                 errors="replace")))
-        async with stdio_server(stdin=stdin) as (read, write):
-            low = mcp._lowlevel_server  # what MCPServer.run_stdio_async runs
-            await low.run(read, write, low.create_initialization_options())
-
-    anyio.run(run)
-
-
-class _WholeTextLines:
-    """stdin, a line at a time, with any lone UTF-16 surrogate that JSON
-    escapes (``"\\ud800"``) replaced by U+FFFD. The SDK's JSON reader refuses
-    such a line without a word, so the call would never be answered (issue 15
-    D7); no note name or text can hold one anyway."""
-
-    def __init__(self, text: io.TextIOWrapper) -> None:
-        self._text = text
-
-    def readline(self) -> str:
-        line = self._text.readline()
-        if "\\ud" not in line.lower():
-            return line
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            return line  # not JSON: the SDK reports it as it would
-        if lone_surrogate_at(msg) is None:
-            return line
-        return json.dumps(_replace_lone_surrogates(msg), ensure_ascii=False) + "\n"
-
-
-def _replace_lone_surrogates(v: Any) -> Any:
-    if isinstance(v, str):
-        return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in v)
-    if isinstance(v, dict):
-        return {_replace_lone_surrogates(k): _replace_lone_surrogates(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_replace_lone_surrogates(x) for x in v]
-    return v
+__all__ = ["http_app", "serve_http", "serve_stdio", "transport_security"]

@@ -11,6 +11,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
+from ..bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..schemas.models import MAX_INT
 from ..service import MAX_LIMIT
 from ..tokens import json_tokens
@@ -28,6 +29,8 @@ from .render import render_document, render_documents, render_search
 from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
 
 MAX_BATCH = 20
+Pattern = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]  # a glob or a tag (bounds.py)
+NotePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
 def register(mcp: MCPServer, state: Session) -> None:
@@ -54,15 +57,18 @@ def register(mcp: MCPServer, state: Session) -> None:
         ),
     )
     async def search(
-        query: Annotated[str, Field(min_length=1, description="What to look for, in natural language.")],
+        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
+                                    description="What to look for, in natural language.")],
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of results (1-50).")] = 10,
         offset: Annotated[int, Field(ge=0, lt=MAX_LIMIT, description=(
             "Skip this many results (paging: pass the previous response's next_offset). "
             "offset + limit is at most 50."))] = 0,
-        path_globs: Annotated[list[str] | None, Field(description=(
+        path_globs: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
             "Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."))] = None,
-        tags_any: Annotated[list[str] | None, Field(description="Only notes with at least one of these tags.")] = None,
-        tags_all: Annotated[list[str] | None, Field(description="Only notes with all of these tags (no '#').")] = None,
+        tags_any: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
+            "Only notes with at least one of these tags."))] = None,
+        tags_all: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
+            "Only notes with all of these tags (no '#')."))] = None,
         date_from: Annotated[str | None, Field(description=(
             "Only notes dated on/after this day (YYYY-MM-DD, frontmatter date)."))] = None,
         date_to: Annotated[str | None, Field(description="Only notes dated on/before this day (YYYY-MM-DD).")] = None,
@@ -137,12 +143,12 @@ def register(mcp: MCPServer, state: Session) -> None:
         ),
     )
     async def get_document(
-        path: Annotated[str, Field(min_length=1, description=(
+        path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
             "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted)."))],
         line_start: Annotated[int | None, Field(ge=1, le=MAX_INT,
                                                 description="First line to return (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, le=MAX_INT, description="Last line to return (inclusive).")] = None,
-        heading: Annotated[str | None, Field(description=(
+        heading: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, BudgetedDocument]:
@@ -161,7 +167,7 @@ def register(mcp: MCPServer, state: Session) -> None:
         ),
     )
     async def get_documents(
-        paths: Annotated[list[str], Field(min_length=1, max_length=MAX_BATCH, description=(
+        paths: Annotated[list[NotePath], Field(min_length=1, max_length=MAX_BATCH, description=(
             "Vault-relative note paths, as returned by search or list_notes."))],
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
     ) -> Annotated[CallToolResult, DocumentsBatch]:

@@ -54,6 +54,10 @@ def _message(err: jsonschema.ValidationError) -> str:
         want = err.validator_value if err.validator == "type" else [s["type"] for s in err.validator_value]
         want = [_TYPE_NAMES.get(w, w) for w in (want if isinstance(want, list) else [want]) if w != "null"]
         return f"'{where}' must be {' or '.join(want)}, got {_describe(err.instance)}"
+    if err.validator in ("maxLength", "maxItems") and isinstance(err.instance, (str, list)):
+        # The bound table (bounds.py): say the bound, not the whole value back.
+        unit = "characters" if isinstance(err.instance, str) else "items"
+        return f"'{where}' has {len(err.instance):,} {unit}; at most {err.validator_value:,} are accepted"
     return f"'{where}': {err.message}"
 
 

@@ -21,6 +21,7 @@ from ..errors import InvalidArgument
 from ..index.chunks import chunks_of_notes_sql, filter_rows, notes_sql
 from ..index.db import Index
 from ..index.notes import documents_signature
+from ..vault.encoding import nfc
 from .params import Resolved
 
 
@@ -49,7 +50,7 @@ def _date(s: str, name: str) -> str:
 
 
 def _tag_match(doc_tags: AbstractSet[str], wanted: str) -> bool:
-    w = wanted.lstrip("#").lower()
+    w = nfc(wanted.lstrip("#").lower())
     return any(t == w or t.startswith(w + "/") for t in doc_tags)
 
 
@@ -70,7 +71,7 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
     if not applied:
         return Restriction(None, {})
     try:
-        spec = pathspec.GitIgnoreSpec.from_lines(r.path_globs) if r.path_globs else None
+        spec = pathspec.GitIgnoreSpec.from_lines([nfc(g) for g in r.path_globs]) if r.path_globs else None
     except ValueError as e:  # pathspec's GitWildMatchPatternError
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     notes = _filter_notes(idx)
@@ -112,8 +113,8 @@ def _filter_notes(idx: Index) -> _FilterNotes:
     ids, paths, tags, days = [], [], [], []
     for doc_id, path, tags_json, date, mtime_ns in filter_rows(idx):
         ids.append(int(doc_id))
-        paths.append(path)
-        tags.append(frozenset(t.lower() for t in json.loads(tags_json)))
+        paths.append(nfc(path))  # globs and tags are compared in one Unicode form (NFC)
+        tags.append(frozenset(nfc(t.lower()) for t in json.loads(tags_json)))
         days.append(date or _dt.datetime.fromtimestamp(mtime_ns / 1e9).date().isoformat())
     notes = _FilterNotes(key, ids, paths, tags, days, {})
     idx._filter_notes = notes  # type: ignore[attr-defined]

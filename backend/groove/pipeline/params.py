@@ -11,6 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..bounds import MAX_FILTER_ITEMS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..config import FusionConfig, SearchConfig
 from ..errors import InvalidArgument
 
@@ -106,7 +107,28 @@ def _check_unit(name: str, v: float) -> float:
     return v
 
 
+def check_bounds(p: SearchParams) -> None:
+    """The bound table (bounds.py), checked before any work: a surface that
+    calls the core directly (the CLI, a standalone MCP server) is bounded as
+    the daemon's schema bounds its callers."""
+    if not isinstance(p.query, str):
+        raise InvalidArgument(f"'query' must be a string, got {type(p.query).__name__}", param="query")
+    if len(p.query) > MAX_QUERY_CHARS:
+        raise InvalidArgument(f"'query' is {len(p.query):,} characters; at most {MAX_QUERY_CHARS:,} are accepted "
+                              "(search for its key sentences instead)", param="query")
+    for name in ("path_globs", "tags_any", "tags_all"):
+        items = getattr(p, name)
+        if len(items) > MAX_FILTER_ITEMS:
+            raise InvalidArgument(f"'{name}' has {len(items):,} items; at most {MAX_FILTER_ITEMS} are accepted",
+                                  param=name)
+        for it in items:
+            if not isinstance(it, str) or len(it) > MAX_PATTERN_CHARS:
+                raise InvalidArgument(f"each of '{name}' must be a string of at most {MAX_PATTERN_CHARS:,} "
+                                      "characters", param=name)
+
+
 def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None = None) -> Resolved:
+    check_bounds(p)
     warnings: list[str] = []
     limit = cfg.limit if p.limit is None else int(p.limit)
     if limit < 1:

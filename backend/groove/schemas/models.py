@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..notes import MAX_RELATED
 from ..types import SearchResponse
 from .annotations import LineRange
@@ -24,14 +25,9 @@ NonNeg = Annotated[int, Field(ge=0, le=MAX_INT)]
 Unit = Annotated[float, Field(ge=0, le=1)]
 Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
-MAX_QUERY_CHARS = 10_000
-# Bounds on what a caller may send (issue 15 D10/D11): generous for any real
-# vault (a path component is at most 255 bytes on every OS), small enough that
-# no argument costs more than its handling is worth.
-MAX_PATH_CHARS = 4_096
-MAX_FILTER_ITEMS = 100
-Glob = Annotated[str, Field(max_length=1_000)]
-Tag = Annotated[str, Field(max_length=1_000)]
+# Bounds on what a caller may send: one table for every surface (bounds.py).
+Glob = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
+Tag = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
 
 
 class Params(BaseModel):
@@ -112,9 +108,9 @@ class ReindexParams(Params):
 
 
 class ListNotesParams(Params):
-    folder: str | None = None
-    glob: str | None = None
-    tag: str | None = None
+    folder: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
+    glob: Glob | None = None
+    tag: Tag | None = None
     date_from: Date | None = None
     date_to: Date | None = None
     sort: Literal["path", "title", "modified", "date"] | None = None
@@ -124,13 +120,13 @@ class ListNotesParams(Params):
 
 class RecentNotesParams(Params):
     days: Annotated[float, Field(gt=0, le=36500)] | None = None
-    folder: str | None = None
+    folder: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
     offset: NonNeg | None = None
     limit: Annotated[int, Field(ge=1, le=200)] | None = None
 
 
 class ListTagsParams(Params):
-    prefix: str | None = None
+    prefix: Tag | None = None
     limit: Annotated[int, Field(ge=1, le=1000)] | None = None
 
 
@@ -291,6 +287,8 @@ class IndexStatus(Result):
     progress: IndexProgress | None
     index_path: str
     watching: bool = False
+    watch_problem: str | None = None
+    """Why the daemon is not watching the vault (its folder is gone or was replaced), or null"""
     pending_changes: NonNeg = 0
     warnings: list[str] = []
     skipped: list[Skipped] = []

@@ -12,9 +12,17 @@ as UTF-8, and its offsets are into that. Line numbers are the file's.
 from __future__ import annotations
 
 import codecs
+import unicodedata
 from dataclasses import dataclass
 
 UTF8_BOM = codecs.BOM_UTF8
+
+
+def nfc(name: str) -> str:
+    """A name, glob or tag in Unicode normal form C: what every comparison of
+    names compares (issue 35 F5). macOS writes file names decomposed (NFD),
+    a keyboard types them composed (NFC); 'résumé' is one name either way."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
 
 # Longest BOM first: UTF-32 LE starts with the UTF-16 LE mark.
 _BOMS: tuple[tuple[bytes, str, str], ...] = (

@@ -23,11 +23,12 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
+from ..bounds import MAX_PATH_CHARS
 from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault, clip
-from .scan import IGNORE_FILE, IgnoreRules, ignore_rules
+from .scan import IGNORE_FILE, LEFT_OUT_BY_RULES, IgnoreRules, ignore_rules
 
 NAME_MAX = 255  # bytes in one file name: ext4, APFS (in UTF-8), NTFS (in UTF-16 units, fewer)
-MAX_PATH = 4096
+MAX_PATH = MAX_PATH_CHARS
 
 _DRIVE = re.compile(r"^[A-Za-z]:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
@@ -137,18 +138,26 @@ def read_rules(vault: Path) -> IgnoreRules:
 
 def check_readable(vault: Path, full: Path, rel: str, rules: IgnoreRules | None = None) -> None:
     """Raise NoteNotFound when the indexer's rules leave out the file at
-    ``full`` (``rel``, from ``safe_path``), under any spelling that reaches it."""
+    ``full`` (``rel``, from ``safe_path``), under any spelling that reaches it:
+    one rule for "is this note part of the vault" (``IgnoreRules.why_left_out``),
+    asked of the name, of the name as the folders spell it, and of where its
+    symlinks lead."""
     root = Path(vault).resolve()
     rules = rules or read_rules(root)
-    names = {rel, on_disk_spelling(root, rel)}
+    names = [rel, on_disk_spelling(root, rel)]
     try:
         real = full.resolve().relative_to(root).as_posix()
     except (ValueError, OSError, RuntimeError):
         real = None
     if real and real != ".":
-        names |= {real, on_disk_spelling(root, real)}
-    if any(rules.skips(n) for n in names):
-        raise NoteNotFound(
-            f"'{rel}' is left out of the index by the vault's rules (.grooveignore, hidden or tool "
-            "folders), so it cannot be read"
-        )
+        names += [real, on_disk_spelling(root, real)]
+    reasons = [why for n in dict.fromkeys(names) if (why := rules.why_left_out(n)) is not None]
+    if not reasons:
+        return
+    if LEFT_OUT_BY_RULES in reasons:  # the file itself is left out: that is the reason, however it was reached
+        raise NoteNotFound(f"'{rel}' is left out of the index by the vault's rules (.grooveignore, hidden or tool "
+                           "folders), so it cannot be read")
+    why = reasons[0]
+    if why.startswith("a path through") and real and not rules.skips(real):
+        why += f"; read it as '{real}'"
+    raise NoteNotFound(f"'{rel}' cannot be read: it is {why}")

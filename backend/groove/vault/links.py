@@ -74,13 +74,19 @@ class NameIndex:
 
     def lookup(self, rel: str) -> NoteName | None:
         """The note a client means by ``rel``: exactly, or by folded path with or without '.md'."""
+        hits = self.lookup_all(rel)
+        return hits[0] if hits else None
+
+    def lookup_all(self, rel: str) -> list[NoteName]:
+        """Every note ``rel`` may mean: the exact one alone, else all those
+        whose folded path (case and Unicode form aside) is ``rel``'s."""
         if rel in self.docs:
-            return self.docs[rel]
+            return [self.docs[rel]]
         for cand in (rel, rel + ".md"):
             hit = self.by_path.get(fold(strip_md(cand)))
             if hit:
-                return hit[0]
-        return None
+                return list(hit)
+        return []
 
 
 def pick(cands: list[NoteName], from_folder: str | None) -> NoteName:

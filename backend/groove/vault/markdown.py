@@ -34,7 +34,7 @@ import mistletoe.block_token as bt
 import mistletoe.span_token
 
 from ..types import Chunk, Link, ParsedNote
-from .encoding import decode_note_bytes
+from .encoding import decode_note_bytes, nfc
 from .properties import as_list, iso_date, jsonable, load_frontmatter
 
 # Deeper block nesting (quotes, lists) than this is not handed to mistletoe,
@@ -243,7 +243,8 @@ def parse_links(text: str, first_line: int = 1) -> list[Link]:
 
 
 def parse_inline_tags(text: str) -> list[str]:
-    return [m.group(1) for m in _TAG.finditer(_strip_code(text))]
+    # In NFC: a decomposed '#élan' would end at its combining accent (not \w).
+    return [m.group(1) for m in _TAG.finditer(nfc(_strip_code(text)))]
 
 
 def parse_note(

@@ -53,11 +53,15 @@ def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:
 
 @dataclass(frozen=True)
 class IgnoreRules:
-    """What the walk leaves out, as predicates on vault-relative '/' paths:
-    hidden and tool folders, hidden files, and ``.grooveignore`` patterns.
-    The walk below and the read gate (vault/gate.py) both ask these."""
+    """Which notes are part of the vault (ADR 0150), as predicates on
+    vault-relative '/' paths: hidden and tool folders, hidden files,
+    ``.grooveignore`` patterns and, when ``root`` is known, what symlinks
+    lead to. The walk below, the watcher's batches (through the walk), the
+    link resolver and the read gate (vault/gate.py) all ask these, so a name
+    cannot reach what the walk leaves out."""
 
     spec: pathspec.GitIgnoreSpec | None
+    root: Path | None = None  # the vault, resolved: links are followed only when known
 
     def skips_dir(self, rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
@@ -66,14 +70,60 @@ class IgnoreRules:
     def skips_file(self, rel: str) -> bool:
         return rel.rsplit("/", 1)[-1].startswith(".") or bool(self.spec and self.spec.match_file(rel))
 
-    def skips(self, rel: str) -> bool:
-        """The walk never reaches or never takes the file at ``rel``."""
+    def skips_name(self, rel: str) -> bool:
+        """The rules on the name alone: a folder on the way or the file itself is left out."""
         parts = rel.split("/")
         return any(self.skips_dir("/".join(parts[:i])) for i in range(1, len(parts))) or self.skips_file(rel)
 
+    def skips(self, rel: str) -> bool:
+        """The walk never reaches or never takes the file at ``rel``."""
+        return self.why_left_out(rel) is not None
+
+    def why_left_out(self, rel: str) -> str | None:
+        """Why the file at ``rel`` is not part of the vault, or None when it is."""
+        if self.skips_name(rel):
+            return LEFT_OUT_BY_RULES
+        return self.link_reason(rel) if self.root is not None else None
+
+    def link_reason(self, rel: str) -> str | None:
+        """What the name's symlinks make of it: a path through a symlinked
+        folder is not walked (the folder's notes are indexed by their own
+        path, once); a symlinked note is taken only when its target is
+        inside the vault and a note the rules take. Parts not on disk are
+        left to the name rules."""
+        assert self.root is not None
+        parts = rel.split("/")
+        here = self.root
+        for i, part in enumerate(parts):
+            here = here / part
+            try:
+                st = os.lstat(here)
+            except OSError:
+                return None
+            if not stat.S_ISLNK(st.st_mode):
+                continue
+            if i < len(parts) - 1:
+                return THROUGH_LINKED_FOLDER.format(folder="/".join(parts[:i + 1]))
+            try:
+                target = here.resolve().relative_to(self.root).as_posix()
+            except (ValueError, OSError, RuntimeError):  # outside, or a loop
+                return LINK_LEAVES
+            if target == "." or self.skips_name(target):
+                return LINK_TO_LEFT_OUT
+        return None
+
+
+LEFT_OUT_BY_RULES = "left out by the vault's rules (.grooveignore, hidden or tool folders)"
+THROUGH_LINKED_FOLDER = ("a path through the symlinked folder '{folder}', which groove does not follow "
+                         "(a note there is indexed under its own path)")
+LINK_TO_LEFT_OUT = ("a symlink to a note the vault's rules leave out (.grooveignore, hidden or tool "
+                    "folders): not indexed")
+LINK_LEAVES = "symlink pointing outside the vault (not followed)"
+UNREADABLE = "unreadable (permission denied): not in search until it can be read"
+
 
 def ignore_rules(vault: Path) -> IgnoreRules:
-    return IgnoreRules(_ignore_spec(vault))
+    return IgnoreRules(_ignore_spec(vault), Path(vault).resolve())
 
 
 def _inside(vault: Path, p: Path) -> bool:
@@ -134,7 +184,7 @@ def read_regular_file(path: Path, max_bytes: int) -> tuple[bytes | None, os.stat
     except FileNotFoundError:
         return None, None, "deleted while indexing"
     except PermissionError:
-        return None, None, "unreadable (permission denied)"
+        return None, None, UNREADABLE
     except OSError as e:
         return None, None, _os_reason(e)
     try:
@@ -216,12 +266,24 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
                 continue
             if rules.skips_file(rel):
                 continue
+            if is_link:
+                # The target answers to the same rules: a link must not bring
+                # a hidden or ignored note into search (issue 35 F1).
+                why = rules.link_reason(rel)
+                if why is not None:
+                    skipped.append(Skipped(shown_path(rel), why))
+                    continue
             if shown_path(rel) != rel:
                 skipped.append(Skipped(shown_path(rel), bad_name_reason(rel)))
                 continue
             reason = not_regular_reason(st.st_mode)
             if reason:
                 skipped.append(Skipped(rel, reason))
+                continue
+            if not os.access(p, os.R_OK):
+                # As a folder that cannot be read: its notes leave search. A stat
+                # unchanged by chmod must not keep the old text searchable (ADR 0150).
+                skipped.append(Skipped(rel, UNREADABLE))
                 continue
             notes.append(NoteFile(rel, p, st.st_size, st.st_mtime_ns))
 
@@ -268,7 +330,7 @@ def _files(vault: Path, *, notes: bool) -> list[str]:
             rel = prefix + f
             if f.lower().endswith(".md") != notes or rules.skips_file(rel):
                 continue
-            if link and not _inside(vault, vault / rel):
+            if link and (not _inside(vault, vault / rel) or rules.link_reason(rel) is not None):
                 continue
             out.append(rel)
     if len(_answers) >= 2 * folders.MAX_VAULTS:
