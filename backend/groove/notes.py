@@ -31,7 +31,7 @@ from .index.notes import (
     outgoing_links,
 )
 from .runtime import Runtime
-from .types import Link, ParsedNote
+from .types import ParsedNote, WikiLink
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
@@ -177,7 +177,7 @@ class _Resolver:
         return match_file(self._files, target)
 
 
-def _link_json(resolve: _Resolver, link: Link, from_path: str) -> dict[str, Any]:
+def _link_json(resolve: _Resolver, link: WikiLink, from_path: str) -> dict[str, Any]:
     return {
         "target": link.target,
         "path": resolve(link.target, from_path),

@@ -15,9 +15,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..constraints import LineRange
 from ..notes import MAX_RELATED
 from ..types import SearchResponse
-from .annotations import LineRange
+from ..vault.scan import Skipped
 
 MAX_INT = 2**53 - 1  # the largest integer every JSON reader (JavaScript's among them) holds exactly
 NonNeg = Annotated[int, Field(ge=0, le=MAX_INT)]
@@ -227,11 +228,6 @@ class IndexProgress(Result):
     done: NonNeg
     total: NonNeg
     path: str = ""
-
-
-class Skipped(Result):
-    path: str
-    reason: str
 
 
 class LowConfidenceStatus(Result):
