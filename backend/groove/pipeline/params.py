@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import FusionConfig, SearchConfig
+from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
 
 
@@ -127,8 +127,9 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
     pen = cfg.mmr.same_doc_penalty if p.mmr_same_doc_penalty is None else float(p.mmr_same_doc_penalty)
     if pen < 0:
         raise InvalidArgument(f"'mmr_same_doc_penalty' must be >= 0, got {pen!r}", param="mmr_same_doc_penalty")
-    if mmr and lam == 1.0:
-        warnings.append("MMR is on with lambda = 1.0: that is MMR off but slower; turn MMR off or lower lambda")
+    footgun = mmr_lambda_warning(mmr, lam, where="MMR on", fix="turn MMR off or lower lambda")
+    if footgun:
+        warnings.append(footgun)
     mcr = _check_unit(
         "min_confidence_ratio",
         cfg.min_confidence_ratio if p.min_confidence_ratio is None else float(p.min_confidence_ratio),
