@@ -103,8 +103,3 @@ def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
     # Case-folded like the search's tag filter: #Work and #work are one tag.
     return [(t, int(n)) for t, n in idx.conn.execute(
         f"SELECT lower(tag) AS t, count(DISTINCT doc_id) AS n FROM tags {where} GROUP BY t ORDER BY n DESC, t", args)]
-
-
-def newest_mtime_ns(idx: Index) -> int | None:
-    row = idx.conn.execute("SELECT max(mtime_ns) FROM documents").fetchone()
-    return int(row[0]) if row and row[0] is not None else None
