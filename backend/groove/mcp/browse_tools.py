@@ -1,7 +1,8 @@
-"""The tools that navigate rather than read: related_notes, resolve_link,
-list_notes, recent_notes, list_tags; the index tools (index_status,
-reindex); the note resource and the prompts. Lists stay under max_tokens by
-ending the page early (next_offset says where to go on)."""
+"""The tools that navigate rather than read: related_notes, resolve_link
+(the note operations, ``notes.py``), list_notes, recent_notes, list_tags
+(``browse.py``); the index tools (index_status, reindex); the note resource
+(``notes.read_note``). The prompts are in ``tools.py``. Lists stay under
+max_tokens by ending the page early (next_offset says where to go on)."""
 
 from __future__ import annotations
 
