@@ -807,10 +807,11 @@ export function describeState(s: ConnectionState): { text: string; tooltip: stri
       };
     case "ready": {
       const st = s.status;
-      const stale = st.stale_files > 0 ? ` · ${fmtCount(st.stale_files)} file${st.stale_files === 1 ? "" : "s"} changed since` : "";
+      const changed = st.stale_files ?? 0; // null: the vault could not be scanned
+      const stale = changed > 0 ? ` · ${fmtCount(changed)} file${changed === 1 ? "" : "s"} changed since` : "";
       const err = st.last_error ? `\nlast index error: ${st.last_error}` : "";
       return {
-        text: st.last_error ? "index error" : st.stale_files > 0 ? `${fmtCount(st.stale_files)} to index` : "up to date",
+        text: st.last_error ? "index error" : changed > 0 ? `${fmtCount(changed)} to index` : "up to date",
         tooltip: `groove: ${fmtCount(st.documents)} notes · ${fmtCount(st.chunks)} sections · ${st.model}${stale}${err}`,
         problem: !!st.last_error,
         busy: false,

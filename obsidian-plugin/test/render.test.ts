@@ -38,6 +38,7 @@ const response = (results: SearchHit[], extra: Partial<SearchResponse> = {}): Se
   low_confidence: false,
   filter_applied: {},
   warnings: [],
+  confidence: null,
   ...extra,
 });
 
@@ -234,14 +235,6 @@ describe("renderRelated", () => {
     expect(onOpenLink).toHaveBeenCalledWith("D#Heading", "a.md", expect.anything());
     expect(items[2]!.querySelector(".groove-related-name")!.textContent).toBe("D#Heading");
     expect(items[3]!.classList.contains("groove-unresolved")).toBe(true);
-  });
-
-  it("keeps a block reference on an outgoing link", () => {
-    const root = document.createElement("div");
-    const onOpenLink = vi.fn();
-    renderRelated(root, { path: "a.md", similar: [], backlinks: [], outgoing: [{ target: "D", path: "D.md", heading: null, block: "steps", line: 3 }] }, { onOpenPath: vi.fn(), onOpenLink });
-    root.querySelector<HTMLElement>(".groove-related-item")!.click();
-    expect(onOpenLink).toHaveBeenCalledWith("D#^steps", "a.md", expect.anything());
   });
 
   it("shows the folder of notes whose names collide, and only of those", () => {

@@ -288,6 +288,8 @@ class IndexStatus(Result):
     index_path: str
     watching: bool = False
     pending_changes: NonNeg = 0
+    last_error: str | None = None
+    """The daemon's last index job's failure; null when it succeeded (docs/protocol.md)"""
     warnings: list[str] = []
     skipped: list[Skipped] = []
     """Notes left out of the index and why (the first 100; see skipped_count)"""

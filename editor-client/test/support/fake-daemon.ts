@@ -27,6 +27,7 @@ export class FakeDaemon {
     low_confidence: false,
     filter_applied: {},
     warnings: [],
+    confidence: null,
   });
   resolveResult: (params: any) => object = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
   relatedResult: (params: any) => object = (p) => ({ path: p.path, similar: [], backlinks: [], outgoing: [] });
