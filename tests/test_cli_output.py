@@ -105,3 +105,12 @@ def test_daemon_and_no_daemon_together_are_a_usage_error_on_every_command(args, 
 
     res = CliRunner().invoke(cli, [*args, "--vault", str(tmp_path), "--daemon", "--no-daemon"])
     assert res.exit_code == 2 and "--daemon and --no-daemon exclude each other" in res.output
+
+
+def test_a_command_behind_the_daemon_flags_still_runs(tmp_path):
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    res = CliRunner().invoke(cli, ["status", "--vault", str(tmp_path), "--no-daemon"])
+    assert "index" in res.output.lower() and not isinstance(res.exception, RecursionError), res.output

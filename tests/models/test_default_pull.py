@@ -338,6 +338,11 @@ def test_serve_and_connect_info_without_the_model_name_the_pull_command_and_star
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "groove models pull default" in r.stderr and "Traceback" not in r.stderr
         assert r.stdout == ""
+    # With --json the plugins get the same refusal as a code (connect-info --start --json).
+    r = _groove(["connect-info", "--vault", str(SAMPLE_VAULT), "--start", "--json"], env, timeout=60)
+    err = json.loads(r.stdout)["error"]
+    assert r.returncode == 2 and err["code"] == "model-download-needed"
+    assert "groove models pull default" in err["message"]
     r = _groove(["serve", "--vault", str(SAMPLE_VAULT), "--status"], env, timeout=60)
     assert r.returncode == 1 and "no groove serve running" in r.stdout
 

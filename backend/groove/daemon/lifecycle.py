@@ -34,6 +34,8 @@ UNIX_PATH_MAX = 104  # macOS sun_path is 104 bytes, Linux 108: use the smaller
 class AlreadyRunning(GrooveError):
     """A daemon already serves this vault."""
 
+    code = "already-running"
+
 
 # ----------------------------------------------------------------------------- listening
 
