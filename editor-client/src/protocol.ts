@@ -279,6 +279,7 @@ export interface SearchParams {
   date_from?: string | null;
   date_to?: string | null;
   min_confidence_ratio?: number | null;
+  /** Give each hit an ``explain`` object: why it ranked where it did */
   explain?: boolean | null;
 }
 
