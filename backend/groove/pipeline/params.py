@@ -33,9 +33,6 @@ else:
 
     c = _Constraints()
 
-_TUPLES = ("path_globs", "tags_any", "tags_all")  # lists on the wire
-
-
 @dataclass(frozen=True)
 class SearchParams:
     """``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``);
@@ -78,6 +75,9 @@ class SearchParams:
                 continue
             out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
+
+
+_TUPLES = frozenset(f.name for f in dataclasses.fields(SearchParams) if f.default == ())  # lists on the wire
 
 
 @dataclass(frozen=True)
