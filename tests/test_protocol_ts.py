@@ -3,16 +3,9 @@ generated from the models: either file out of date fails here."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("protocol_ts", ROOT / "scripts" / "protocol_ts.py")
-protocol_ts = importlib.util.module_from_spec(_spec)
-sys.modules["protocol_ts"] = protocol_ts
-_spec.loader.exec_module(protocol_ts)
+from groove.schemas import typescript as protocol_ts
 
 
 def _schema() -> dict:
@@ -21,7 +14,7 @@ def _schema() -> dict:
 
 def test_the_committed_protocol_ts_is_the_one_generated_from_protocol_json():
     assert protocol_ts.OUT.read_text(encoding="utf-8") == protocol_ts.render(_schema()), (
-        "editor-client/src/protocol.ts is out of date: run `make protocol` (python3 scripts/protocol_ts.py)")
+        "editor-client/src/protocol.ts is out of date: run `make protocol` (python -m groove.schemas.typescript)")
 
 
 def test_a_new_search_param_in_the_schema_reaches_the_typescript_type():
