@@ -5,7 +5,7 @@ PIP    := $(VENV)/bin/pip
 GROOVE := $(VENV)/bin/groove
 SAMPLE := backend/groove/sample_vault
 
-.PHONY: demo test test-python test-node install install-dev node-install obsidian-install obsidian-release vsix wheel dist bench probe-vectors clean
+.PHONY: demo test test-python test-node install install-dev node-install obsidian-install obsidian-release vsix wheel dist bench probe-vectors protocol clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -85,6 +85,12 @@ probe-vectors: install
 	$(PY) -c "from groove.index.calibration import write_probe_vectors as w; \
 	from groove.models.registry import load_embedder; from groove.models.llama_embedder import file_sha256; \
 	e = load_embedder(None); w(e, file_sha256(e.model_path))"
+
+# The wire contract after a change to schemas/models.py or pipeline/params.py: protocol.json, then
+# the plugins' TypeScript types from it (tests fail while either is stale).
+protocol: install
+	$(PY) -m groove.schemas.generate
+	$(PY) -m groove.schemas.typescript
 
 clean:
 	rm -rf $(VENV) node_modules test-artifacts dist

@@ -95,3 +95,22 @@ def test_an_explained_search_prints_why_low_confidence_is_what_it_is(monkeypatch
         "confidence: low: calibrated score -2.16 < 0.75 (best passage 0.65 spreads above unrelated questions; "
         "6% of the query's words are in the vault)")
     # the editors print the same words (editor-client/src/explain.ts; vscode ui.test.ts pins them)
+
+
+@pytest.mark.parametrize("args", [["search", "sync"], ["status"], ["related", "a.md"]])
+def test_daemon_and_no_daemon_together_are_a_usage_error_on_every_command(args, tmp_path):
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    res = CliRunner().invoke(cli, [*args, "--vault", str(tmp_path), "--daemon", "--no-daemon"])
+    assert res.exit_code == 2 and "--daemon and --no-daemon exclude each other" in res.output
+
+
+def test_a_command_behind_the_daemon_flags_still_runs(tmp_path):
+    from click.testing import CliRunner
+
+    from groove.cli import cli
+
+    res = CliRunner().invoke(cli, ["status", "--vault", str(tmp_path), "--no-daemon"])
+    assert "index" in res.output.lower() and not isinstance(res.exception, RecursionError), res.output

@@ -46,10 +46,12 @@ def test_the_daemon_serves_exactly_the_table_and_the_connection_methods(tmp_path
         rt.close()
 
 
-def test_search_params_on_the_wire_are_the_pipelines_minus_its_dev_knob():
-    wire = set(SearchParamsModel.model_fields)
+def test_search_params_are_defined_once_and_the_wire_schema_is_the_pipelines_minus_its_dev_knob():
+    assert SearchParamsModel is SearchParams  # the table's params type is the pipeline's dataclass
+    wire = protocol.schemas()["$defs"]["SearchParams"]
     python = {f.name for f in dataclasses.fields(SearchParams)} - {"legs"}
-    assert wire == python
+    assert set(wire["properties"]) == python and wire["additionalProperties"] is False
+    assert wire["properties"]["mmr_lambda"]["maximum"] == 1 and wire["properties"]["path_globs"]["maxItems"] == 100
 
 
 texts = st.text(max_size=8)

@@ -1,27 +1,17 @@
-"""Operations for a client that browses rather than searches (list_notes,
-recent_notes, list_tags), and the note operations as the operation table
-serves them: ``get_document`` with did-you-mean suggestions, ``resolve_link``
-that says when the heading or block it names is missing, ``related_notes``
-with each link once. ADR 0115."""
+"""Operations for a client that browses rather than searches: list_notes,
+recent_notes, list_tags (ADR 0115). The note operations are ``notes.py``."""
 
 from __future__ import annotations
 
-import difflib
-import posixpath
 import time
 from typing import Any
 
-from . import notes
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
-from .errors import InvalidArgument, NoteNotFound
+from .errors import InvalidArgument
 from .index import listing
-from .index.notes import note_names
 from .runtime import Runtime
-from .vault.gate import read_rules
-from .vault.links import strip_md
 
 MAX_PAGE = 200
-MAX_SUGGESTIONS = 5
 DAY_S = 86_400
 
 
@@ -85,73 +75,3 @@ def list_tags(rt: Runtime, prefix: str | None = None, limit: int = 100) -> dict[
     limit = _int("limit", limit, 1, 1000)
     counts = listing.tag_counts(rt.index, prefix)
     return {"tags": [{"tag": t, "count": n} for t, n in counts[:limit]], "total": len(counts)}
-
-
-# ----------------------------------------------------------------------------- note operations, refined
-
-
-def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]:
-    """Indexed note paths close to ``wanted``: the same name in another
-    folder first, then names that are spelled alike (by the note's name, not
-    its folder, which is what people misremember)."""
-    key = strip_md(posixpath.basename(wanted.strip().strip("/"))).casefold()
-    if not key:
-        return []
-    names = note_names(rt.index)
-    by_stem: dict[str, list[str]] = {}
-    for d in names:
-        by_stem.setdefault(strip_md(posixpath.basename(d.path)).casefold(), []).append(d.path)
-        for a in d.aliases:
-            by_stem.setdefault(a.casefold(), []).append(d.path)
-    out: list[str] = list(by_stem.get(key, []))
-    for stem in difflib.get_close_matches(key, list(by_stem), n=n * 2, cutoff=0.6):
-        out += by_stem[stem]
-    if len(out) < n:  # a word of the name: 'Hotkeys' for 'Obsidian hotkeys.md'
-        out += [p for s, ps in by_stem.items() if len(key) >= 3 and key in s for p in ps]
-    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
-    return [p for p in dict.fromkeys(out) if not rules.skips(p)][:n]
-
-
-def get_document(rt: Runtime, path: str, line_start: int | None = None, line_end: int | None = None,
-                 heading: str | None = None, max_chars: int | None = None) -> dict[str, Any]:
-    """notes.get_document; a path that names no note says which notes it may have meant."""
-    kw: dict[str, Any] = {} if max_chars is None else {"max_chars": _int("max_chars", max_chars, 100)}
-    try:
-        return notes.get_document(rt, path, line_start, line_end, heading, **kw)
-    except NoteNotFound as e:
-        near = suggestions(rt, path) if isinstance(path, str) else []
-        if not near:
-            raise
-        raise NoteNotFound(f"{e}. Did you mean: {', '.join(repr(p) for p in near)}?") from e
-
-
-def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[str, Any]:
-    """notes.resolve_link plus ``anchor_found``: false when the note exists but
-    the heading or block the link names does not (null when it names none)."""
-    r = notes.resolve_link(rt, link, from_path)
-    anchored = bool(r.get("heading") or r.get("block"))
-    r["anchor_found"] = (r["line_range"] is not None) if (anchored and r["exists"]) else None
-    if r["anchor_found"] is False:
-        what = f"heading {r['heading']!r}" if r.get("heading") else f"block ^{r['block']}"
-        r["warning"] = f"'{r['path']}' exists but has no {what}; read the whole note with get_document"
-    return r
-
-
-def related_notes(rt: Runtime, path: str | None = None, limit: int = 10, chunk_id: int | None = None) -> dict[str, Any]:
-    """notes.related_notes with each backlinking note and each outgoing link
-    target once (the first line it appears on, and how often)."""
-    r = notes.related_notes(rt, path, limit, chunk_id=chunk_id)
-    r["backlinks"] = _once(r["backlinks"], lambda b: b["path"])
-    r["outgoing"] = _once(r["outgoing"], lambda o: (o["path"] or o["target"].casefold(), o["heading"]))
-    return r
-
-
-def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
-    seen: dict[Any, dict[str, Any]] = {}
-    for it in items:
-        k = key(it)
-        if k in seen:
-            seen[k]["occurrences"] += 1
-        else:
-            seen[k] = {**it, "occurrences": 1}
-    return list(seen.values())

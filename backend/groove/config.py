@@ -192,6 +192,14 @@ def _build(cls: type, data: dict[str, Any], prefix: str, warnings: list[str]) ->
     return cls(**kwargs)
 
 
+def mmr_lambda_warning(on: bool, lambda_: float, *, where: str, fix: str) -> str | None:
+    """The warning for MMR on with lambda = 1.0 (relevance only: it reorders
+    nothing and costs the diversity pass), said by groove.toml and per query."""
+    if on and lambda_ == 1.0:
+        return f"{where} with lambda = 1.0 is MMR off but slower; {fix}"
+    return None
+
+
 def parse_config(text: str, source: str | None = None) -> Config:
     try:
         data = tomllib.loads(text)
@@ -199,11 +207,11 @@ def parse_config(text: str, source: str | None = None) -> Config:
         raise ConfigError(f"{source or 'groove.toml'}: not valid TOML: {e}") from e
     warnings: list[str] = []
     cfg = _build(Config, data, "", warnings)
-    if cfg.search.mmr.enabled and cfg.search.mmr.lambda_ == 1.0:
-        warnings.append(
-            "groove.toml: [search.mmr] enabled with lambda = 1.0 is MMR off but slower; "
-            "set enabled = false or lower lambda"
-        )
+    mmr = cfg.search.mmr
+    footgun = mmr_lambda_warning(mmr.enabled, mmr.lambda_, where="groove.toml: [search.mmr] enabled",
+                                 fix="set enabled = false or lower lambda")
+    if footgun:
+        warnings.append(footgun)
     return dataclasses.replace(cfg, source=source, warnings=tuple(warnings))
 
 

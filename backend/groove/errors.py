@@ -45,20 +45,35 @@ def lone_surrogate_at(msg: Any, where: str = "") -> str | None:
 
 
 class GrooveError(Exception):
-    """Base class: the message is shown to the user as is."""
+    """Base class: the message is shown to the user as is. ``code`` is what a
+    program tells failures apart by (the CLI's ``--json`` error object, the
+    editor plugins): stable, never reworded, unlike the message."""
+
+    code: str = "error"
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``--json`` error object: ``{code, message}`` plus what a caller acts on."""
+        return {"code": self.code, "message": str(self)}
 
 
 class InvalidArgument(GrooveError, ValueError):
     """The caller passed a wrong value (a request parameter, a CLI flag);
     ``param`` names it, and the message says what is expected."""
 
+    code = "invalid-argument"
+
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
 
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "param": self.param}
+
 
 class BadQuery(InvalidArgument):
     """The query cannot be run (e.g. exclusions only)."""
+
+    code = "bad-query"
 
     def __init__(self, message: str) -> None:
         super().__init__(message, param="query")
@@ -67,35 +82,75 @@ class BadQuery(InvalidArgument):
 class ConfigError(GrooveError):
     """groove.toml has a wrong type or value; the message names the key."""
 
+    code = "config"
+
 
 class VaultError(GrooveError):
     """The vault path does not exist or is not a folder."""
+
+    code = "vault"
 
 
 class IndexMissing(GrooveError):
     """No index for this vault yet."""
 
+    code = "index-missing"
+
 
 class EmbedderMismatch(GrooveError):
     """The index was built with another embedding model or dimension."""
+
+    code = "embedder-mismatch"
 
 
 class PathOutsideVault(GrooveError):
     """A path argument escapes the vault root."""
 
+    code = "path-outside-vault"
+
 
 class NoteNotFound(GrooveError):
     """A path inside the vault that is not a note a client may read."""
 
+    code = "note-not-found"
+
 
 class ModelError(GrooveError):
     """A model file is missing, corrupt, or of the wrong kind; the message names the path."""
+
+    code = "model-missing"
 
 
 class IndexWriteFailed(GrooveError):
     """The index file cannot be written (disk full, I/O error, damaged,
     read-only): the run stops; every note committed so far is kept."""
 
+    code = "index-write-failed"
+
 
 class ModelFailed(GrooveError):
     """The embedding model fails even on a trivial text: the run stops."""
+
+    code = "model-failed"
+
+
+class ModelNotDownloaded(ModelError):
+    """The default model must be downloaded first and nobody agreed to it here
+    (no terminal to ask, no --yes): the message names the pull command."""
+
+    code = "model-download-needed"
+
+
+class DaemonStartFailed(GrooveError):
+    """`groove serve` started in the background did not come up: it exited
+    (``daemon-exited``; ``model-missing`` when it could not load its model)
+    or did not accept connections in time (``start-timeout``)."""
+
+    def __init__(self, message: str, *, code: str, log: str, log_tail: str = "",
+                 exit_status: int | None = None) -> None:
+        super().__init__(message)
+        self.code = code  # per instance: one class, three outcomes
+        self.log, self.log_tail, self.exit_status = log, log_tail, exit_status
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "log": self.log, "log_tail": self.log_tail, "exit_status": self.exit_status}

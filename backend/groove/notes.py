@@ -1,6 +1,9 @@
 """The note operations: reading a note, where a wikilink points, related
 notes — shared by MCP and the socket daemon through the operation table
-(service.py), so both answer with the same shapes (docs/protocol.md).
+(service.py), so both answer with the same shapes (docs/protocol.md). Each
+answers a client that may have guessed (ADR 0115): a path that names no note
+lists the notes it may have meant, a link whose heading or block is missing
+says so, and each backlink and outgoing link is listed once with its count.
 
 Every path a client passes goes through the path gate (``vault/gate.py``,
 ADR 0050) first, and every file read through the read gate, which applies
@@ -12,6 +15,7 @@ list of notes, their aliases, vectors and the links graph (``index/notes.py``).
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import threading
 import weakref
@@ -31,7 +35,7 @@ from .index.notes import (
     outgoing_links,
 )
 from .runtime import Runtime
-from .types import Link, ParsedNote
+from .types import ParsedNote, WikiLink
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
@@ -41,6 +45,8 @@ from .vault.sections import find_block, find_section, sections
 # A whole note above this many characters is cut at a line boundary; the
 # caller is told which lines it got and how to ask for the rest.
 MAX_DOCUMENT_CHARS = 40_000
+MIN_DOCUMENT_CHARS = 100
+MAX_SUGGESTIONS = 5
 MAX_RELATED = 50
 MAX_OUTGOING = 500
 
@@ -182,7 +188,7 @@ class _Resolver:
         return match_file(self._files, target)
 
 
-def _link_json(resolve: _Resolver, link: Link, from_path: str) -> dict[str, Any]:
+def _link_json(resolve: _Resolver, link: WikiLink, from_path: str) -> dict[str, Any]:
     return {
         "target": link.target,
         "path": resolve(link.target, from_path),
@@ -194,21 +200,61 @@ def _link_json(resolve: _Resolver, link: Link, from_path: str) -> dict[str, Any]
     }
 
 
+def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]:
+    """Indexed note paths close to ``wanted``: the same name in another
+    folder first, then names that are spelled alike (by the note's name, not
+    its folder, which is what people misremember)."""
+    key = strip_md(posixpath.basename(wanted.strip().strip("/"))).casefold()
+    if not key:
+        return []
+    by_stem: dict[str, list[str]] = {}
+    for d in note_names(rt.index):
+        by_stem.setdefault(strip_md(posixpath.basename(d.path)).casefold(), []).append(d.path)
+        for a in d.aliases:
+            by_stem.setdefault(a.casefold(), []).append(d.path)
+    out: list[str] = list(by_stem.get(key, []))
+    for stem in difflib.get_close_matches(key, list(by_stem), n=n * 2, cutoff=0.6):
+        out += by_stem[stem]
+    if len(out) < n:  # a word of the name: 'Hotkeys' for 'Obsidian hotkeys.md'
+        out += [p for s, ps in by_stem.items() if len(key) >= 3 and key in s for p in ps]
+    rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
+    return [p for p in dict.fromkeys(out) if not rules.skips(p)][:n]
+
+
 def get_document(
     rt: Runtime,
     path: str,
     line_start: int | None = None,
     line_end: int | None = None,
     heading: str | None = None,
-    *,
-    max_chars: int = MAX_DOCUMENT_CHARS,
+    max_chars: int | None = None,
 ) -> dict[str, Any]:
     """A note's text (whole, a line range, or one heading's section), its
-    frontmatter and outgoing links. Over ``max_chars`` the text is cut at a
-    line boundary and ends with a marker telling how to ask for the rest.
+    frontmatter and outgoing links. Over ``max_chars`` (default
+    ``MAX_DOCUMENT_CHARS``) the text is cut at a line boundary and ends with a
+    marker telling how to ask for the rest. A path that names no note says
+    which notes it may have meant.
 
     Returns ``{path, title, content, frontmatter, links, line_range, truncated}``.
     """
+    if max_chars is None:
+        max_chars = MAX_DOCUMENT_CHARS
+    elif isinstance(max_chars, bool) or not isinstance(max_chars, int):
+        raise InvalidArgument(f"'max_chars' must be an integer, got {max_chars!r}", param="max_chars")
+    elif max_chars < MIN_DOCUMENT_CHARS:
+        raise InvalidArgument(f"'max_chars' must be at least {MIN_DOCUMENT_CHARS}, got {max_chars}",
+                              param="max_chars")
+    try:
+        return _document(rt, path, line_start, line_end, heading, max_chars)
+    except NoteNotFound as e:
+        near = suggestions(rt, path) if isinstance(path, str) else []
+        if not near:
+            raise
+        raise NoteNotFound(f"{e}. Did you mean: {', '.join(repr(p) for p in near)}?") from e
+
+
+def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | None, heading: str | None,
+              max_chars: int) -> dict[str, Any]:
     line_start = _check_line("line_start", line_start)
     line_end = _check_line("line_end", line_end)
     if heading is not None and not isinstance(heading, str):
@@ -283,12 +329,24 @@ def read_note(rt: Runtime, path: str) -> dict[str, Any]:
 
 
 def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[str, Any]:
-    """Where a wikilink points: ``{path | null, heading, block, line_range | null, exists}``.
+    """Where a wikilink points: ``{path | null, heading, block, line_range | null, exists,
+    anchor_found}`` (and ``warning`` when the anchor is missing).
 
     ``from_path`` (the note the link is in) decides ambiguous names (notes
     under its folder first; ``vault/links.py``) and relative links. ``line_range`` is the heading's section,
-    the block's line(s), or the whole note.
+    the block's line(s), or the whole note. ``anchor_found`` is false when the
+    note exists but the heading or block the link names does not, null when it names none.
     """
+    r = _resolve(rt, link, from_path)
+    anchored = bool(r.get("heading") or r.get("block"))
+    r["anchor_found"] = (r["line_range"] is not None) if (anchored and r["exists"]) else None
+    if r["anchor_found"] is False:
+        what = f"heading {r['heading']!r}" if r.get("heading") else f"block ^{r['block']}"
+        r["warning"] = f"'{r['path']}' exists but has no {what}; read the whole note with get_document"
+    return r
+
+
+def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
     parsed = parse_link_arg(link)
     src: str | None = None
     if from_path:
@@ -374,10 +432,11 @@ def related_notes(
     rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None
 ) -> dict[str, Any]:
     """Notes near this one by embedding (the mean of its chunk vectors, or one
-    chunk's vector), plus the notes linking here and the links going out.
+    chunk's vector), plus the notes linking here and the links going out, each
+    once (the first line it appears on, and how often).
 
-    Returns ``{path, similar: [{path, title, score}], backlinks: [{path, title, line}],
-    outgoing: [{target, path | null, heading, line}]}``.
+    Returns ``{path, similar: [{path, title, score}], backlinks: [{path, title, line, occurrences}],
+    outgoing: [{target, path | null, heading, line, occurrences}]}``.
     """
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
@@ -404,6 +463,17 @@ def related_notes(
     return {
         "path": doc.path,
         "similar": _similar(rt, doc, chunk_id, limit, rules),
-        "backlinks": _backlinks(rt, doc, rules),
-        "outgoing": outgoing,
+        "backlinks": _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
+        "outgoing": _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])),
     }
+
+
+def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
+    seen: dict[Any, dict[str, Any]] = {}
+    for it in items:
+        k = key(it)
+        if k in seen:
+            seen[k]["occurrences"] += 1
+        else:
+            seen[k] = {**it, "occurrences": 1}
+    return list(seen.values())

@@ -4,9 +4,9 @@ out (``schemas/models.py``); the socket daemon serves this table (overriding
 only what needs its index worker) and MCP calls it, in this process or
 through the daemon. ``search``, ``reindex`` and ``index_status`` are also
 here as typed Python functions for the CLI, eval and tests; reading notes,
-links and related notes are ``notes.py``.
+links and related notes are ``notes.py``, listing notes and tags ``browse.py``.
 
-Adding an operation: a function here or in notes.py, an entry in
+Adding an operation: a function here, in notes.py or in browse.py, an entry in
 ``OPERATIONS``, and its params/result models in ``schemas/models.py``.
 """
 
@@ -138,9 +138,9 @@ class Operation:
 
 OPERATIONS: dict[str, Operation] = {
     "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
-    "get_document": Operation(browse.get_document, "a note's text (whole, a line range or a heading section)"),
-    "related_notes": Operation(browse.related_notes, "similar notes, backlinks, outgoing links (each once)"),
-    "resolve_link": Operation(browse.resolve_link, "where a wikilink points"),
+    "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
+    "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links (each once)"),
+    "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),
     "read_note": Operation(notes.read_note, "a note's whole text"),
     "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),
     "reindex": Operation(_reindex, "bring the index up to date (force = re-embed everything)"),

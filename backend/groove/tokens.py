@@ -29,14 +29,3 @@ def json_tokens(value: Any) -> int:
     """Tokens of ``value`` serialized as JSON the way MCP sends it (UTF-8, not \\u-escaped)."""
     return estimate_tokens(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
 
-
-def chars_for_tokens(text: str, tokens: int) -> int:
-    """The longest prefix of ``text`` (in characters) that costs at most ``tokens``."""
-    if tokens <= 0:
-        return 0
-    used = 0.0
-    for i, ch in enumerate(text):
-        used += 1.0 / ASCII_CHARS_PER_TOKEN if ch.isascii() else 1.0
-        if used > tokens:
-            return i
-    return len(text)

@@ -18,17 +18,25 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 if TYPE_CHECKING:
-    # Bound at run time by schemas.annotations, before pydantic reads these
-    # annotations; the socket client's path never needs them.
-    from annotated_types import Ge, Interval, MinLen
+    from . import constraints
+else:
 
-    from .schemas.annotations import ByteSpan, LineRange
+    class _Constraints:
+        """``groove.constraints``, imported when an annotation below is first
+        evaluated: the socket client's path never evaluates one (see there)."""
+
+        def __getattr__(self, name: str) -> Any:
+            from . import constraints
+
+            return getattr(constraints, name)
+
+    constraints = _Constraints()
 
 _DOCSTRINGS = {"use_attribute_docstrings": True}  # pydantic reads field descriptions from them
 
 
 @dataclass(frozen=True)
-class Link:
+class WikiLink:
     """A wikilink or embed found in a note."""
 
     target: str  # the raw target before '#', '^' or '|', e.g. "Sync"
@@ -68,7 +76,7 @@ class ParsedNote:
     date: str | None  # ISO date from frontmatter, if any
     frontmatter: dict[str, Any]
     chunks: list[Chunk]
-    links: list[Link]
+    links: list[WikiLink]
     warnings: list[str] = field(default_factory=list)
 
 
@@ -101,8 +109,8 @@ class ExpandedRange:
     """A source range that the parent retriever merged into a hit's content."""
 
     chunk_id: int
-    byte_range: ByteSpan
-    line_range: LineRange
+    byte_range: constraints.ByteSpan
+    line_range: constraints.LineRange
 
     def to_json(self) -> dict[str, Any]:
         return {"chunk_id": self.chunk_id, "byte_range": list(self.byte_range), "line_range": list(self.line_range)}
@@ -137,21 +145,21 @@ class Candidate:
 class SearchHit:
     __pydantic_config__ = _DOCSTRINGS
 
-    path: Annotated[str, MinLen(1)]
+    path: Annotated[str, constraints.MinLen(1)]
     """Vault-relative path of the note"""
     title: str
     heading_path: list[str]
     """Headings from the top of the note down to this passage"""
-    level: Annotated[int, Interval(ge=0, le=6)]
+    level: Annotated[int, constraints.Interval(ge=0, le=6)]
     content: str
     """The passage text"""
     score: float
-    rank: Annotated[int, Ge(1)]
+    rank: Annotated[int, constraints.Ge(1)]
     match_spans: list[MatchSpan]
     """[start, end) UTF-8 byte offset pairs of matches in content"""
     expanded_from: list[ExpandedRange]
-    byte_range: ByteSpan
-    line_range: LineRange
+    byte_range: constraints.ByteSpan
+    line_range: constraints.LineRange
     """[first, last] 1-based lines of the passage in the note"""
     chunk_id: int
     explain: dict[str, Any] | None = None

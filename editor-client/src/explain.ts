@@ -3,9 +3,12 @@
  * same words as the CLI's `--explain` and the MCP text: the legs that found
  * the hit with their rank and RRF share, the fused score, then stages 2–4.
  */
-import type { ConfidenceExplain, HitExplain } from "./protocol";
+import type { SearchHit, SearchResponse } from "./protocol";
+import type { ConfidenceExplain, HitExplain } from "./wire";
 
-export function describeExplain(e: HitExplain): string {
+/** A hit's `explain` (typed loosely on the wire) as one line. */
+export function describeExplain(explain: NonNullable<SearchHit["explain"]>): string {
+  const e = explain as unknown as HitExplain;
   const legs = Object.entries(e.legs ?? {}).map(([name, leg]) => {
     if (!leg) return "";
     const extra = (["cosine", "coverage"] as const).filter((k) => leg[k] !== undefined).map((k) => ` ${k} ${leg[k]}`).join("");
@@ -22,7 +25,8 @@ export function describeExplain(e: HitExplain): string {
  * A search's `confidence` explanation as one line, the same words as the
  * CLI's `confidence:` line (groove/explain_text.py).
  */
-export function describeConfidence(c: ConfidenceExplain): string {
+export function describeConfidence(confidence: NonNullable<SearchResponse["confidence"]>): string {
+  const c = confidence as unknown as ConfidenceExplain;
   const verdict = c.low_confidence ? "low" : "not low";
   if (c.score === undefined || c.threshold === undefined) {
     const why: Record<string, string> = {

@@ -11,7 +11,7 @@ import { execFile, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { GrooveError } from "./errors";
+import { GrooveError, parseCliError } from "./errors";
 import type { BackendSetup, ModelPullEvent, ModelStatus, PullResult } from "./connection";
 
 export interface SetupOptions {
@@ -95,7 +95,7 @@ export async function readModelStatus(executable: string, env?: NodeJS.ProcessEn
   const st = r.code === 0 ? lastJson<ModelStatus>(r.stdout) : null;
   if (!st || typeof st.ready !== "boolean") {
     throw new GrooveError("connect-info", `"groove models status --json" failed: ${(r.stderr || r.stdout).trim().split("\n").slice(-2).join(" ")}`, {
-      data: { stderr: r.stderr, exitCode: r.code },
+      data: { code: parseCliError(r.stdout)?.code ?? null, stderr: r.stderr, exitCode: r.code },
     });
   }
   return st;

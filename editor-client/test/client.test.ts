@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GrooveClient, parseConnectInfo } from "../src/client";
+import { GrooveClient, needsTheUser, parseConnectInfo } from "../src/client";
 import { GrooveError } from "../src/errors";
 import { highlightSegments } from "../src/offsets";
 import type { IndexChanged } from "../src/protocol";
@@ -75,6 +75,17 @@ describe("GrooveClient against a fake daemon on a real socket", () => {
     const err = await c.connect().catch((e) => e);
     expect(err.kind).toBe("connect-info");
     expect(err.message).toContain("vault does not exist");
+  });
+
+  it("carries connect-info's error code, and needs the user only for the codes only the user can fix", async () => {
+    groove.setState({ fail: { code: "model-download-needed", message: "the default embedding model is not installed yet" } });
+    const c = client({ reconnect: false });
+    const err = await c.connect().catch((e) => e);
+    expect(err.kind).toBe("connect-info");
+    expect(err.data.code).toBe("model-download-needed");
+    expect(err.message).toContain("the default embedding model is not installed yet");
+    expect(needsTheUser(err)).toBe(true);
+    expect(needsTheUser(new GrooveError("connect-info", "groove models pull default", { data: { code: "start-timeout" } }))).toBe(false);
   });
 
   it("reports a rejected token as an authentication failure after asking connect-info again", async () => {

@@ -112,7 +112,7 @@ describe("VaultConnection: one state per cause", () => {
   });
 
   it("daemon crashed at start: the log's last lines come along", async () => {
-    groove.setState({ fail: "groove serve exited with code 1 before accepting connections; see /h/log/x.log:\nTraceback (most recent call last):\nOSError: [Errno 28] No space left on device" });
+    groove.setState({ fail: { code: "daemon-exited", message: "groove serve exited with code 1 before accepting connections", log: "/h/log/x.log", log_tail: "Traceback (most recent call last):\nOSError: [Errno 28] No space left on device", exit_status: 1 } });
     const { conn } = connection({ autoStart: true, reconnect: false });
     await conn.start();
     expect(causeOf(conn.state)).toBe("daemon-crashed");
@@ -120,10 +120,30 @@ describe("VaultConnection: one state per cause", () => {
   });
 
   it("a missing embedding model is its own cause, not a crash", async () => {
-    groove.setState({ fail: "groove serve exited with code 1 before accepting connections; see /h/log/x.log:\ngroove.models.ModelError: model file not found: /m/e5.gguf" });
+    groove.setState({ fail: { code: "model-missing", message: "groove serve exited with code 3 before accepting connections", log: "/h/log/x.log", log_tail: "error: model file not found: /m/e5.gguf", exit_status: 3 } });
     const { conn } = connection({ autoStart: true, reconnect: false });
     await conn.start();
     expect(causeOf(conn.state)).toBe("model-missing");
+    expect(conn.state.kind === "problem" && conn.state.problem.logTail).toContain("model file not found");
+  });
+
+  it("the cause is read from groove's error code, never from its words", async () => {
+    const reworded = { code: "model-download-needed", message: "Modell fehlt: erst herunterladen" };
+    groove.setState({ fail: reworded });
+    const a = connection({ autoStart: true, reconnect: false });
+    await a.conn.start();
+    expect(causeOf(a.conn.state)).toBe("model-missing"); // the default-model card, whatever the text says
+    expect(a.conn.state.kind === "problem" && a.conn.state.problem.command).toBe("groove models pull default");
+    // Words that used to be matched, under a code that means something else: not a model problem.
+    groove.setState({ fail: { code: "vault", message: "exited with code 1; run groove models pull default; timed out" } });
+    const b = connection({ autoStart: true, reconnect: false });
+    await b.conn.start();
+    expect(causeOf(b.conn.state)).toBe("connect-info-failed");
+    // An older groove prints text only: no code, so no guess either.
+    groove.setState({ fail: "groove serve exited with code 1 before accepting connections" });
+    const c = connection({ autoStart: true, reconnect: false });
+    await c.conn.start();
+    expect(causeOf(c.conn.state)).toBe("connect-info-failed");
   });
 
   it("a rejected token (twice, after fresh connect-info) is token-rejected", async () => {
@@ -164,8 +184,8 @@ describe("VaultConnection: one state per cause", () => {
     const errors: Array<[ProblemCause, GrooveError]> = [
       ["backend-not-found", new GrooveError("not-installed", "x")],
       ["daemon-not-running", new GrooveError("not-running", "x")],
-      ["daemon-crashed", new GrooveError("connect-info", "groove serve exited with code 1 before accepting connections")],
-      ["model-missing", new GrooveError("connect-info", "x", { data: { stderr: "ModelError: model file not found: /m" } })],
+      ["daemon-crashed", new GrooveError("connect-info", "x", { data: { code: "daemon-exited" } })],
+      ["model-missing", new GrooveError("connect-info", "x", { data: { code: "model-missing", logTail: "model file not found: /m" } })],
       ["start-timeout", new GrooveError("connect-info", "x", { data: { timedOut: true } })],
       ["connect-info-failed", new GrooveError("connect-info", "Error: vault does not exist")],
       ["token-rejected", new GrooveError("auth", "x")],
@@ -187,9 +207,11 @@ describe("VaultConnection: one state per cause", () => {
   });
 });
 
-/** The text `groove connect-info --start` prints when the default model was never downloaded (cli/common.py). */
-const NO_DEFAULT_MODEL =
-  "error: the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download), or add --yes (or set GROOVE_AUTO_PULL=1) to download it now.";
+/** The error `groove connect-info --start` prints when the default model was never downloaded (cli/common.py). */
+const NO_DEFAULT_MODEL = {
+  code: "model-download-needed",
+  message: "the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download), or add --yes (or set GROOVE_AUTO_PULL=1) to download it now.",
+};
 
 const STATUS_MISSING: ModelStatus = {
   id: "multilingual-e5-small",

@@ -34,7 +34,7 @@ class ManualRunner {
   }
 }
 
-const resp = (tag: string): SearchResponse => ({ results: [], low_confidence: false, filter_applied: {}, warnings: [tag] });
+const resp = (tag: string): SearchResponse => ({ results: [], low_confidence: false, filter_applied: {}, warnings: [tag], confidence: null });
 const timers: Timers = { setTimeout: (f, ms) => setTimeout(f, ms), clearTimeout: (h) => clearTimeout(h as never), now: () => Date.now() };
 
 describe("SearchSession", () => {

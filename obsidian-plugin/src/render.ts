@@ -298,9 +298,8 @@ function renderProblem(container: HTMLElement, p: Problem, actions: StateActions
   if (p.cause !== "daemon-crashed") button("Check again", false, actions.onRetry, "retry");
 }
 
-/** `Target#Heading` / `Target#^block` for an outgoing link the daemon listed: the heading stays on the link. */
-export function outgoingLinktext(o: { target: string; heading: string | null; block?: string | null }): string {
-  if (o.block) return `${o.target}#^${o.block}`;
+/** `Target#Heading` for an outgoing link the daemon listed: the heading stays on the link. */
+export function outgoingLinktext(o: { target: string; heading: string | null }): string {
   if (o.heading) return `${o.target}#${o.heading}`;
   return o.target;
 }

@@ -23,6 +23,7 @@ const resp = (title: string): SearchResponse => ({
   low_confidence: false,
   filter_applied: {},
   warnings: [],
+  confidence: null,
 });
 
 describe("SearchPanel", () => {
@@ -165,7 +166,7 @@ describe("SearchPanel: screen readers and the connection state", () => {
     panel.setConnection({ kind: "first-index", progress: { phase: "embed", done: 3, total: 10 }, status: null });
     type("sync");
     await vi.advanceTimersByTimeAsync(150);
-    runner.calls[0]!.resolve({ results: [], low_confidence: true, filter_applied: {}, warnings: [] });
+    runner.calls[0]!.resolve({ results: [], low_confidence: true, filter_applied: {}, warnings: [], confidence: null });
     await vi.advanceTimersByTimeAsync(0);
     expect(container.querySelector(".groove-state progress")).not.toBeNull();
     expect(container.querySelector(".groove-summary")).toBeNull();

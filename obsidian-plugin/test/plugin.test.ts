@@ -54,7 +54,7 @@ beforeEach(async () => {
   fs.writeFileSync(path.join(vault, NOTE_PATH), NOTE);
   fs.writeFileSync(path.join(vault, "Other.md"), "# Other\n\nSee [[同期#競合の解決]].\n");
   daemon = new FakeDaemon(dir);
-  daemon.searchResult = (p) => ({ results: [hitFor(p.query.includes("conflicts") ? ["conflicts", "offline"] : ["競合", "オフライン"])], low_confidence: false, filter_applied: {}, warnings: [] });
+  daemon.searchResult = (p) => ({ results: [hitFor(p.query.includes("conflicts") ? ["conflicts", "offline"] : ["競合", "オフライン"])], low_confidence: false, filter_applied: {}, warnings: [], confidence: null });
   await daemon.listen();
   const groove = writeFakeGroove(dir);
   groove.setState(infoFor(daemon));

@@ -38,6 +38,7 @@ const response = (results: SearchHit[], extra: Partial<SearchResponse> = {}): Se
   low_confidence: false,
   filter_applied: {},
   warnings: [],
+  confidence: null,
   ...extra,
 });
 
@@ -236,14 +237,6 @@ describe("renderRelated", () => {
     expect(items[3]!.classList.contains("groove-unresolved")).toBe(true);
   });
 
-  it("keeps a block reference on an outgoing link", () => {
-    const root = document.createElement("div");
-    const onOpenLink = vi.fn();
-    renderRelated(root, { path: "a.md", similar: [], backlinks: [], outgoing: [{ target: "D", path: "D.md", heading: null, block: "steps", line: 3 }] }, { onOpenPath: vi.fn(), onOpenLink });
-    root.querySelector<HTMLElement>(".groove-related-item")!.click();
-    expect(onOpenLink).toHaveBeenCalledWith("D#^steps", "a.md", expect.anything());
-  });
-
   it("shows the folder of notes whose names collide, and only of those", () => {
     const root = document.createElement("div");
     renderRelated(
@@ -312,7 +305,7 @@ describe("renderState", () => {
     const root = document.createElement("div");
     const onRetry = vi.fn();
     const onBuildIndex = vi.fn();
-    const crashed = diagnose(new GrooveError("connect-info", "groove serve exited with code 1 before accepting connections", { data: { stderr: "line 1\nRuntimeError: boom" } }), hints);
+    const crashed = diagnose(new GrooveError("connect-info", "groove serve exited with code 1 before accepting connections", { data: { code: "daemon-exited", logTail: "line 1\nRuntimeError: boom" } }), hints);
     const onRestart = vi.fn();
     renderState(root, { kind: "problem", problem: crashed }, { onRetry, onBuildIndex, onRestart });
     expect(root.getAttribute("data-cause")).toBe("daemon-crashed");
@@ -358,7 +351,7 @@ describe("renderState", () => {
   it("model missing: the download button says how big it is; a failed download says why and resumes", () => {
     const root = document.createElement("div");
     const onDownloadModel = vi.fn();
-    const missing = diagnose(new GrooveError("connect-info", "x", { data: { stderr: "error: the default embedding model is not installed yet. Run `groove models pull default` (a one-time 91 MB download)" } }), hints);
+    const missing = diagnose(new GrooveError("connect-info", "x", { data: { code: "model-download-needed" } }), hints);
     const sized = { ...missing, download: { bytes: 91_165_692, partialBytes: 0, modelsDir: "/Users/me/.local/share/groove/models", indexUrl: "https://pypi.org/simple" } };
     renderState(root, { kind: "problem", problem: sized }, { onDownloadModel, onRetry: () => {} });
     expect(root.getAttribute("data-cause")).toBe("model-missing");

@@ -202,17 +202,39 @@ def test_daemon_with_the_default_model_finds_a_paraphrase(groove_home, tmp_path)
 
 
 def test_start_with_a_missing_model_fails_fast_with_the_reason(groove_home, tmp_path):
-    from groove.errors import GrooveError
+    from groove.errors import DaemonStartFailed
 
     from .conftest import make_vault
 
     vault = make_vault(tmp_path, 2)
     missing = tmp_path / "nope.gguf"
-    with pytest.raises(GrooveError) as e:
+    with pytest.raises(DaemonStartFailed) as e:
         discovery.start_detached(vault, model=str(missing), timeout=60)
-    assert "exited with code 2" in str(e.value) and str(missing) in str(e.value)
+    # Told apart from a crash by the daemon's exit status, not by the log's words.
+    assert e.value.code == "model-missing" and e.value.exit_status == discovery.MODEL_EXIT_STATUS
+    assert str(missing) in e.value.log_tail and str(missing) in str(e.value)
     assert not discovery.is_locked(vault)
     assert discovery.connect_info(vault)["running"] is False
+
+
+def test_connect_info_json_failures_carry_a_stable_code(groove_home, tmp_path):
+    # What the editor plugins switch on (editor-client connection.ts): the code, never the message.
+    from .conftest import make_vault
+
+    vault = make_vault(tmp_path, 2)
+    env = daemon_env(groove_home)
+
+    def fail(*args: str) -> dict:
+        r = subprocess.run([sys.executable, "-m", "groove", "connect-info", *args, "--json"], env=env,
+                           capture_output=True, text=True, timeout=90)
+        assert r.returncode == 2, (r.stdout, r.stderr)
+        return json.loads(r.stdout)["error"]
+
+    missing = fail("--vault", str(vault), "--start", "--model", str(tmp_path / "nope.gguf"))
+    assert missing["code"] == "model-missing" and "nope.gguf" in missing["log_tail"]
+    assert missing["exit_status"] == discovery.MODEL_EXIT_STATUS and missing["log"].endswith(".log")
+    assert fail("--vault", str(tmp_path / "no such vault"))["code"] == "vault"
+    assert fail("--vault", str(vault), "--no-such-flag")["code"] == "usage"
 
 
 def test_a_starting_daemon_waits_out_a_clients_probe_of_the_lock(tmp_path):

@@ -1,8 +1,11 @@
-"""Drive `groove mcp` with the official SDK's clients (stdio and Streamable HTTP)."""
+"""Drive `groove mcp` with the official SDK's clients: in this process over
+the SDK's in-memory transport (most tests), and end to end over stdio and
+Streamable HTTP (a few per transport)."""
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import subprocess
@@ -41,6 +44,30 @@ async def stdio_session(args: list[str], env: dict[str, str], errlog: Path) -> A
             async with ClientSession(r, w) as s:
                 await s.initialize()
                 yield s
+
+
+@asynccontextmanager
+async def inproc_session(args: list[str], errlog: Path) -> AsyncIterator[ClientSession]:
+    """`groove mcp ARGS` built in this process by the same ``build_server``
+    and driven through the SDK's in-memory transport: the initialize
+    handshake and every JSON-RPC message as over stdio, without starting a
+    process. The server's log (tracebacks included) goes to ``errlog``."""
+    from mcp.client import Client
+
+    from groove.mcp import ServerOptions, build_server
+
+    flags = dict(zip(args[::2], args[1::2]))
+    opts = ServerOptions(vault=Path(flags["--vault"]), index_path=Path(flags["--index"]) if "--index" in flags
+                         else None, model=flags.get("--model"), attach="--standalone" not in args)
+    handler = logging.FileHandler(errlog, encoding="utf-8")
+    logger = logging.getLogger("groove")
+    logger.addHandler(handler)
+    try:
+        async with Client(build_server(opts), mode="legacy") as client:
+            yield client.session
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
 
 
 @asynccontextmanager

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mcp_support import SyncSession, stdio_session, text_of
+from mcp_support import SyncSession, inproc_session, text_of
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fuzzing import PIECES, WORDS, fuzz_query  # noqa: E402
@@ -68,7 +68,7 @@ def _args(rng: random.Random, schema: dict[str, Any]) -> dict[str, Any]:
 def s(vault: Path, tiny_model: Path, indexed: Path, server_env, tmp_path_factory):
     errlog = tmp_path_factory.mktemp("fuzz-log") / "server-stderr.log"
     args = ["--vault", str(vault), "--model", str(tiny_model), "--index", str(indexed), "--standalone"]
-    sess = SyncSession(lambda: stdio_session(args, server_env, errlog))
+    sess = SyncSession(lambda: inproc_session(args, errlog))
     sess.errlog = errlog
     yield sess
     sess.close()

@@ -13,7 +13,7 @@ import pytest
 
 from conftest import write_vault
 from groove.tokens import estimate_tokens, json_tokens
-from mcp_support import SyncSession, groove_index, stdio_session, text_of
+from mcp_support import SyncSession, groove_index, inproc_session, text_of
 
 EN_PARA = ("The garden journal records when each bed was watered, which seeds sprouted and how the soil felt. "
            "Compost goes in every autumn and the tomatoes need staking by June. ")
@@ -54,16 +54,16 @@ def big(tmp_path_factory, tiny_model, server_env):
 @pytest.fixture(scope="module")
 def s(big, tiny_model, server_env, tmp_path_factory):
     vault, index = big
-    sess = SyncSession(lambda: stdio_session(
-        ["--vault", str(vault), "--model", str(tiny_model), "--index", str(index), "--standalone"], server_env,
+    sess = SyncSession(lambda: inproc_session(
+        ["--vault", str(vault), "--model", str(tiny_model), "--index", str(index), "--standalone"],
         tmp_path_factory.mktemp("log") / "err.log"))
     yield sess
     sess.close()
 
 
 def _server(vault: Path, index: Path, model: Path, env: dict, log: Path) -> SyncSession:
-    return SyncSession(lambda: stdio_session(
-        ["--vault", str(vault), "--model", str(model), "--index", str(index), "--standalone"], env, log))
+    return SyncSession(lambda: inproc_session(
+        ["--vault", str(vault), "--model", str(model), "--index", str(index), "--standalone"], log))
 
 
 # ----------------------------------------------------------------------------- M1, M8: never indexed, stale

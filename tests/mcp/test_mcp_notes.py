@@ -10,6 +10,7 @@ import pytest
 from groove import notes, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
 from groove.runtime import Runtime, open_runtime
+from groove.schemas.models import ResolvedLink
 from groove.vault.gate import safe_path
 from groove.vault.sections import find_section, sections
 
@@ -113,12 +114,14 @@ def test_aliases_are_not_link_targets_and_a_caret_without_hash_is_part_of_the_na
 
 def test_resolve_link_shape_is_the_protocol_shape(rt: Runtime) -> None:
     r = notes.resolve_link(rt, "[[Plan#Goals|goals]]", "Home.md")
-    assert set(r) == {"path", "heading", "block", "line_range", "exists"}
+    assert set(r) == {"path", "heading", "block", "line_range", "exists", "anchor_found"}
+    assert set(r) <= set(ResolvedLink.model_fields) and r["anchor_found"] is True
 
 
 def test_resolve_link_missing_note(rt: Runtime) -> None:
     r = notes.resolve_link(rt, "[[Missing note]]", "Home.md")
-    assert r == {"path": None, "heading": None, "block": None, "line_range": None, "exists": False}
+    assert r == {"path": None, "heading": None, "block": None, "line_range": None, "exists": False,
+                 "anchor_found": None}
 
 
 def test_resolve_link_heading_gives_section_with_subsections(rt: Runtime) -> None:
@@ -201,7 +204,7 @@ def test_get_document_forgives_case_and_missing_extension(rt: Runtime) -> None:
 
 
 def test_get_document_truncates_with_marker(rt: Runtime) -> None:
-    d = notes.get_document(rt, "Projects/Plan.md", max_chars=60)
+    d = notes.get_document(rt, "Projects/Plan.md", max_chars=100)
     assert d["truncated"] is True
     a, b = d["line_range"]
     assert a == 1 and b < 19
@@ -210,7 +213,7 @@ def test_get_document_truncates_with_marker(rt: Runtime) -> None:
 
 @pytest.mark.parametrize("kw", [
     {"line_start": 0}, {"line_start": 500}, {"line_start": 5, "line_end": 2},
-    {"line_start": "3"}, {"heading": "Goals", "line_start": 1},
+    {"line_start": "3"}, {"heading": "Goals", "line_start": 1}, {"max_chars": 99}, {"max_chars": "500"},
 ])
 def test_get_document_bad_ranges_are_invalid_arguments(rt: Runtime, kw: dict) -> None:
     with pytest.raises(InvalidArgument):

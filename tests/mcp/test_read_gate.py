@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import pytest
 
-from mcp_support import SyncSession, groove_index, stdio_session, text_of
+from mcp_support import SyncSession, groove_index, inproc_session, text_of
 
 SECRET = "DIARY SECRET"
 NOTES = {
@@ -70,7 +70,7 @@ def gated(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, server_env
 def s(gated, tiny_model, server_env, tmp_path_factory):
     vault, index = gated
     args = ["--vault", str(vault), "--model", str(tiny_model), "--index", str(index), "--standalone"]
-    sess = SyncSession(lambda: stdio_session(args, server_env, tmp_path_factory.mktemp("log") / "err.log"))
+    sess = SyncSession(lambda: inproc_session(args, tmp_path_factory.mktemp("log") / "err.log"))
     yield sess
     sess.close()
 

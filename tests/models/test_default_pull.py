@@ -337,7 +337,11 @@ def test_serve_and_connect_info_without_the_model_name_the_pull_command_and_star
         r = _groove(args, env, timeout=60)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "groove models pull default" in r.stderr and "Traceback" not in r.stderr
-        assert r.stdout == ""
+        if args[0] == "serve":
+            assert r.stdout == ""
+        else:  # connect-info is for programs: the same refusal as a JSON error with a stable code
+            err = json.loads(r.stdout)["error"]
+            assert err["code"] == "model-download-needed" and "groove models pull default" in err["message"]
     r = _groove(["serve", "--vault", str(SAMPLE_VAULT), "--status"], env, timeout=60)
     assert r.returncode == 1 and "no groove serve running" in r.stdout
 

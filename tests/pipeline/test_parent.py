@@ -6,7 +6,7 @@ import pytest
 
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.parent import expand_parents
-from groove.vault.markdown import estimate_tokens
+from groove.tokens import estimate_tokens
 from stagekit import VAULT_SMALL, chunk_hit, indexed_runtime, note_chunks, small_rt, with_search  # noqa: F401
 
 BIG = 10**6

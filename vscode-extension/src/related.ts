@@ -35,8 +35,8 @@ export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
   if (r.outgoing.length) {
     section("Outgoing links");
     for (const o of r.outgoing) {
-      // The heading (or block) stays on the link, so the pick lands on it.
-      const label = o.block ? `${o.target}#^${o.block}` : o.heading ? `${o.target}#${o.heading}` : o.target;
+      // The heading stays on the link, so the pick lands on it.
+      const label = o.heading ? `${o.target}#${o.heading}` : o.target;
       items.push(
         o.path
           ? // Resolve again on pick, so a heading link lands on the heading's line.

@@ -40,7 +40,7 @@ class ManualRunner {
 }
 
 function response(hits: ReturnType<typeof hitFor>[], extra: Partial<SearchResponse> = {}): SearchResponse {
-  return { results: hits, low_confidence: false, filter_applied: {}, warnings: [], ...extra };
+  return { results: hits, low_confidence: false, filter_applied: {}, warnings: [], confidence: null, ...extra };
 }
 
 let vault: string;
@@ -293,7 +293,7 @@ describe("wikilink providers", () => {
 
 describe("related notes quick pick", async () => {
   const { relatedItems } = await import("../src/related");
-  it("names the folder of notes whose titles collide and keeps #heading / #^block on outgoing links", () => {
+  it("names the folder of notes whose titles collide and keeps #heading on outgoing links", () => {
     const items = relatedItems({
       path: "a.md",
       similar: [
@@ -304,7 +304,7 @@ describe("related notes quick pick", async () => {
       backlinks: [{ path: "Archive/2023/Dup.md", title: "Dup", line: 4 }],
       outgoing: [
         { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: "Setting Up", line: 3 },
-        { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: null, block: "steps", line: 5 },
+        { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: null, line: 5 },
       ],
     });
     const labels = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
@@ -314,9 +314,9 @@ describe("related notes quick pick", async () => {
       "$(sparkle) Unique",
       "$(arrow-left) Dup — in Archive/2023",
       "$(arrow-right) Mobile sync#Setting Up",
-      "$(arrow-right) Mobile sync#^steps",
+      "$(arrow-right) Mobile sync",
     ]);
-    expect(items.find((i) => i.label.endsWith("#^steps"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#^steps]]" });
+    expect(items.find((i) => i.label.endsWith("#Setting Up"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#Setting Up]]" });
   });
 });
 

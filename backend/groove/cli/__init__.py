@@ -12,8 +12,15 @@ from ..errors import GrooveError, InvalidArgument
 
 class _Group(click.Group):
     """groove's errors, mapped once: a wrong argument is a usage error, any
-    other GrooveError a one-line message; both exit 2. Subcommands are
-    imported when used (``COMMANDS``)."""
+    other GrooveError a one-line message; both exit 2. With ``--json`` (and
+    always for connect-info) the failure is also a JSON object on stdout, ``{"error": {"code", "message",
+    ...}}``, whose ``code`` programs switch on (the editor plugins; the
+    message may be reworded, the code is not). Subcommands are imported when
+    used (``COMMANDS``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta[_JSON_ERRORS] = "--json" in args or bool(args and args[0] in _JSON_ONLY)
+        return super().parse_args(ctx, args)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -29,13 +36,37 @@ class _Group(click.Group):
         return cmd
 
     def invoke(self, ctx: click.Context):
+        as_json = ctx.meta.get(_JSON_ERRORS, False)
         try:
             return super().invoke(ctx)
         except InvalidArgument as e:
+            _json_error(as_json, e.to_json())
             raise click.UsageError(str(e)) from e
         except GrooveError as e:
+            _json_error(as_json, e.to_json())
             click.echo(f"error: {e}", err=True)
             sys.exit(2)
+        except click.UsageError as e:
+            _json_error(as_json, {"code": "usage", "message": e.format_message()})
+            raise
+        except (click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as e:  # a bug: the traceback still goes to stderr
+            _json_error(as_json, {"code": "internal", "message": f"{type(e).__name__}: {e}"})
+            raise
+
+
+_JSON_ERRORS = "groove.json_errors"
+# Commands only programs call, whose output is JSON anyway: failures are JSON
+# without --json, so a plugin reads the code from any groove that has one.
+_JSON_ONLY = {"connect-info"}
+
+
+def _json_error(as_json: bool, error: dict) -> None:
+    if as_json:
+        import json
+
+        click.echo(json.dumps({"error": error}, ensure_ascii=False))
 
 
 @click.group(cls=_Group)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,8 +41,6 @@ def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, par
     """``method``'s answer from the vault's daemon when one runs (and no
     ``--index`` is given), else from the index in this process — for the
     commands that need no model (status, related)."""
-    if use_daemon and no_daemon:
-        raise click.UsageError("--daemon and --no-daemon exclude each other")
     if not no_daemon and index_path is None:
         res = ask_daemon(vault or Path.cwd(), method, params, required=use_daemon, verbose=verbose)
         if res is not None:
@@ -56,7 +55,16 @@ def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, par
 
 def daemon_options(f):
     """--daemon / --no-daemon / -v: the commands the vault's daemon can answer (ADR 0119)."""
-    f = click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")(f)
+
+    command = f
+
+    @functools.wraps(command)
+    def checked(*args: Any, use_daemon: bool = False, no_daemon: bool = False, **kwargs: Any) -> Any:
+        if use_daemon and no_daemon:
+            raise click.UsageError("--daemon and --no-daemon exclude each other")
+        return command(*args, use_daemon=use_daemon, no_daemon=no_daemon, **kwargs)
+
+    f = click.option("-v", "--verbose", is_flag=True, help="Say on stderr which process answered, and why.")(checked)
     f = click.option("--no-daemon", "no_daemon", is_flag=True,
                      help="Answer in this process (loading what it needs) even when a daemon runs.")(f)
     return click.option("--daemon", "use_daemon", is_flag=True,
@@ -111,7 +119,7 @@ def ensure_model_downloaded(model: str | None, *, yes: bool = False, may_prompt:
     """
     import sys
 
-    from ..errors import GrooveError, ModelError
+    from ..errors import GrooveError, ModelNotDownloaded
     from ..models.default_model import auto_pull_allowed, default_model_status
     from ..models.registry import resolve_model
 
@@ -127,7 +135,7 @@ def ensure_model_downloaded(model: str | None, *, yes: bool = False, may_prompt:
     size = f"{st.download_bytes / 1e6:.0f} MB"
     if not (yes or auto_pull_allowed()):
         if not (may_prompt and sys.stdin.isatty()):
-            raise ModelError(
+            raise ModelNotDownloaded(
                 f"the default embedding model is not installed yet. Run `{st.pull_command}` (a one-time {size} "
                 "download), or add --yes (or set GROOVE_AUTO_PULL=1) to download it now."
             )
@@ -138,16 +146,9 @@ def ensure_model_downloaded(model: str | None, *, yes: bool = False, may_prompt:
             err=True,
         )
         if not click.confirm("Download it now?", default=False, err=True):
-            raise ModelError(
+            raise ModelNotDownloaded(
                 f"the default embedding model was not downloaded; run `{st.pull_command}` when you are ready.")
     from .models import pull_default_with_progress
 
     pull_default_with_progress(json_progress=False)
 
-
-def shown(path: str) -> str:
-    """A path safe to print: control characters (a newline, a terminal
-    escape in a file name) as escapes, so they cannot forge or hide output."""
-    if path.isprintable():
-        return path
-    return "".join(ch if ch.isprintable() else repr(ch)[1:-1] for ch in path)

@@ -129,10 +129,6 @@ def metrics_table(metrics: dict[str, Any], names: Sequence[str], title: str) -> 
     return t
 
 
-def _ranks(r: dict[str, Any]) -> str:
-    return ", ".join(f"{Path(p).stem}:{v if v is not None else '-'}" for p, v in r.items())
-
-
 def change_line(c: QueryChange) -> str:
     olds, news = c.old_ranks, c.new_ranks
     ranks = "; ".join(f"{Path(p).stem} {olds.get(p) or '-'}→{news.get(p) or '-'}" for p in news)

@@ -11,7 +11,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from .. import service
-from .common import ensure_model_downloaded, index_option, model_option, runtime_from, shown, yes_option
+from ..printable import escape_controls
+from .common import ensure_model_downloaded, index_option, model_option, runtime_from, yes_option
 
 
 @click.command("index")
@@ -64,6 +65,6 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
         f"({summary.chunks_embedded} chunks embedded in {summary.seconds:.1f}s; index: {d} notes, {c} chunks)"
     )
     for s in summary.skipped:
-        click.echo(f"  skipped {shown(s.path)}: {s.reason}")
+        click.echo(f"  skipped {escape_controls(s.path)}: {s.reason}")
     for p, w in summary.warnings:
-        click.echo(f"  warning {shown(p)}: {w}")
+        click.echo(f"  warning {escape_controls(p)}: {w}")

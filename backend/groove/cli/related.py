@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .common import daemon_options, daemon_or_here, index_option, shown, vault_option
+from ..printable import escape_controls
+from .common import daemon_options, daemon_or_here, index_option, vault_option
 
 
 @click.command("related")
@@ -31,14 +32,14 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return
-    click.echo(f"similar to {shown(res['path'])}:")
+    click.echo(f"similar to {escape_controls(res['path'])}:")
     for s in res["similar"]:
-        click.echo(f"  {s['score']:.3f}  {shown(s['path'])}")
+        click.echo(f"  {s['score']:.3f}  {escape_controls(s['path'])}")
     click.echo(f"linking here ({len(res['backlinks'])}):")
     for b in res["backlinks"]:
-        click.echo(f"  {shown(b['path'])}:{b['line']}")
+        click.echo(f"  {escape_controls(b['path'])}:{b['line']}")
     click.echo(f"links out ({len(res['outgoing'])}):")
     for o in res["outgoing"]:
-        where = shown(o["path"]) if o["path"] else "(no such note)"
+        where = escape_controls(o["path"]) if o["path"] else "(no such note)"
         heading = f"#{o['heading']}" if o.get("heading") else ""
-        click.echo(f"  [[{shown(o['target'])}{heading}]] -> {where}  (line {o['line']})")
+        click.echo(f"  [[{escape_controls(o['target'])}{heading}]] -> {where}  (line {o['line']})")

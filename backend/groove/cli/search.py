@@ -84,8 +84,6 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
 
     Example: groove search "keep notes in sync between phone and computer" --vault ~/Notes
     """
-    if use_daemon and no_daemon:
-        raise click.UsageError("--daemon and --no-daemon exclude each other")
     # The flags are named like the protocol's search params (and groove.toml's keys).
     wire = protocol_params(query, options)
     resp = _via_daemon(vault or Path.cwd(), wire, required=use_daemon, verbose=verbose) \

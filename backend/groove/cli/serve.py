@@ -112,10 +112,13 @@ def _status(v: Path, as_json: bool) -> int:
 @model_option
 @click.option("--start", is_flag=True, help="Start the daemon if none runs, and wait until it accepts connections.")
 @click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds to wait with --start.")
-def connect_info_cmd(vault, index_path, model, start: bool, timeout: float) -> None:
+@click.option("--json", "as_json", is_flag=True, help="Accepted for symmetry: the output is JSON anyway.")
+def connect_info_cmd(vault, index_path, model, start: bool, timeout: float, as_json: bool) -> None:
     """Print how to reach the vault's daemon as JSON (for editor plugins).
 
-    {"vault", "transport", "address", "token", "pid", "running", "protocol_version"}
+    {"vault", "transport", "address", "token", "pid", "running", "protocol_version"}; a failure
+    prints {"error": {"code", "message", ...}} on stdout (exit 2), code one of model-download-needed,
+    model-missing, daemon-exited, start-timeout, vault, usage, error (the message is for people).
     """
     from ..daemon import discovery
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from .common import daemon_options, daemon_or_here, index_option, shown, vault_option
+from ..printable import escape_controls
+from .common import daemon_options, daemon_or_here, index_option, vault_option
 
 
 @click.command("status")
@@ -47,7 +48,7 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_d
         click.echo(f"{'vector copy':>16}: {vc['state']}{size}")
     click.echo(f"{'skipped':>16}: {st['skipped_count']}")
     for s in st["skipped"]:
-        click.echo(f"{'':>16}  {shown(s['path'])}: {s['reason']}")
+        click.echo(f"{'':>16}  {escape_controls(s['path'])}: {s['reason']}")
     if st["skipped_count"] > len(st["skipped"]):
         click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
     for w in st["warnings"]:

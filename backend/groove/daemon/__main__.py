@@ -8,7 +8,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import GrooveError
+from ..errors import GrooveError, ModelError
+from .discovery import MODEL_EXIT_STATUS
 from .lifecycle import run_daemon
 
 
@@ -24,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
         return run_daemon(a.vault, index_path=a.index, model=a.model, foreground=a.foreground, verbose=a.verbose)
     except GrooveError as e:
         print(f"error: {e}", file=sys.stderr)
-        return 2
+        # The process that started us tells a missing model from a crash by this, not by the text.
+        return MODEL_EXIT_STATUS if isinstance(e, ModelError) else 2
 
 
 if __name__ == "__main__":

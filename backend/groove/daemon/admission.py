@@ -10,17 +10,30 @@ import socket
 import struct
 import sys
 import threading
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Sized
+from typing import Protocol, TypeVar
 
 from . import auth
-
-if TYPE_CHECKING:
-    from .server import Connection
 
 MAX_CONNECTIONS = 64
 
 
-def idlest(conns: set[Connection]) -> Connection | None:
+class Idleness(Protocol):
+    """What ``idlest`` reads of a connection (the server's ``Connection``
+    has these), so admission need not import the server that uses it."""
+
+    authenticated: bool
+    subscriptions: Collection[str]
+    last_active: float
+
+    @property
+    def pending(self) -> Sized: ...
+
+
+C = TypeVar("C", bound=Idleness)
+
+
+def idlest(conns: Collection[C]) -> C | None:
     """The connection to drop when full: none with a request in flight;
     first one that has not said hello, then one without subscriptions (not
     an editor's live channel), each the longest silent."""

@@ -17,19 +17,14 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ..types import SearchResponse
 from . import discovery
 from .admission import PEER_UID_READABLE
 from .discovery import ConnectError, open_socket
-from .protocol import CANCELLED, MAX_REQUEST_BYTES, RpcError
+from .protocol import MAX_REQUEST_BYTES, RpcError
 
-if TYPE_CHECKING:
-    from ..pipeline.params import SearchParams
-
-__all__ = ["DaemonClient", "ConnectError", "RpcError", "PendingCall", "find_daemon", "connect", "get_connect_info",
-           "search_via_daemon"]
+__all__ = ["DaemonClient", "ConnectError", "RpcError", "PendingCall", "find_daemon", "connect", "get_connect_info"]
 
 
 class _Reply:
@@ -305,17 +300,3 @@ def _authenticate(info: dict[str, Any], *, client: str, timeout: float) -> Daemo
         if not info["token"]:
             raise ConnectError(f"no token stored for {info['vault']}; restart the daemon (groove serve)")
     return DaemonClient.connect(info, client=client, timeout=timeout)
-
-
-def is_cancelled(e: BaseException) -> bool:
-    return isinstance(e, RpcError) and e.code == CANCELLED
-
-
-def search_via_daemon(vault: Path | str, params: SearchParams, *, start: bool = False) -> SearchResponse:
-    """Run a search on the vault's daemon (for `groove search --daemon`);
-    ConnectError if none runs (and ``start`` is false)."""
-    c = connect(vault, start=start, client="groove-cli")
-    try:
-        return SearchResponse.from_json(c.call("search", params.to_json()))
-    finally:
-        c.close()

@@ -31,13 +31,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from ..errors import GrooveError
+from ..errors import DaemonStartFailed
 from ..paths import check_vault, log_dir, runtime_dir, tighten_file, vault_key
 from . import auth
 from .protocol import PROTOCOL_VERSION
 
 IS_WINDOWS = sys.platform == "win32"
 LOG_ROTATE_BYTES = 5 << 20
+MODEL_EXIT_STATUS = 3  # the daemon's exit status when it cannot load its model (`python -m groove.daemon`)
 
 
 class ConnectError(OSError):
@@ -277,9 +278,12 @@ def wait_ready(vault: Path, *, timeout: float, proc: subprocess.Popen | None = N
             if is_locked(vault):
                 proc = None  # lost a start race: another daemon serves the vault; use it
             else:
-                raise GrooveError(
+                tail = _tail(files.log)
+                raise DaemonStartFailed(
                     f"groove serve exited with code {proc.returncode} before accepting connections; "
-                    f"see {files.log}:\n{_tail(files.log)}"
+                    f"see {files.log}:\n{tail}",
+                    code="model-missing" if proc.returncode == MODEL_EXIT_STATUS else "daemon-exited",
+                    log=str(files.log), log_tail=tail, exit_status=proc.returncode,
                 )
         info = connect_info(vault)
         if info["running"] and info["token"]:
@@ -289,8 +293,8 @@ def wait_ready(vault: Path, *, timeout: float, proc: subprocess.Popen | None = N
             except (ConnectError, OSError) as e:
                 last_err = str(e)
         time.sleep(0.05)
-    raise GrooveError(f"groove serve did not accept connections within {timeout:.0f}s ({last_err}); "
-                      f"see {files.log}")
+    raise DaemonStartFailed(f"groove serve did not accept connections within {timeout:.0f}s ({last_err}); "
+                            f"see {files.log}", code="start-timeout", log=str(files.log), log_tail=_tail(files.log))
 
 
 def _tail(path: Path, lines: int = 15) -> str:

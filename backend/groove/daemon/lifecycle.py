@@ -15,13 +15,13 @@ import socket
 import sys
 import threading
 import time
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..errors import GrooveError
 from ..paths import check_vault
+from ..printable import escape_controls
 from . import auth
 from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, open_log, read_state, running_state
 from .protocol import PROTOCOL_VERSION
@@ -34,9 +34,7 @@ UNIX_PATH_MAX = 104  # macOS sun_path is 104 bytes, Linux 108: use the smaller
 class AlreadyRunning(GrooveError):
     """A daemon already serves this vault."""
 
-
-class DaemonNotRunning(GrooveError):
-    """No daemon for this vault."""
+    code = "already-running"
 
 
 # ----------------------------------------------------------------------------- listening
@@ -92,16 +90,6 @@ class OneLineFormatter(logging.Formatter):
 
 
 LOCK_PATIENCE = 0.5  # seconds a starting daemon retries the vault lock (clients probe it in passing)
-_BIDI = set("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-def escape_controls(text: str) -> str:
-    """Control characters, line/paragraph separators and bidi overrides as
-    Python escapes; everything else (a Japanese path, an ideographic space) as is."""
-    if text.isprintable():
-        return text
-    return "".join(ascii(ch)[1:-1] if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI else ch
-                   for ch in text)
 
 
 def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = False) -> None:

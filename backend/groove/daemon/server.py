@@ -450,10 +450,6 @@ class Daemon:
         with self._conns_lock:
             self._conns.discard(conn)
 
-    def connection_count(self) -> int:
-        with self._conns_lock:
-            return len(self._conns)
-
     def serve_forever(self, listener: socket.socket) -> None:
         """Accept until ``stop()``; each connection gets its own reader thread."""
         listener.settimeout(0.5)

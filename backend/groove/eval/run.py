@@ -270,9 +270,6 @@ class EvalSession:
     def primary(self) -> Runtime:
         return next(iter(self.runtimes.values()))
 
-    def runtime_for(self, g: GoldenQuery) -> Runtime:
-        return self.runtimes[self.vault_of[g.key]]
-
     def reindex(self, progress: Callable[[Path, dict], None] | None = None) -> list[str]:
         """Bring every index up to date (incremental: unchanged notes cost a stat)."""
         from .. import service

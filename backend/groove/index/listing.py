@@ -116,8 +116,3 @@ def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
     return [(t, int(n)) for t, n in idx.conn.execute(
         f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT nfc(lower(tag)) AS t, doc_id FROM tags) {where} "
         "GROUP BY t ORDER BY n DESC, t", args)]
-
-
-def newest_mtime_ns(idx: Index) -> int | None:
-    row = idx.conn.execute("SELECT max(mtime_ns) FROM documents").fetchone()
-    return int(row[0]) if row and row[0] is not None else None

@@ -8,9 +8,19 @@ the vault, over its socket, and this process loads no model at all
 (ADR 0053).
 
 * ``backend.py``: where a call goes (this process, or the daemon).
-* ``tools.py``: the tools and the note resource, their LLM-facing
-  descriptions, and how groove's errors become tool errors.
-* ``render.py``: the text each tool returns beside its structured content.
+* ``tools.py``: builds the server: its instructions, the prompts, the
+  lifespan that opens the backend and warms the model.
+* ``read_tools.py``: the tools that return note text (search, get_document,
+  get_documents); ``browse_tools.py``: the tools that navigate (related_notes,
+  resolve_link, list_notes, recent_notes, list_tags), the index tools
+  (index_status, reindex) and the note resource.
+* ``session.py``: what the tools share: the call into the backend, where
+  groove's errors become tool errors, and the ``max_tokens`` argument;
+  ``budget.py`` keeps a response under it (ADR 0114).
+* ``strict.py``: arguments checked against each tool's input schema before
+  pydantic coerces them (ADR 0116), and resources/list paging the notes.
+* ``render.py``: the text each tool returns beside its structured content;
+  ``outputs.py``: output schemas beyond the protocol's shapes.
 * ``stdio.py``: stdio, every line answered JSON-RPC's way, and the process
   ended when its client closes stdin (ADR 0154).
 * ``http.py``: Streamable HTTP bound to loopback with the SDK's

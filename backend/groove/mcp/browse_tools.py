@@ -1,7 +1,8 @@
-"""The tools that navigate rather than read: related_notes, resolve_link,
-list_notes, recent_notes, list_tags; the index tools (index_status,
-reindex); the note resource and the prompts. Lists stay under max_tokens by
-ending the page early (next_offset says where to go on)."""
+"""The tools that navigate rather than read: related_notes, resolve_link
+(the note operations, ``notes.py``), list_notes, recent_notes, list_tags
+(``browse.py``); the index tools (index_status, reindex); the note resource
+(``notes.read_note``). The prompts are in ``tools.py``. Lists stay under
+max_tokens by ending the page early (next_offset says where to go on)."""
 
 from __future__ import annotations
 
@@ -53,14 +54,15 @@ def _page_text(page: dict[str, Any]) -> str:
 
 
 def register(mcp: MCPServer, state: Session) -> None:
-    backend = state.backend
+    _register_links(mcp, state)
+    _register_listings(mcp, state)
+    _register_index_tools(mcp, state)
+    _register_note_resource(mcp, state)
 
-    async def listing(method: str, params: dict[str, Any], max_tokens: int) -> CallToolResult:
-        warnings = await fresh(state)
-        page = await call(backend.call, method, params)
-        page["warnings"] = warnings
-        out, _ = _fit_page(page, "notes", max_tokens)
-        return result(_page_text(out), out)
+
+def _register_links(mcp: MCPServer, state: Session) -> None:
+    """related_notes and resolve_link: the note operations (notes.py)."""
+    backend = state.backend
 
     @mcp.tool(name="related_notes", title="Related notes", annotations=READ_ONLY, description=(
         "Notes related to one note: the most similar notes by meaning (embedding neighbours, "
@@ -98,6 +100,18 @@ def register(mcp: MCPServer, state: Session) -> None:
         await fresh(state)
         d = await call(backend.call, "resolve_link", {"link": link, "from_path": from_path})
         return result(compact(d), d)
+
+
+def _register_listings(mcp: MCPServer, state: Session) -> None:
+    """list_notes, recent_notes, list_tags (browse.py): pages ended early to stay under max_tokens."""
+    backend = state.backend
+
+    async def listing(method: str, params: dict[str, Any], max_tokens: int) -> CallToolResult:
+        warnings = await fresh(state)
+        page = await call(backend.call, method, params)
+        page["warnings"] = warnings
+        out, _ = _fit_page(page, "notes", max_tokens)
+        return result(_page_text(out), out)
 
     @mcp.tool(name="list_notes", title="List notes", annotations=READ_ONLY, description=(
         "Browse the notes without a query: filter by folder (and its sub-folders), a path glob "
@@ -152,6 +166,11 @@ def register(mcp: MCPServer, state: Session) -> None:
         text = f'{d["total"]} tags\n' + "\n".join(f'#{t["tag"]} ({t["count"]})' for t in out["tags"])
         return result(text, out)
 
+
+def _register_index_tools(mcp: MCPServer, state: Session) -> None:
+    """index_status (with this process's latencies) and reindex (with progress notifications)."""
+    backend = state.backend
+
     @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
         "State of the search index: number of notes and chunks, embedding model, last indexing "
         "time, which files changed since (stale_files, stale_paths; run reindex if > 0), whether a "
@@ -195,6 +214,11 @@ def register(mcp: MCPServer, state: Session) -> None:
         d = await call(lambda: backend.call("reindex", {"force": force}, progress=progress))
         state.freshness.forget()
         return result(compact(d), d)
+
+
+def _register_note_resource(mcp: MCPServer, state: Session) -> None:
+    """groove://note/{path}: a note's whole text (notes.read_note), through the read gate."""
+    backend = state.backend
 
     @mcp.resource(
         "groove://note/{+path}", name="note", title="A note in the vault",

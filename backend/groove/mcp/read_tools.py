@@ -34,6 +34,12 @@ NotePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
 def register(mcp: MCPServer, state: Session) -> None:
+    _register_search(mcp, state)
+    _register_reading(mcp, state)
+
+
+def _register_search(mcp: MCPServer, state: Session) -> None:
+    """search, paged by offset and kept under max_tokens (budget.fit_search)."""
     backend = state.backend
 
     @mcp.tool(
@@ -112,6 +118,11 @@ def register(mcp: MCPServer, state: Session) -> None:
                 "offset": offset, "next_offset": offset + limit if full else None}
         out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
         return result(text, out)
+
+
+def _register_reading(mcp: MCPServer, state: Session) -> None:
+    """get_document and get_documents: note text under max_tokens, asked again smaller while over."""
+    backend = state.backend
 
     async def read_one(path: str, line_start: int | None, line_end: int | None, heading: str | None,
                        max_tokens: int) -> dict[str, Any]:

@@ -55,7 +55,3 @@ def render_documents(batch: dict[str, Any]) -> str:
     if batch["not_returned"]:
         parts.append("not returned (over the response budget): " + ", ".join(batch["not_returned"]))
     return "\n\n---\n\n".join(parts)
-
-
-def json_text(d: Any) -> str:
-    return json.dumps(d, ensure_ascii=False, indent=1)

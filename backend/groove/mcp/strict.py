@@ -94,10 +94,10 @@ def check_arguments(tool: str, schema: dict[str, Any], args: dict[str, Any], hin
 class GrooveMCP(MCPServer):
     """MCPServer plus strict arguments, a paged resources/list and span schemas."""
 
-    def __init__(self, *args: Any, **kw: Any) -> None:
+    def __init__(self, *args: Any, notes_page: NotesPage | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.argument_hints: dict[str, str] = {}  # argument name -> why it is not offered
-        self.notes_page: NotesPage | None = None
+        self.notes_page = notes_page  # resources/list pages through it; None: the SDK's fixed list
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)

@@ -2,9 +2,9 @@
 how fresh), the tools (read_tools.py, browse_tools.py), the prompts, and
 the lifespan that opens the backend and warms the model. Every tool is one
 operation of the table (``service.OPERATIONS``), called through
-``Backend.call``; groove's errors become tool errors carrying the message
-as is (it names what to fix); anything else is a bug, logged with its
-traceback and reported as internal."""
+``Backend.call`` by ``session.call``, where groove's errors become tool
+errors carrying the message as is (it names what to fix); anything else is a
+bug, logged with its traceback and reported as internal."""
 
 from __future__ import annotations
 
@@ -99,7 +99,9 @@ def build_server(opts: ServerOptions) -> MCPServer:
     backend.open()  # fail fast on a bad vault, and read the index for the instructions
 
     @asynccontextmanager
-    async def lifespan(_server: MCPServer) -> AsyncIterator[Session]:
+    async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
+        # The tools hold ``state`` (they are registered with it below); the
+        # lifespan only opens the backend, warms the model and closes.
         # Load the model in the background so the handshake does not wait for it.
         backend.open()
         if opts.warm:
@@ -112,7 +114,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
 
             threading.Thread(target=warm, name="groove-warm", daemon=True).start()
         try:
-            yield state
+            yield
         finally:
             backend.close()
 
@@ -124,6 +126,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
         version=__version__,
         lifespan=lifespan,
         log_level="WARNING",
+        notes_page=lambda offset, limit: _notes_page(backend, offset, limit),
     )
     log.debug("instructions read in %.3f s", time.perf_counter() - t0)
     read_tools.register(mcp, state)
@@ -132,7 +135,6 @@ def build_server(opts: ServerOptions) -> MCPServer:
     if not load_config(opts.vault).search.reranker:
         mcp.remove_argument("search", "rerank", NO_RERANKER)
     mcp.tighten_output_schemas()
-    mcp.notes_page = lambda offset, limit: _notes_page(backend, offset, limit)
     return mcp
 
 

@@ -28,7 +28,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from groove import __version__
 from groove.models import ModelError
@@ -62,9 +62,14 @@ class DownloadError(ModelError):
     could not be written.
     """
 
+    code = "model-download-failed"
+
     def __init__(self, message: str, kind: ErrorKind) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "kind": self.kind}
 
 
 class _Transient(Exception):

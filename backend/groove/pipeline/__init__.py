@@ -54,7 +54,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if r.legs != "fts" and parsed.embed_text.strip():
         # Embedded on a worker while the lexical leg runs here (ADR 0081).
         qvec = _embed_pool().submit(rt.embedder.embed_query, parsed.embed_text)
-    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=params.explain)
+    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=bool(params.explain))
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 
     # 2. reranker (optional)

@@ -1,53 +1,71 @@
 """Search parameters as a surface passes them, and as the pipeline runs them.
 
-``SearchParams`` fields left ``None`` fall back to ``groove.toml``;
-``resolve_params`` turns them into a ``Resolved`` with every value concrete,
-validated and clamped — in one place, so no surface can skip a check.
+``SearchParams`` is their one definition: the pipeline runs it, and the
+wire's schema (``schemas/protocol.json``, hence the plugins' TypeScript
+type) is generated from it, bounds and descriptions included. Adding a
+parameter is a field here, the stage that reads it, and its test. Fields left
+``None`` fall back to ``groove.toml``; ``resolve_params`` turns them into a
+``Resolved`` with every value concrete, validated and clamped — in one
+place, so no surface can skip a check.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from ..bounds import MAX_FILTER_ITEMS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
-from ..config import FusionConfig, SearchConfig
+from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
 
+if TYPE_CHECKING:
+    from .. import constraints as c
+else:
+
+    class _Constraints:
+        """``groove.constraints`` (pydantic's Field among them), imported only
+        when the wire schema is built: a search never evaluates these annotations."""
+
+        def __getattr__(self, name: str) -> Any:
+            from .. import constraints
+
+            return getattr(constraints, name)
+
+    c = _Constraints()
 
 @dataclass(frozen=True)
 class SearchParams:
-    query: str
-    limit: int | None = None
+    """``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``);
+    null or absent = the vault's groove.toml."""
+
+    __pydantic_config__ = {"extra": "forbid", "use_attribute_docstrings": True}
+
+    query: Annotated[str, c.Field(max_length=c.MAX_QUERY_CHARS)]
+    limit: Annotated[int, c.Field(ge=1, le=c.MAX_INT)] | None = None
     rerank: bool | None = None
-    reranker: str | None = None  # named explicitly → applies unconditionally
+    reranker: Annotated[str, c.Field(max_length=c.MAX_PATH_CHARS)] | None = None  # named → applies unconditionally
     mmr: bool | None = None
-    mmr_lambda: float | None = None
-    mmr_same_doc_penalty: float | None = None
+    mmr_lambda: c.Unit | None = None
+    mmr_same_doc_penalty: Annotated[float, c.Field(ge=0)] | None = None
     parent_retriever: bool | None = None
-    path_globs: tuple[str, ...] = ()
-    tags_any: tuple[str, ...] = ()
-    tags_all: tuple[str, ...] = ()
-    date_from: str | None = None
-    date_to: str | None = None
-    min_confidence_ratio: float | None = None
-    explain: bool = False  # each hit says why it ranked where it did (pipeline/explain.py)
+    path_globs: Annotated[tuple[c.Glob, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    tags_any: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    tags_all: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    date_from: c.Date | None = None
+    date_to: c.Date | None = None
+    min_confidence_ratio: c.Unit | None = None
+    explain: bool | None = None
+    """Give each hit an ``explain`` object: why it ranked where it did"""
     # Development knob used by eval: which stage-1 legs run. Not on the wire.
-    legs: str = "hybrid"  # "hybrid" | "vector" | "fts"
+    legs: c.SkipJsonSchema[str] = "hybrid"  # "hybrid" | "vector" | "fts"
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> SearchParams:
         """The protocol's search params (validated by the surface) -> SearchParams;
         missing or null fields fall back to groove.toml."""
-        return cls(
-            query=d["query"], limit=d.get("limit"), rerank=d.get("rerank"), reranker=d.get("reranker"),
-            mmr=d.get("mmr"), mmr_lambda=d.get("mmr_lambda"), mmr_same_doc_penalty=d.get("mmr_same_doc_penalty"),
-            parent_retriever=d.get("parent_retriever"), path_globs=tuple(d.get("path_globs") or ()),
-            tags_any=tuple(d.get("tags_any") or ()), tags_all=tuple(d.get("tags_all") or ()),
-            date_from=d.get("date_from"), date_to=d.get("date_to"),
-            min_confidence_ratio=d.get("min_confidence_ratio"), explain=bool(d.get("explain")),
-        )
+        kw = {f.name: d[f.name] for f in dataclasses.fields(cls) if f.name != "legs" and d.get(f.name) is not None}
+        return cls(**{k: tuple(v) if k in _TUPLES else v for k, v in kw.items()})
 
     def to_json(self) -> dict[str, Any]:
         """SearchParams -> the protocol's search params (unset fields left out)."""
@@ -58,6 +76,9 @@ class SearchParams:
                 continue
             out[f.name] = list(v) if isinstance(v, tuple) else v
         return out
+
+
+_TUPLES = frozenset(f.name for f in dataclasses.fields(SearchParams) if f.default == ())  # lists on the wire
 
 
 @dataclass(frozen=True)
@@ -149,8 +170,9 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
     pen = cfg.mmr.same_doc_penalty if p.mmr_same_doc_penalty is None else float(p.mmr_same_doc_penalty)
     if pen < 0:
         raise InvalidArgument(f"'mmr_same_doc_penalty' must be >= 0, got {pen!r}", param="mmr_same_doc_penalty")
-    if mmr and lam == 1.0:
-        warnings.append("MMR is on with lambda = 1.0: that is MMR off but slower; turn MMR off or lower lambda")
+    footgun = mmr_lambda_warning(mmr, lam, where="MMR on", fix="turn MMR off or lower lambda")
+    if footgun:
+        warnings.append(footgun)
     mcr = _check_unit(
         "min_confidence_ratio",
         cfg.min_confidence_ratio if p.min_confidence_ratio is None else float(p.min_confidence_ratio),

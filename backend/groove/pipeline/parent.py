@@ -7,8 +7,8 @@ both capped at ``max_expanded_tokens``. Invariants: score, rank, path and
 order never change; the hit's own chunk is always included; ``content`` is
 the concatenation, in file order, of the ranges listed in ``expanded_from``
 (so an editor maps a content offset to the file piece by piece). Rows with
-NULL ``token_count`` count ``len(content) / 4`` tokens, like the indexer's
-estimator, so the cap holds for them too. Exclusions are not re-checked on
+NULL ``token_count`` (written before the column was filled) count what
+``tokens.estimate_tokens`` says, so the cap holds for them too. Exclusions are not re-checked on
 the expanded text (docs/design.md §1.2).
 """
 
@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 
 from ..index.chunks import note_chunk_rows
 from ..index.db import Index
+from ..tokens import estimate_tokens
 from ..types import ExpandedRange, SearchHit
-from ..vault.markdown import estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -110,17 +110,17 @@ def render() -> str:
     return _dump(protocol_schema()) + "\n"
 
 
-def main(argv: list[str]) -> int:
-    text = render()
+def write_or_check(path: Path, text: str, argv: list[str], module: str) -> int:
+    """Write ``text`` to ``path``; with ``--check``, exit 1 if the file differs."""
     if "--check" in argv:
-        if PATH.read_text(encoding="utf-8") != text:
-            print(f"{PATH} is out of date: run python -m groove.schemas.generate", file=sys.stderr)
+        if path.read_text(encoding="utf-8") != text:
+            print(f"{path} is out of date: run python -m {module}", file=sys.stderr)
             return 1
         return 0
-    PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {PATH}")
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(write_or_check(PATH, render(), sys.argv[1:], "groove.schemas.generate"))

@@ -3,10 +3,11 @@ socket method accepts and the result it returns, the notifications, and
 MCP's output schemas. ``schemas/protocol.json`` is generated from them
 (``generate.py``); a test keeps the committed file equal to the output.
 
-A search result is not restated here: ``types.SearchResponse`` and
-``types.SearchHit`` are its one definition, and pydantic reads them as they
-are. Params are closed (an unknown name is a mistake the caller should
-hear about); results are open, so a newer server may add fields.
+A search is not restated here: ``pipeline.params.SearchParams`` is the one
+definition of its params, ``types.SearchResponse`` and ``types.SearchHit`` of
+its result, and pydantic reads those dataclasses as they are. Params are
+closed (an unknown name is a mistake the caller should hear about); results
+are open, so a newer server may add fields.
 """
 
 from __future__ import annotations
@@ -15,19 +16,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
+from ..constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, LineRange, NonNeg, Tag
 from ..notes import MAX_RELATED
+from ..pipeline.params import SearchParams
 from ..types import SearchResponse
-from .annotations import LineRange
+from ..vault.scan import Skipped
 
-MAX_INT = 2**53 - 1  # the largest integer every JSON reader (JavaScript's among them) holds exactly
-NonNeg = Annotated[int, Field(ge=0, le=MAX_INT)]
-Unit = Annotated[float, Field(ge=0, le=1)]
-Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 EventName = Literal["index.progress", "index.changed"]
-# Bounds on what a caller may send: one table for every surface (bounds.py).
-Glob = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
-Tag = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
 
 
 class Params(BaseModel):
@@ -45,28 +40,6 @@ class HelloParams(BaseModel):  # open: older and newer clients send more
     token: str
     client: Annotated[str, Field(max_length=200)] = ""
     protocol_version: int = 1
-
-
-class SearchParams(Params):
-    """``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``);
-    null or absent = the vault's groove.toml."""
-
-    query: Annotated[str, Field(max_length=MAX_QUERY_CHARS)]
-    limit: Annotated[int, Field(ge=1, le=MAX_INT)] | None = None
-    rerank: bool | None = None
-    reranker: Annotated[str, Field(max_length=MAX_PATH_CHARS)] | None = None
-    mmr: bool | None = None
-    mmr_lambda: Unit | None = None
-    mmr_same_doc_penalty: Annotated[float, Field(ge=0)] | None = None
-    parent_retriever: bool | None = None
-    path_globs: Annotated[list[Glob], Field(max_length=MAX_FILTER_ITEMS)] = []
-    tags_any: Annotated[list[Tag], Field(max_length=MAX_FILTER_ITEMS)] = []
-    tags_all: Annotated[list[Tag], Field(max_length=MAX_FILTER_ITEMS)] = []
-    date_from: Date | None = None
-    date_to: Date | None = None
-    min_confidence_ratio: Unit | None = None
-    explain: bool | None = None
-    """Give each hit an ``explain`` object: why it ranked where it did"""
 
 
 class CancelParams(Params):
@@ -225,11 +198,6 @@ class IndexProgress(Result):
     path: str = ""
 
 
-class Skipped(Result):
-    path: str
-    reason: str
-
-
 class LowConfidenceStatus(Result):
     """Which ``low_confidence`` rule searches use on this index (docs/eval.md)"""
 
@@ -290,6 +258,8 @@ class IndexStatus(Result):
     watch_problem: str | None = None
     """Why the daemon is not watching the vault (its folder is gone or was replaced), or null"""
     pending_changes: NonNeg = 0
+    last_error: str | None = None
+    """The daemon's last index job's failure; null when it succeeded (docs/protocol.md)"""
     warnings: list[str] = []
     skipped: list[Skipped] = []
     """Notes left out of the index and why (the first 100; see skipped_count)"""

@@ -34,7 +34,7 @@ _BOMS: tuple[tuple[bytes, str, str], ...] = (
 
 
 @dataclass(frozen=True)
-class NoteText:
+class DecodedNote:
     """The bytes to parse (UTF-8, maybe invalid in places) and how they were found."""
 
     data: bytes  # UTF-8, no byte-order mark
@@ -43,12 +43,12 @@ class NoteText:
     warning: str | None = None
 
 
-def decode_note_bytes(raw: bytes) -> NoteText:
+def decode_note_bytes(raw: bytes) -> DecodedNote:
     """UTF-16/32 notes (recognised by their byte-order mark) become UTF-8;
     a UTF-8 BOM is dropped; anything else is passed through for the UTF-8
     parser (which replaces invalid bytes and says so)."""
     if raw.startswith(UTF8_BOM):
-        return NoteText(raw[len(UTF8_BOM):], "UTF-8 with BOM", False)
+        return DecodedNote(raw[len(UTF8_BOM):], "UTF-8 with BOM", False)
     for bom, codec, name in _BOMS:
         if raw.startswith(bom):
             warning = None
@@ -57,8 +57,8 @@ def decode_note_bytes(raw: bytes) -> NoteText:
             except UnicodeDecodeError:
                 text = raw.decode(codec, errors="replace")
                 warning = f"invalid {name} (decoded with replacement characters)"
-            return NoteText(text.encode("utf-8"), name, True, warning)
-    return NoteText(raw, "UTF-8", False)
+            return DecodedNote(text.encode("utf-8"), name, True, warning)
+    return DecodedNote(raw, "UTF-8", False)
 
 
 def binary_reason(data: bytes) -> str | None:

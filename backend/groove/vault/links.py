@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import InvalidArgument
-from ..types import Link
+from ..types import WikiLink
 from .markdown import parse_links
 
 
@@ -134,7 +134,7 @@ def match_file(files: list[str], target: str) -> str | None:
     return min(hits, key=lambda f: (f.count("/"), len(f), f)) if hits else None
 
 
-def parse_link_arg(link: str) -> Link:
+def parse_link_arg(link: str) -> WikiLink:
     """A link as a client passes it: '[[Note#H|alias]]', '![[x.png]]' or bare 'Note#H'."""
     if not isinstance(link, str) or not link.strip():
         raise InvalidArgument("'link' must be a non-empty string such as '[[Note#Heading|alias]]'", param="link")

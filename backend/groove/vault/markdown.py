@@ -33,7 +33,8 @@ import mistletoe
 import mistletoe.block_token as bt
 import mistletoe.span_token
 
-from ..types import Chunk, Link, ParsedNote
+from ..tokens import estimate_tokens
+from ..types import Chunk, ParsedNote, WikiLink
 from .encoding import decode_note_bytes, nfc
 from .properties import as_list, iso_date, jsonable, load_frontmatter
 
@@ -50,11 +51,6 @@ _LINK = re.compile(r"(!?)\[\[([^\[\]\|#\n]*)(?:#([^\[\]\|\^\n]*)(?:\^([^\[\]\|\n
 _TAG = re.compile(r"(?<![\w/#&])#([\w\-/]*[^\W\d][\w\-/]*)")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
-
-
-def estimate_tokens(text: str) -> int:
-    """The fallback estimator (also used for rows with NULL token_count)."""
-    return max(1, len(text) // 4)
 
 
 @dataclass
@@ -224,13 +220,13 @@ def _strip_code(text: str) -> str:
     return "\n".join(out)
 
 
-def parse_links(text: str, first_line: int = 1) -> list[Link]:
-    links: list[Link] = []
+def parse_links(text: str, first_line: int = 1) -> list[WikiLink]:
+    links: list[WikiLink] = []
     for i, line in enumerate(_strip_code(text).split("\n")):
         for m in _LINK.finditer(line):
             target = m.group(2).strip()
             links.append(
-                Link(
+                WikiLink(
                     target=target,
                     heading=(m.group(3) or "").strip() or None,
                     block=(m.group(4) or "").strip() or None,

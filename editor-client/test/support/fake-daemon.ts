@@ -27,6 +27,7 @@ export class FakeDaemon {
     low_confidence: false,
     filter_applied: {},
     warnings: [],
+    confidence: null,
   });
   resolveResult: (params: any) => object = () => ({ path: null, heading: null, block: null, line_range: null, exists: false });
   relatedResult: (params: any) => object = (p) => ({ path: p.path, similar: [], backlinks: [], outgoing: [] });
@@ -176,6 +177,9 @@ export function fakeHit(query: string): SearchHit {
 /**
  * A fake `groove` executable: prints the JSON in $FAKE_GROOVE_STATE (a file
  * the test rewrites, e.g. after a "restart") and appends its argv to a log.
+ * `fail` makes it fail as groove does: an object is the JSON error
+ * (`{code, message, ...}`, printed on stdout, the message also on stderr); a
+ * string is an older groove's text-only failure.
  */
 export function writeFakeGroove(dir: string): { bin: string; stateFile: string; logFile: string; setState: (s: object) => void; calls: () => string[][] } {
   const bin = path.join(dir, "groove");
@@ -187,7 +191,8 @@ export function writeFakeGroove(dir: string): { bin: string; stateFile: string; 
 const fs = require("fs");
 fs.appendFileSync(${JSON.stringify(logFile)}, JSON.stringify(process.argv.slice(2)) + "\\n");
 const st = JSON.parse(fs.readFileSync(${JSON.stringify(stateFile)}, "utf8"));
-if (st.fail) { process.stderr.write("Error: " + st.fail + "\\n"); process.exit(2); }
+if (typeof st.fail === "string") { process.stderr.write("Error: " + st.fail + "\\n"); process.exit(2); }
+if (st.fail) { process.stderr.write("error: " + st.fail.message + "\\n"); process.stdout.write(JSON.stringify({ error: st.fail }) + "\\n"); process.exit(2); }
 if (process.argv.includes("--start")) st.running = true;
 process.stdout.write("some log line\\n" + JSON.stringify(st) + "\\n");
 `,
