@@ -23,7 +23,8 @@ from typing_extensions import TypeAliasType
 from .bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 
 __all__ = ["ByteSpan", "Date", "Field", "Ge", "Glob", "Interval", "LineRange", "MAX_FILTER_ITEMS", "MAX_INT",
-           "MAX_PATH_CHARS", "MAX_PATTERN_CHARS", "MAX_QUERY_CHARS", "MinLen", "NonNeg", "SkipJsonSchema", "Tag", "Unit"]
+           "MAX_PATH_CHARS", "MAX_PATTERN_CHARS", "MAX_QUERY_CHARS", "MinLen", "NonNeg", "SkipJsonSchema", "Tag",
+           "Unit"]
 
 # Named so the schemas carry them as $defs.
 ByteSpan = TypeAliasType("ByteSpan", tuple[Annotated[int, Ge(0)], Annotated[int, Ge(0)]])
