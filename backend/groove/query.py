@@ -37,13 +37,51 @@ from groove.errors import BadQuery
 log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
-COMPILER_VERSION = "3"  # 2: `--flag` is text, not an exclusion (ADR 0077); 3: four-kanji halves (ADR 0080)
+COMPILER_VERSION = "4"  # 2: `--flag` is text (ADR 0077); 3: four-kanji halves (ADR 0080); 4: Chinese, Korean (ADR 0160)
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
 
 # Character types: run boundaries fall where the type changes (ADR 0010, 0013).
-SEP, KANJI, HIRA, KATA, WORD = 0, 1, 2, 3, 4
+SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
+
+# A kana-free run of at least this many kanji is read as Chinese (ADR 0160):
+# Japanese writes its questions with kana between the kanji, Chinese has no
+# such boundary, so a whole sentence is one run.
+HAN_SENTENCE = 5
+
+# Chinese (ADR 0160): characters that are nearly always grammar, where a
+# sentence is cut before its bigrams are taken, and bigrams that are question
+# or auxiliary words. Both match almost every page, so they would only add noise.
+HAN_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀嘛和与及或把被给在是我你您他她它很也都就又这那哪么之")
+HAN_STOP_BIGRAMS = frozenset(
+    """如何 怎么 怎样 什么 为什 为何 可以 能否 是否 应该 需要 一下 一个 一些 哪些 哪个 这个 那个
+    这些 那些 自己 时候 可能 能够 没有 有没 已经 如果 然后 还是 或者 以及 进行 还能 能不 不能 一共 之间""".split()
+)
+
+# Korean (ADR 0160): a word (eojeol) is a stem followed by particles or
+# endings. A word of 3+ syllables loses its longest listed tail, then a
+# verb-making 하/되/시키; a one-syllable remainder is a verb or a short noun
+# (싶어요, 탭이나) the bigram table cannot use, so the word is dropped. A
+# two-syllable word stays whole (화면, 일기, 경로 end in particle-like
+# syllables), unless it ends in an object, topic or place particle (줄을, 앱에).
+HANGUL_TAILS = tuple(sorted(
+    """을 를 이 가 은 는 의 에 와 과 도 만 로 으로 에서 에게 에는 에도 에서는 에서도 으로는 로는 으로도 로도
+    까지 부터 처럼 보다 마다 끼리 별 별로 이나 나 이라는 라는 이란 란 이랑 랑 한테 께 에게서
+    들 들이 들을 들의 들은 들도 들에
+    하려면 하려고 하는 하고 하면 하기 하게 하여 해서 해요 했어요 합니다 하나요 할까요 할 한 해야 하지 했는데 하는데
+    려면 으려면 려고 으면 면 고 는데 은데 어서 아서 어요 아요 나요 까요 을까요 세요 으세요 습니다 니다
+    어야 아야 지만 는지 은지 인가요 가요 게 기 던 었 았
+    되는 되고 되면 되어 돼요 됩니다 된 될 되나요 시키는 시키기""".split(), key=len, reverse=True))
+HANGUL_TAIL_SET = frozenset(HANGUL_TAILS)
+HANGUL_VERBALIZERS = ("하", "되", "시키")
+HANGUL_PARTICLE_ENDS = frozenset("을를은는에")
+HANGUL_STOP_STEMS = frozenset(
+    """어떻게 어떤 무엇 무슨 어디 언제 누가 누구 이런 그런 저런 이것 그것 저것 여기 거기 어느 얼마 얼마나
+    있나요 있어요 있을까요 있습니다 있는지 없나요 없어요 하나요 해요 합니다 할까요 되나요 될까요 돼요 됩니다
+    싶어요 싶은데 싶습니다 주세요 알려 알려줘 가능 방법 경우 그리고 또는 그러면 하나 같이 모든 정도 위해 위한
+    대한 통해 이번 다른 여러 않고 않는 않아 보고 있던 있는 좀 더 잘 및""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -69,6 +107,9 @@ def char_type(ch: str) -> int:
     if (0x30A0 <= o <= 0x30FF and o != 0x30FB) or 0x31F0 <= o <= 0x31FF \
             or 0xFF66 <= o <= 0xFF9F:
         return KATA
+    if 0xAC00 <= o <= 0xD7A3 or 0x1100 <= o <= 0x11FF or 0x3131 <= o <= 0x318E \
+            or 0xA960 <= o <= 0xA97F or 0xD7B0 <= o <= 0xD7FF:
+        return HANGUL
     if ch.isalnum() or ch == "_":
         return WORD
     if unicodedata.category(ch)[0] == "M":
@@ -77,12 +118,12 @@ def char_type(ch: str) -> int:
 
 
 def is_cjk(ch: str) -> bool:
-    """A kanji/kana letter: the characters the short-CJK bigram index holds.
+    """A kanji/kana or Hangul letter: the characters the short-CJK bigram index holds.
 
     Letters and digits only (Unicode L*/N*), because the bigram table's
     unicode61 tokenizer treats every other category as a separator.
     """
-    return char_type(ch) in (KANJI, HIRA, KATA) and unicodedata.category(ch)[0] in "LN"
+    return char_type(ch) in (KANJI, HIRA, KATA, HANGUL) and unicodedata.category(ch)[0] in "LN"
 
 
 def sanitize(text: str) -> str:
@@ -197,6 +238,70 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
     return out
 
 
+def hangul_stem(run: str) -> str:
+    """The stem of a Hangul word: its longest listed particle or ending cut
+    once, then a verb-making 하/되/시키 (동기화하려면 -> 동기화); possibly one
+    syllable or empty. A two-syllable word is its own stem, or nothing when
+    it ends in an object, topic or place particle."""
+    if len(run) <= SHORT_LEN:
+        return run[:1] if run[-1] in HANGUL_PARTICLE_ENDS else run
+    stem = run
+    for tail in HANGUL_TAILS:
+        if run.endswith(tail) and len(run) > len(tail):
+            stem = run[: -len(tail)]
+            break
+    for v in HANGUL_VERBALIZERS:
+        if stem.endswith(v) and len(stem) - len(v) >= SHORT_LEN:
+            return stem[: -len(v)]
+    return stem
+
+
+def hangul_terms(run: str) -> tuple[list[str], list[str]]:
+    """(phrases, short terms) of one Hangul run: its stem, a phrase at 3+
+    syllables and a bigram-table term at 2; nothing for a function word
+    (어떻게, 있나요) or a one-syllable remainder."""
+    if run in HANGUL_TAIL_SET or run in HANGUL_STOP_STEMS:
+        return [], []  # a particle alone (Obsidian에서) or a function word
+    stem = hangul_stem(run)
+    if len(stem) < SHORT_LEN or stem in HANGUL_STOP_STEMS:
+        return [], []
+    if len(stem) == SHORT_LEN:
+        return [], [stem]
+    return [stem], []
+
+
+def han_segments(run: str) -> list[str]:
+    """A Chinese sentence (a kana-free kanji run) cut at its grammar
+    characters (的, 在, 吗 …): the stretches between are where words are."""
+    segs: list[str] = []
+    cur = ""
+    for ch in run:
+        if ch in HAN_FUNCTION_CHARS:
+            if cur:
+                segs.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur:
+        segs.append(cur)
+    return segs
+
+
+def han_bigrams(run: str) -> list[str]:
+    """The overlapping bigrams of a Chinese sentence's segments, as Lucene's
+    CJK analyzer indexes text, less question and auxiliary words (ADR 0160).
+    They go to the bigram table, which already holds every bigram of the
+    vault's kanji runs: no dictionary and no re-index."""
+    out: list[str] = []
+    for seg in han_segments(run):
+        out += [seg[i:i + SHORT_LEN] for i in range(len(seg) - 1) if seg[i:i + SHORT_LEN] not in HAN_STOP_BIGRAMS]
+    return out
+
+
+def _is_han_sentence(run: str, kana_free: bool) -> bool:
+    return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
+
+
 @dataclass
 class _Item:
     text: str  # the phrase text (quoted: unescaped content)
@@ -257,8 +362,9 @@ def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
     return "", None
 
 
-def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
-    """(phrases, short terms) of one item."""
+def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[list[str], list[str]]:
+    """(phrases, short terms) of one item. ``kana_free``: the whole query has
+    no kana, so a long kanji run is a Chinese sentence (ADR 0160)."""
     if item.quoted:
         t = item.text
         if len(t) >= MIN_PHRASE:
@@ -270,9 +376,35 @@ def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
     shorts: list[str] = []
     for word in _words(item.text):
         runs = _runs(word)
-        phrases += _word_phrases(runs)
-        if short_cjk:
-            shorts += _short_terms_of_word(word, runs)
+        special = [r for r in runs if char_type(r[0]) == HANGUL or _is_han_sentence(r, kana_free)]
+        if not special:
+            phrases += _word_phrases(runs)
+            if short_cjk:
+                shorts += _short_terms_of_word(word, runs)
+            continue
+        # Korean words and Chinese sentences have their own rules; the other
+        # runs of the word (Obsidian in Obsidian에서) are compiled as before.
+        rest: list[str] = []
+        for r in runs + [""]:
+            if r and r not in special:
+                rest.append(r)
+                continue
+            if rest:
+                phrases += _word_phrases(rest)
+                if short_cjk:
+                    shorts += _short_terms_of_word("".join(rest), rest)
+                rest = []
+            if not r:
+                continue
+            if char_type(r[0]) == HANGUL:
+                p, sh = hangul_terms(r)
+                phrases += p
+                shorts += sh if short_cjk else []
+            else:
+                # The whole run stays a phrase: no Chinese sentence is on a page
+                # verbatim, but a kanji compound typed alone (東京都庁舎) is.
+                phrases.append(r)
+                shorts += han_bigrams(r) if short_cjk else []
     return phrases, shorts
 
 
@@ -343,8 +475,9 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     warnings: list[str] = []
     positives: list[str] = []
     shorts: list[str] = []
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in q)
     for it in pos_items:
-        p, s = _compile(it, short_cjk)
+        p, s = _compile(it, short_cjk, kana_free)
         positives += p
         shorts += s
     negatives: list[str] = []
@@ -362,7 +495,11 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     shorts = _dedup(shorts)
 
     embed_text = _render(q, items)
-    if not positives:
+    # Korean words that left terms for the bigram table are searched by
+    # those: a fallback phrase of the whole query would only add noise.
+    cjk_rules = short_cjk and bool(shorts) and any(
+        char_type(r[0]) == HANGUL for it in pos_items if not it.quoted for w in _words(it.text) for r in _runs(w))
+    if not positives and not cjk_rules:
         # The old form: the whole trimmed (positive) query as one phrase, so
         # queries like "AI と ML" never get worse than before compilation.
         # Quote marks are syntax, not text: '"AI"' stays dropped.

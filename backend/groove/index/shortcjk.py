@@ -1,4 +1,4 @@
-"""The short-CJK lexical index: 2-character kanji/kana words found by FTS5.
+"""The short-CJK lexical index: 2-character kanji/kana and Hangul words found by FTS5.
 
 Trigram cannot match a 2-character phrase (``脚注``, ``タグ``). This auxiliary
 FTS5 table stores, per chunk and per column, every overlapping bigram of each
@@ -10,6 +10,11 @@ so the bigram text is not stored twice. See docs/adr/0011.
 
 rowid = chunks.id, like fts_chunks; columns mirror fts_chunks so the same bm25
 column weights apply.
+
+Version 2 (ADR 0160) adds Hangul: a Korean two-syllable word (태그, 검색) is
+as invisible to trigram as a Japanese one. An index written before holds no
+Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
+(the only rows whose bigrams changed) from the text ``fts_chunks`` keeps.
 """
 
 from __future__ import annotations
@@ -19,9 +24,14 @@ import apsw
 from ..query import is_cjk
 
 TABLE = "fts_cjk_bigrams"
+VERSION = "2"  # 1: kanji and kana; 2: and Hangul (ADR 0160)
+META_KEY = "shortcjk_version"
+# The letters query.char_type calls HANGUL: rows holding none kept their bigrams.
+HANGUL_GLOB = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 
 
 def create(conn: apsw.Connection) -> None:
+    """Create the table if missing and bring an older one's rows to ``VERSION``."""
     # remove_diacritics 0: never fold kana (グ must not become ク).
     conn.execute(
         f"""CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(
@@ -30,6 +40,19 @@ def create(conn: apsw.Connection) -> None:
             content = '', contentless_delete = 1
         )"""
     )
+    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name IN ('meta', 'fts_chunks')")}
+    if tables != {"meta", "fts_chunks"}:
+        return  # not a groove index (a bare table for a test or a bench)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    if row is not None and row[0] == VERSION:
+        return
+    # GLOB filters in C: an English or Japanese vault reads none of its text into Python.
+    has = " OR ".join(f"{col} GLOB '*[{HANGUL_GLOB}]*'" for col in ("heading", "context", "content"))
+    rows = conn.execute(f"SELECT rowid, heading, context, content FROM fts_chunks WHERE {has}")
+    for rid, heading, context, content in list(rows):
+        upsert(conn, int(rid), heading or "", context or "", content or "")
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (META_KEY, VERSION))
 
 
 def bigrams(text: str) -> str:

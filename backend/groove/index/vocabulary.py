@@ -35,7 +35,7 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import KANJI, KATA, SEP, WORD, char_type
+from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms
 from . import fts, shortcjk
 from .word_postings import WordPostings, answers
 
@@ -63,10 +63,13 @@ def query_tokens(text: str) -> tuple[list[str], list[str]]:
         if t != kind and cur:
             if (kind == WORD and len(cur) >= 3) or (kind == KATA and len(cur) >= 2):
                 words.append(cur)
+            elif kind == HANGUL:  # Korean: the compiler's stems, particles cut (ADR 0162)
+                phrases, shorts = hangul_terms(cur)
+                words += phrases + shorts
             cur = ""
         cur += ch
         kind = t
-    grams = shortcjk.bigrams(folded).split()
+    grams = [g for g in shortcjk.bigrams(folded).split() if char_type(g[0]) != HANGUL]
     # A kanji and a particle (当が, の握) is grammar, not a word.
     kanji = [g for g in grams if any(char_type(c) == KANJI for c in g) and not set(g) & PARTICLES]
     grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == KATA for c in g)]
@@ -108,10 +111,12 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
                 skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
-    scripts ("latin", "cjk") whose tokens do not count."""
+    scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count."""
     words, grams = query_tokens(text)
-    if "cjk" in skip:
-        words, grams = [w for w in words if char_type(w[0]) == WORD], []
+    if "cjk" in skip or "han" in skip:
+        words, grams = [w for w in words if char_type(w[0]) in (WORD, HANGUL)], []
+    if "hangul" in skip:
+        words = [w for w in words if char_type(w[0]) != HANGUL]
     if "latin" in skip:
         words = [w for w in words if char_type(w[0]) != WORD]
     dfs = [_word_df(conn, w, memo, word_index) for w in words] + _bigram_dfs(conn, grams)
