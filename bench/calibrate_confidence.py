@@ -24,8 +24,9 @@ which vaults open; the sets on the others are left out).
 DIR/zh.sqlite, DIR/ko.sqlite, DIR/kitchen.sqlite and DIR/sample.sqlite
 instead of the default index locations; each index is brought up to date
 first (incremental), which also measures a missing calibration. ``--cost``
-adds what calibrating costs at index time (against indexing a 40-note subset of vault-en from scratch, side by side) and what
-the rule costs per search (against the whole search).
+adds what calibrating costs at index time (against indexing a 40-note
+subset of vault-en from scratch, side by side) and what the rule costs per
+search (against the whole search).
 """
 
 from __future__ import annotations
