@@ -298,6 +298,14 @@ def han_bigrams(run: str) -> list[str]:
     return out
 
 
+def han_terms(run: str) -> tuple[list[str], list[str]]:
+    """(phrases, short terms) of a Chinese sentence: the whole run stays a
+    phrase (no sentence is on a page verbatim, but a kanji compound typed
+    alone, 東京都庁舎, is) and its words are searched as bigrams.
+    ``bench/cjk_segmenters.py`` swaps in other ways to cut it."""
+    return [run], han_bigrams(run)
+
+
 def _is_han_sentence(run: str, kana_free: bool) -> bool:
     return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
 
@@ -400,11 +408,12 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[lis
                 p, sh = hangul_terms(r)
                 phrases += p
                 shorts += sh if short_cjk else []
+            elif short_cjk:
+                p, sh = han_terms(r)
+                phrases += p
+                shorts += sh
             else:
-                # The whole run stays a phrase: no Chinese sentence is on a page
-                # verbatim, but a kanji compound typed alone (東京都庁舎) is.
-                phrases.append(r)
-                shorts += han_bigrams(r) if short_cjk else []
+                phrases.append(r)  # without the bigram table: the old whole-run phrase
     return phrases, shorts
 
 

@@ -235,11 +235,12 @@ def query_script(text: str) -> str:
     "Obsidian Syncでノートを同期する方法" is Japanese. A CJK query without kana
     is "han" (Chinese, or Japanese kanji alone: ``Calibration.yardstick``
     reads it as Chinese only in a Chinese vault), and one mostly in Hangul
-    (a syllable counts as two letters too) "hangul"."""
+    "hangul" (a syllable counts as three letters: a Korean word is two to
+    four syllables, "Obsidian Sync로 전환하기" is Korean)."""
     cjk = len(CJK_LETTER.findall(text))
     hangul = len(HANGUL_LETTER.findall(text))
     ascii_letters = len(ASCII_LETTER.findall(text))
-    if hangul > cjk and 2 * hangul > ascii_letters:
+    if hangul > cjk and 3 * hangul > ascii_letters:
         return "hangul"
     if 2 * cjk > ascii_letters:
         return "cjk" if KANA_LETTER.search(text) else "han"

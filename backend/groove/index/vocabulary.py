@@ -35,7 +35,7 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms
+from ..query import HANGUL, HIRA, KANJI, KATA, SEP, WORD, _is_han_sentence, char_type, han_bigrams, hangul_terms, is_cjk
 from . import fts, shortcjk
 from .word_postings import WordPostings, answers
 
@@ -69,11 +69,29 @@ def query_tokens(text: str) -> tuple[list[str], list[str]]:
             cur = ""
         cur += ch
         kind = t
-    grams = [g for g in shortcjk.bigrams(folded).split() if char_type(g[0]) != HANGUL]
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
+    grams: list[str] = []
+    for run in _cjk_runs(folded):
+        # A Chinese sentence: the compiler's bigrams, cut at grammar
+        # characters, not those that straddle two words (ADR 0162).
+        grams += han_bigrams(run) if _is_han_sentence(run, kana_free) else shortcjk.bigrams(run).split()
     # A kanji and a particle (当が, の握) is grammar, not a word.
     kanji = [g for g in grams if any(char_type(c) == KANJI for c in g) and not set(g) & PARTICLES]
     grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == KATA for c in g)]
     return list(dict.fromkeys(words)), list(dict.fromkeys(grams))
+
+
+def _cjk_runs(text: str) -> list[str]:
+    """The maximal runs of kanji and kana letters (what ``shortcjk.bigrams`` pairs up)."""
+    runs: list[str] = []
+    cur = ""
+    for ch in text:
+        if char_type(ch) in (KANJI, HIRA, KATA) and is_cjk(ch):
+            cur += ch
+        elif cur:
+            runs.append(cur)
+            cur = ""
+    return runs + [cur] if cur else runs
 
 
 def _has(conn: apsw.Connection, phrase: str) -> bool:
