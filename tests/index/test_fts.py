@@ -193,7 +193,8 @@ def test_pruned_leg_still_returns_rows_matching_only_common_phrases():
 @pytest.mark.parametrize("term", ["태그", "검색", "번역"])
 def test_a_two_syllable_korean_word_is_found_through_the_bigram_table(term):
     """ADR 0161: Hangul is in the bigram table, so 태그 finds 태그를 and 태그는."""
-    c = make([(1, "서식", "도움말", f"노트에 {term}를 추가하고 {term}는 패널에 보여요"), (2, "기타", "도움말", "관계없는 본문")])
+    c = make([(1, "서식", "도움말", f"노트에 {term}를 추가하고 {term}는 패널에 보여요"),
+              (2, "기타", "도움말", "관계없는 본문")])
     assert ids(fts.fts_search(c, parse_query(term), W, 10)) == {1}
 
 
