@@ -61,10 +61,10 @@ HAN_STOP_BIGRAMS = frozenset(
 
 # Korean (ADR 0160): a word (eojeol) is a stem followed by particles or
 # endings. A word of 3+ syllables loses its longest listed tail, then a
-# verb-making 하/되/시키; a one-syllable remainder is a verb or a short noun
-# (싶어요, 탭이나) the bigram table cannot use, so the word is dropped. A
-# two-syllable word stays whole (화면, 일기, 경로 end in particle-like
-# syllables), unless it ends in an object, topic or place particle (줄을, 앱에).
+# verb-making 하/되/시키; when that would leave one syllable (끌어서, 탭이나)
+# the word is kept as written. A two-syllable word stays whole (화면, 일기,
+# 경로 end in particle-like syllables), unless it ends in an object, topic or
+# place particle (줄을, 앱에). Function words (어떻게, 싶어요, 하고) are dropped.
 HANGUL_TAILS = tuple(sorted(
     """을 를 이 가 은 는 의 에 와 과 도 만 로 으로 에서 에게 에는 에도 에서는 에서도 으로는 로는 으로도 로도
     까지 부터 처럼 보다 마다 끼리 별 별로 이나 나 이라는 라는 이란 란 이랑 랑 한테 께 에게서
@@ -80,7 +80,8 @@ HANGUL_STOP_STEMS = frozenset(
     """어떻게 어떤 무엇 무슨 어디 언제 누가 누구 이런 그런 저런 이것 그것 저것 여기 거기 어느 얼마 얼마나
     있나요 있어요 있을까요 있습니다 있는지 없나요 없어요 하나요 해요 합니다 할까요 되나요 될까요 돼요 됩니다
     싶어요 싶은데 싶습니다 주세요 알려 알려줘 가능 방법 경우 그리고 또는 그러면 하나 같이 모든 정도 위해 위한
-    대한 통해 이번 다른 여러 않고 않는 않아 보고 있던 있는 좀 더 잘 및""".split()
+    대한 통해 이번 다른 여러 않고 않는 않아 보고 있던 있는 좀 더 잘 및
+    하고 하면 해서 해도 하지 하기 해야 되고 되면 되어 돼서 있고 있어 있을 없고 없이 없는 같은 보면 싶은""".split()
 )
 
 
@@ -240,9 +241,10 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
 
 def hangul_stem(run: str) -> str:
     """The stem of a Hangul word: its longest listed particle or ending cut
-    once, then a verb-making 하/되/시키 (동기화하려면 -> 동기화); possibly one
-    syllable or empty. A two-syllable word is its own stem, or nothing when
-    it ends in an object, topic or place particle."""
+    once, then a verb-making 하/되/시키 (동기화하려면 -> 동기화), or the word as
+    written when the cut would leave one syllable. A two-syllable word is its
+    own stem, or one syllable (searched as nothing) when it ends in an
+    object, topic or place particle."""
     if len(run) <= SHORT_LEN:
         return run[:1] if run[-1] in HANGUL_PARTICLE_ENDS else run
     stem = run
@@ -250,6 +252,8 @@ def hangul_stem(run: str) -> str:
         if run.endswith(tail) and len(run) > len(tail):
             stem = run[: -len(tail)]
             break
+    if len(stem) < SHORT_LEN:
+        return run  # a one-syllable stem (끌어서, 탭이나): the word as written is what a page shares
     for v in HANGUL_VERBALIZERS:
         if stem.endswith(v) and len(stem) - len(v) >= SHORT_LEN:
             return stem[: -len(v)]
@@ -257,17 +261,17 @@ def hangul_stem(run: str) -> str:
 
 
 def hangul_terms(run: str) -> tuple[list[str], list[str]]:
-    """(phrases, short terms) of one Hangul run: its stem, a phrase at 3+
-    syllables and a bigram-table term at 2; nothing for a function word
-    (어떻게, 있나요) or a one-syllable remainder."""
+    """(phrases, short terms) of one Hangul run: its stem as a bigram-table
+    term, however long (a longer one is searched as the phrase of its
+    bigrams, ``shortcjk.as_bigrams``), so one bm25 ranks all of a Korean
+    query's words; nothing for a function word (어떻게, 있나요) or a
+    one-syllable remainder."""
     if run in HANGUL_TAIL_SET or run in HANGUL_STOP_STEMS:
         return [], []  # a particle alone (Obsidian에서) or a function word
     stem = hangul_stem(run)
     if len(stem) < SHORT_LEN or stem in HANGUL_STOP_STEMS:
         return [], []
-    if len(stem) == SHORT_LEN:
-        return [], [stem]
-    return [stem], []
+    return [], [stem]
 
 
 def han_segments(run: str) -> list[str]:
@@ -407,7 +411,10 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[lis
             if char_type(r[0]) == HANGUL:
                 p, sh = hangul_terms(r)
                 phrases += p
-                shorts += sh if short_cjk else []
+                if short_cjk:
+                    shorts += sh
+                else:  # an exclusion, or no bigram table: stems long enough for trigram
+                    phrases += [t for t in sh if len(t) >= MIN_PHRASE]
             elif short_cjk:
                 p, sh = han_terms(r)
                 phrases += p

@@ -222,3 +222,10 @@ def test_an_index_from_before_hangul_gets_its_korean_rows_bigrams_on_open(tmp_pa
     assert ids(fts.fts_search(again.conn, parse_query("タグ"), W, 10)) == {2}
     assert again.get_meta(shortcjk.META_KEY) == shortcjk.VERSION
     again.close()
+
+
+def test_a_korean_exclusion_drops_the_rows_holding_the_excluded_stem():
+    c = make([(1, "테마", "", "테마를 설치하고 플러그인을 켜요"), (2, "테마", "", "테마를 설치해요")])
+    p = parse_query("테마 설치 -플러그인")
+    assert ids(fts.fts_search(c, p, W, 10)) == {2}
+    assert fts.excluded_ids(c, p) == {1}

@@ -190,15 +190,20 @@ class Calibration:
         0131); the Korean probes for Korean, the Chinese ones for a
         kana-free query in a Chinese vault (ADR 0162)."""
         if script is not None and self.by_language:
-            own = OWN_LANGUAGE.get(script)
-            if own in self.by_language and (script == "hangul" or self.chinese()):
-                median, scale = self.by_language[own]
+            if self.reads_own(script):
+                median, scale = self.by_language[OWN_LANGUAGE[script]]
                 return median, scale
             base = "cjk" if script == "han" else script
             if base in SCRIPT_LANGUAGE and self.absent(base):
                 median, scale = self.by_language.get(SCRIPT_LANGUAGE[base], (self.median, self.scale))
                 return median, scale
         return self.median, self.scale
+
+    def reads_own(self, script: str | None) -> bool:
+        """Whether a query in ``script`` is read against its own language's
+        probes by ADR 0162 (Korean; Chinese in a Chinese vault)."""
+        own = OWN_LANGUAGE.get(script or "")
+        return bool(self.by_language) and own in self.by_language and (script == "hangul" or self.chinese())
 
     def z(self, best_cosine: float, script: str | None = None) -> float:
         """A best cosine in robust spreads above the median of the probes

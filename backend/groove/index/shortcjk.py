@@ -69,6 +69,13 @@ def bigrams(text: str) -> str:
     return " ".join(toks)
 
 
+def as_bigrams(term: str) -> str:
+    """A short term as the table's tokens: a 2-character word is one token, a
+    longer Korean stem (보관함) the phrase of its bigrams (보관 관함), which
+    matches the word wherever it is written, particles after it or not."""
+    return bigrams(term) if len(term) > 2 else term
+
+
 def upsert(conn: apsw.Connection, chunk_id: int, heading: str, context: str, content: str) -> None:
     delete(conn, chunk_id)
     cols = (bigrams(heading), bigrams(context), bigrams(content))

@@ -35,7 +35,20 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import HANGUL, HIRA, KANJI, KATA, SEP, WORD, _is_han_sentence, char_type, han_bigrams, hangul_terms, is_cjk
+from ..query import (
+    HANGUL,
+    HIRA,
+    KANJI,
+    KATA,
+    SEP,
+    WORD,
+    _is_han_sentence,
+    char_type,
+    han_bigrams,
+    han_segments,
+    hangul_terms,
+    is_cjk,
+)
 from . import fts, shortcjk
 from .word_postings import WordPostings, answers
 
@@ -94,6 +107,21 @@ def _cjk_runs(text: str) -> list[str]:
     return runs + [cur] if cur else runs
 
 
+def han_straddles(text: str) -> list[tuple[str, str, str]]:
+    """(before, bigram, after) for each bigram inside a Chinese sentence's
+    segment with a neighbour on both sides (ADR 0162). Chinese has no spaces,
+    so 切换界面 yields 换界, which straddles two words: a vault holding both
+    neighbours (切换, 界面) but not it says nothing about the topic."""
+    folded = unicodedata.normalize("NFKC", text)
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
+    out: list[tuple[str, str, str]] = []
+    for run in _cjk_runs(folded):
+        if _is_han_sentence(run, kana_free):
+            for seg in han_segments(run):
+                out += [(seg[i - 1:i + 1], seg[i:i + 2], seg[i + 1:i + 3]) for i in range(1, len(seg) - 2)]
+    return out
+
+
 def _has(conn: apsw.Connection, phrase: str) -> bool:
     sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
     return conn.execute(sql, (fts.fts_phrase(phrase),)).fetchone() is not None
@@ -137,6 +165,13 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
         words = [w for w in words if char_type(w[0]) != HANGUL]
     if "latin" in skip:
         words = [w for w in words if char_type(w[0]) != WORD]
+    straddles = han_straddles(text) if grams else []
+    if straddles:
+        around = list(dict.fromkeys(g for a, _, c in straddles for g in (a, c)))
+        known = {g for g, df in zip(around, _bigram_dfs(conn, around)) if df > 0}
+        gram_df = dict(zip(grams, _bigram_dfs(conn, grams)))
+        seams = {b for a, b, c in straddles if gram_df.get(b) == 0 and a in known and c in known}
+        grams = [g for g in grams if g not in seams]
     dfs = [_word_df(conn, w, memo, word_index) for w in words] + _bigram_dfs(conn, grams)
     if not dfs:
         return 1.0
