@@ -14,10 +14,13 @@ SHORT_LEN = 2  # query.SHORT_LEN: what the bigram table holds
 # Chinese (ADR 0160): characters that are nearly always grammar, where a
 # sentence is cut before its bigrams are taken, and bigrams that are question
 # or auxiliary words. Both match almost every page, so they would only add noise.
-HAN_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀嘛和与及或把被给在是我你您他她它很也都就又这那哪么之")
+# Simplified, then the Traditional forms that differ.
+HAN_FUNCTION_CHARS = frozenset("的了吗呢吧啊呀嘛和与及或把被给在是我你您他她它很也都就又这那哪么之"
+                               "嗎與給這麼")
 HAN_STOP_BIGRAMS = frozenset(
     """如何 怎么 怎样 什么 为什 为何 可以 能否 是否 应该 需要 一下 一个 一些 哪些 哪个 这个 那个
-    这些 那些 自己 时候 可能 能够 没有 有没 已经 如果 然后 还是 或者 以及 进行 还能 能不 不能 一共 之间""".split()
+    这些 那些 自己 时候 可能 能够 没有 有没 已经 如果 然后 还是 或者 以及 进行 还能 能不 不能 一共 之间
+    怎麼 怎樣 什麼 為什 為何 應該 一個 哪個 這個 那個 這些 時候 能夠 沒有 有沒 已經 然後 還是 進行 還能 之間""".split()
 )
 
 # Korean (ADR 0160): a word (eojeol) is a stem followed by particles or

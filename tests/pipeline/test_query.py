@@ -376,3 +376,10 @@ def test_match_spans_highlight_the_korean_stem_and_the_chinese_words_in_the_page
     zh = "在设置中可以切换界面语言。"
     spans = match_spans(zh, span_terms(parse_query("怎么切换界面的显示语言")))
     assert [zh.encode()[s.start:s.end].decode() for s in spans] == ["切换界面语言"]
+
+
+def test_a_traditional_chinese_sentence_is_cut_as_a_simplified_one():
+    simplified = parse_query("怎么在手机和电脑之间同步笔记")
+    traditional = parse_query("怎麼在手機和電腦之間同步筆記")
+    assert simplified.short_terms == ["手机", "电脑", "间同", "同步", "步笔", "笔记"]
+    assert traditional.short_terms == ["手機", "電腦", "間同", "同步", "步筆", "筆記"]
