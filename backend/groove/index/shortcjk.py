@@ -11,7 +11,7 @@ so the bigram text is not stored twice. See docs/adr/0011.
 rowid = chunks.id, like fts_chunks; columns mirror fts_chunks so the same bm25
 column weights apply.
 
-Version 2 (ADR 0160) adds Hangul: a Korean two-syllable word (태그, 검색) is
+Version 2 (ADR 0161) adds Hangul: a Korean two-syllable word (태그, 검색) is
 as invisible to trigram as a Japanese one. An index written before holds no
 Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
 (the only rows whose bigrams changed) from the text ``fts_chunks`` keeps.
@@ -19,12 +19,14 @@ Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
 
 from __future__ import annotations
 
+from itertools import islice
+
 import apsw
 
 from ..query import is_cjk
 
 TABLE = "fts_cjk_bigrams"
-VERSION = "2"  # 1: kanji and kana; 2: and Hangul (ADR 0160)
+VERSION = "2"  # 1: kanji and kana; 2: and Hangul (ADR 0161)
 META_KEY = "shortcjk_version"
 # The letters query.char_type calls HANGUL: rows holding none kept their bigrams.
 HANGUL_GLOB = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
@@ -49,8 +51,9 @@ def create(conn: apsw.Connection) -> None:
     # GLOB filters in C: an English or Japanese vault reads none of its text into Python.
     has = " OR ".join(f"{col} GLOB '*[{HANGUL_GLOB}]*'" for col in ("heading", "context", "content"))
     rows = conn.execute(f"SELECT rowid, heading, context, content FROM fts_chunks WHERE {has}")
-    for rid, heading, context, content in list(rows):
-        upsert(conn, int(rid), heading or "", context or "", content or "")
+    while batch := list(islice(rows, 500)):  # a big Korean vault's text never whole in memory
+        for rid, heading, context, content in batch:
+            upsert(conn, int(rid), heading or "", context or "", content or "")
     conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                  (META_KEY, VERSION))
 
