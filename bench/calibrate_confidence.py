@@ -17,12 +17,16 @@ the design; held-out 108, run only at the end), and the kitchen notebook
 rule, never tuned on). Each Obsidian set is also asked of the other
 language's vault ("across": ja→en, en→ja; ADR 0131).
 
+Chinese and Korean sets run on vault-zh and vault-ko (``--vaults`` picks
+which vaults open; the sets on the others are left out).
+
 ``--index-dir DIR`` reads and writes DIR/en.sqlite, DIR/ja.sqlite,
-DIR/kitchen.sqlite and DIR/sample.sqlite instead of the default index locations; each index is
-brought up to date first (incremental), which also measures a missing
-calibration. ``--cost`` adds what calibrating costs at index time (against
-indexing a 40-note subset of vault-en from scratch, side by side) and what
-the rule costs per search (against the whole search).
+DIR/zh.sqlite, DIR/ko.sqlite, DIR/kitchen.sqlite and DIR/sample.sqlite
+instead of the default index locations; each index is brought up to date
+first (incremental), which also measures a missing calibration. ``--cost``
+adds what calibrating costs at index time (against indexing a 40-note
+subset of vault-en from scratch, side by side) and what the rule costs per
+search (against the whole search).
 """
 
 from __future__ import annotations
@@ -60,13 +64,22 @@ SETS = [
     ("kitchen-fresh-no-answer", GOLDEN / "kitchen-fresh-no-answer.jsonl", False, "final"),
     ("sample", GOLDEN / "sample-answerable.jsonl", True, "final"),
     ("sample-no-answer", GOLDEN / "sample-no-answer.jsonl", False, "final"),
+    # Chinese and Korean (ADR 0162): the dev sets guided the probes, the held-out ones never did.
+    ("dev-zh", EVAL / "golden-dev-zh.jsonl", True, "dev"),
+    ("dev-ko", EVAL / "golden-dev-ko.jsonl", True, "dev"),
+    ("no-answer-dev-zh", GOLDEN / "no-answer-dev-zh.jsonl", False, "dev"),
+    ("no-answer-dev-ko", GOLDEN / "no-answer-dev-ko.jsonl", False, "dev"),
+    ("holdout-zh", GOLDEN / "golden-holdout-zh.jsonl", True, "held-out"),
+    ("holdout-ko", GOLDEN / "golden-holdout-ko.jsonl", True, "held-out"),
+    ("no-answer-holdout-zh", GOLDEN / "no-answer-holdout-zh.jsonl", False, "held-out"),
+    ("no-answer-holdout-ko", GOLDEN / "no-answer-holdout-ko.jsonl", False, "held-out"),
 ]
 ROLES = ("dev", "held-out", "final")
 # The Obsidian sets asked of the other language's vault (ADR 0131): Japanese
 # questions of the English help, English questions of the Japanese help. The
 # answerable ones are still answerable (the two vaults are one manual).
 ACROSS = [(name, path, answerable, role) for name, path, answerable, role in SETS
-          if not name.startswith(("kitchen", "sample"))]
+          if not name.startswith(("kitchen", "sample")) and not name.endswith(("-zh", "-ko"))]
 CROSS_KINDS = ("crosslang", "mixed")  # answerable queries asked in the other language of a bilingual vault
 
 
@@ -74,13 +87,17 @@ def load_set(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def open_runtimes(index_dir: Path | None) -> dict:
+def open_runtimes(index_dir: Path | None,
+                  langs: tuple[str, ...] = ("en", "ja", "kitchen", "sample", "zh", "ko")) -> dict:
     from groove.indexer import index_vault
     from groove.runtime import open_runtime
 
-    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja", "kitchen": KITCHEN, "sample": SAMPLE}
+    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja", "kitchen": KITCHEN, "sample": SAMPLE,
+              "zh": EVAL / "vault-zh", "ko": EVAL / "vault-ko"}
     rts = {}
     for key, vault in vaults.items():
+        if key not in langs:
+            continue
         rt = open_runtime(vault, index_path=(index_dir / f"{key}.sqlite") if index_dir else None)
         if rts:
             rt._embedder = next(iter(rts.values())).embedder
@@ -101,6 +118,8 @@ def run_sets(rts: dict, roles: tuple[str, ...]) -> list[dict]:
             if across and "vault" in g:
                 continue
             key = vault_key(g) if not across else ("ja" if g["lang"] == "en" else "en")
+            if key not in rts:
+                continue
             rt = rts[key]
             new = run_search(rt, SearchParams(g["query"]))
             old = run_search(rt, SearchParams(g["query"], min_confidence_ratio=0.12))
@@ -139,8 +158,9 @@ def report(rows: list[dict]) -> None:
         print(f"{name:22s} {role:9s} {lang:4s} {kind:10s} {old:>22s} {new:>16s}{extra}")
     print("\nPooled (flagged share = recall on no-answer sets, false alarms on answerable sets):")
     names = {"en": "Obsidian Help", "ja": "Obsidian Help", "kitchen": "kitchen", "sample": "sample vault",
-             "en-across": "Obsidian, ja→en", "ja-across": "Obsidian, en→ja"}
-    vaults = ("Obsidian Help", "kitchen", "sample vault", "Obsidian, ja→en", "Obsidian, en→ja")
+             "en-across": "Obsidian, ja→en", "ja-across": "Obsidian, en→ja", "zh": "Obsidian zh", "ko": "Obsidian ko"}
+    vaults = ("Obsidian Help", "kitchen", "sample vault", "Obsidian, ja→en", "Obsidian, en→ja", "Obsidian zh",
+              "Obsidian ko")
     for role in ROLES:
         for answerable in (False, True):
             for vault in vaults:
@@ -233,10 +253,12 @@ def main() -> None:
     ap.add_argument("--index-dir", type=Path, default=None,
                     help="DIR/{en,ja,kitchen,sample}.sqlite instead of the default indexes")
     ap.add_argument("--cost", action="store_true", help="also time the calibration and the rule")
+    ap.add_argument("--vaults", default="en,ja,kitchen,sample,zh,ko",
+                    help="comma-separated vault keys to open (sets on the others are left out)")
     ap.add_argument("--role", choices=(*ROLES, "all"), default="all",
                     help="only the sets that guided the design (dev), the held-out ones, the final fresh ones, or all")
     a = ap.parse_args()
-    rts = open_runtimes(a.index_dir)
+    rts = open_runtimes(a.index_dir, tuple(a.vaults.split(",")))
     report(run_sets(rts, ROLES if a.role == "all" else (a.role,)))
     if a.cost:
         cost(rts)

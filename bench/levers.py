@@ -2,8 +2,8 @@
 
     python bench/levers.py [GOLDEN ...] [--variants base,vec,fts,title,...]
 
-Runs each named variant of the search config over the golden files (en and
-ja vaults from shared/eval) in one process — models loaded once, indexes
+Runs each named variant of the search config over the golden files (en, ja,
+zh and ko vaults from shared/eval, picked by each line's ``lang``) in one process — models loaded once, indexes
 reused — and prints nDCG@10 / MRR / Hit@1 / Hit@5 / Recall@10 per language
 and per kind. Variants are query-time only (fusion knobs, legs, exclusion
 scope); levers that change what is embedded need their own index (`--index-
@@ -70,7 +70,7 @@ def main() -> None:
     from groove.eval.golden import load_golden
     from groove.eval.run import EvalSession, SearchOptions, resolve_vaults
 
-    vaults = {"en": EVAL / "vault-en", "ja": EVAL / "vault-ja"}
+    vaults = {lang: EVAL / f"vault-{lang}" for lang in ("en", "ja", "zh", "ko")}
     names = a.variants.split(",")
     show_q = set(a.per_query.split(",")) if a.per_query else set()
     base = SearchConfig()

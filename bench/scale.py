@@ -1,6 +1,6 @@
 """Stage 1 at scale: its cost beyond the query embedding at 2k, 20k and N chunks.
 
-    python bench/scale.py --chunks 100000 [--repeat 20]
+    python bench/scale.py --chunks 100000 [--repeat 20] [--lang zh|ko]
 
 Builds one synthetic index that grows through the sizes: notes made of
 sentences drawn (seeded) from the eval vault's English and Japanese notes, so
@@ -75,6 +75,14 @@ from _common import EVAL, median, scratch_dir  # noqa: E402
 DIM = 384
 QUERIES = ["sync conflicts between devices", "keyboard shortcut for a command", "embed a video in a note",
            "canvas cards and connections", "同期の競合", "ホットキーの設定", "graph view filters", "-sync plugins"]
+# --lang zh / ko (issue 37): a vault of that help's sentences, asked in its language (sentences, short
+# words, a mixed-Latin query, an exclusion), as typed questions are.
+LANG_QUERIES = {
+    "zh": ["如何在手机和电脑之间同步笔记", "怎么给命令设置快捷键", "在笔记中嵌入视频", "白板上的卡片和连线",
+           "同步冲突", "标签", "Obsidian URI 打开笔记", "插件 设置 -同步冲突"],
+    "ko": ["휴대폰과 컴퓨터 사이에서 노트를 동기화하려면", "명령에 단축키를 지정하는 방법", "노트에 동영상 삽입하기",
+           "Canvas 카드와 연결선", "동기화 충돌", "태그", "Obsidian URI로 노트 열기", "플러그인 설정 -동기화"],
+}
 
 
 def sentences(root: Path) -> list[str]:
@@ -338,7 +346,11 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--chunks", type=int, default=100_000)
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--lang", choices=("en+ja", "zh", "ko"), default="en+ja",
+                    help="zh / ko: text and queries from that help alone; the size table and R only")
     a = ap.parse_args()
+    if a.lang != "en+ja":
+        QUERIES[:] = LANG_QUERIES[a.lang]
 
     from groove.config import IndexConfig, SearchConfig
     from groove.index import schema
@@ -351,7 +363,7 @@ def main() -> None:
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
     from groove.query import parse_query
 
-    src = [EVAL / "vault-en", EVAL / "vault-ja"]
+    src = [EVAL / "vault-en", EVAL / "vault-ja"] if a.lang == "en+ja" else [EVAL / f"vault-{a.lang}"]
     if not all(p.is_dir() for p in src):
         src = [Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"]
     pool = [s for p in src for s in sentences(p)]
@@ -432,10 +444,11 @@ def main() -> None:
         print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_one:6.2f} | "
               f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
-    head_vs_exact(idx, emb, cfg)
-    shapes(idx, emb, cfg, a.repeat, have)
-    topk_vs_plain(idx)
-    words_vs_plain(idx)
+    if a.lang == "en+ja":
+        head_vs_exact(idx, emb, cfg)
+        shapes(idx, emb, cfg, a.repeat, have)
+        topk_vs_plain(idx)
+        words_vs_plain(idx)
     print(f"cores free to this process around those timings: {free:.1f} of 2 (two threads hashing against "
           f"one; near 1, the embedding and the full-text leg could not overlap and R nears R seq)")
     print(f"stage-1 beyond the embedding, vector given (legs in sequence), at {have} chunks: "

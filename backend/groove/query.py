@@ -24,6 +24,9 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   A query made only of exclusions raises ``BadQuery``.
 * No phrase at all -> the whole trimmed positive text is one phrase (the old
   form); under 3 characters -> no FTS leg (``match_expr is None``).
+* A kana-free kanji run of 5+ characters is a Chinese sentence, searched by
+  the bigrams of its words; a Korean word by its stem, in the bigram table
+  (ADR 0160; the word lists are in ``query_words``).
 """
 
 from __future__ import annotations
@@ -33,18 +36,34 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
+from groove.query_words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
+    HAN_FUNCTION_CHARS,
+    HAN_STOP_BIGRAMS,
+    HANGUL_STOP_STEMS,
+    HANGUL_TAILS,
+    han_bigrams,
+    han_segments,
+    han_terms,
+    hangul_stem,
+    hangul_terms,
+)
 
 log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
-COMPILER_VERSION = "3"  # 2: `--flag` is text, not an exclusion (ADR 0077); 3: four-kanji halves (ADR 0080)
+COMPILER_VERSION = "5"  # 2: `--flag` is text (ADR 0077); 3: four-kanji halves (ADR 0080); 4: Chinese, Korean (ADR 0160)
+# 5: identifier phrases (ADR 0142)
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
 
 # Character types: run boundaries fall where the type changes (ADR 0010, 0013).
-SEP, KANJI, HIRA, KATA, WORD = 0, 1, 2, 3, 4
+SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
 
+# A kana-free run of at least this many kanji is read as Chinese (ADR 0160):
+# Japanese writes its questions with kana between the kanji, Chinese has no
+# such boundary, so a whole sentence is one run.
+HAN_SENTENCE = 5
 
 @dataclass(frozen=True)
 class ParsedQuery:
@@ -69,6 +88,9 @@ def char_type(ch: str) -> int:
     if (0x30A0 <= o <= 0x30FF and o != 0x30FB) or 0x31F0 <= o <= 0x31FF \
             or 0xFF66 <= o <= 0xFF9F:
         return KATA
+    if 0xAC00 <= o <= 0xD7A3 or 0x1100 <= o <= 0x11FF or 0x3131 <= o <= 0x318E \
+            or 0xA960 <= o <= 0xA97F or 0xD7B0 <= o <= 0xD7FF:
+        return HANGUL
     if ch.isalnum() or ch == "_":
         return WORD
     if unicodedata.category(ch)[0] == "M":
@@ -77,12 +99,12 @@ def char_type(ch: str) -> int:
 
 
 def is_cjk(ch: str) -> bool:
-    """A kanji/kana letter: the characters the short-CJK bigram index holds.
+    """A kanji/kana or Hangul letter: the characters the short-CJK bigram index holds.
 
     Letters and digits only (Unicode L*/N*), because the bigram table's
     unicode61 tokenizer treats every other category as a separator.
     """
-    return char_type(ch) in (KANJI, HIRA, KATA) and unicodedata.category(ch)[0] in "LN"
+    return char_type(ch) in (KANJI, HIRA, KATA, HANGUL) and unicodedata.category(ch)[0] in "LN"
 
 
 def sanitize(text: str) -> str:
@@ -197,6 +219,10 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
     return out
 
 
+def _is_han_sentence(run: str, kana_free: bool) -> bool:
+    return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
+
+
 @dataclass
 class _Item:
     text: str  # the phrase text (quoted: unescaped content)
@@ -257,8 +283,9 @@ def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
     return "", None
 
 
-def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
-    """(phrases, short terms) of one item."""
+def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[list[str], list[str]]:
+    """(phrases, short terms) of one item. ``kana_free``: the whole query has
+    no kana, so a long kanji run is a Chinese sentence (ADR 0160)."""
     if item.quoted:
         t = item.text
         if len(t) >= MIN_PHRASE:
@@ -270,9 +297,39 @@ def _compile(item: _Item, short_cjk: bool) -> tuple[list[str], list[str]]:
     shorts: list[str] = []
     for word in _words(item.text):
         runs = _runs(word)
-        phrases += _word_phrases(runs)
-        if short_cjk:
-            shorts += _short_terms_of_word(word, runs)
+        special = [r for r in runs if char_type(r[0]) == HANGUL or _is_han_sentence(r, kana_free)]
+        if not special:
+            phrases += _word_phrases(runs)
+            if short_cjk:
+                shorts += _short_terms_of_word(word, runs)
+            continue
+        # Korean words and Chinese sentences have their own rules; the other
+        # runs of the word (Obsidian in Obsidian에서) are compiled as before.
+        rest: list[str] = []
+        for r in runs + [""]:
+            if r and r not in special:
+                rest.append(r)
+                continue
+            if rest:
+                phrases += _word_phrases(rest)
+                if short_cjk:
+                    shorts += _short_terms_of_word("".join(rest), rest)
+                rest = []
+            if not r:
+                continue
+            if char_type(r[0]) == HANGUL:
+                p, sh = hangul_terms(r)
+                phrases += p
+                if short_cjk:
+                    shorts += sh
+                else:  # an exclusion, or no bigram table: stems long enough for trigram
+                    phrases += [t for t in sh if len(t) >= MIN_PHRASE]
+            elif short_cjk:
+                p, sh = han_terms(r)
+                phrases += p
+                shorts += sh
+            else:
+                phrases.append(r)  # without the bigram table: the old whole-run phrase
     ident = identifier(item.text)
     if ident is not None:
         phrases.append(ident)
@@ -365,8 +422,9 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     warnings: list[str] = []
     positives: list[str] = []
     shorts: list[str] = []
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in q)
     for it in pos_items:
-        p, s = _compile(it, short_cjk)
+        p, s = _compile(it, short_cjk, kana_free)
         positives += p
         shorts += s
     negatives: list[str] = []
@@ -384,7 +442,11 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     shorts = _dedup(shorts)
 
     embed_text = _render(q, items)
-    if not positives:
+    # Korean words that left terms for the bigram table are searched by
+    # those: a fallback phrase of the whole query would only add noise.
+    cjk_rules = short_cjk and bool(shorts) and any(
+        char_type(r[0]) == HANGUL for it in pos_items if not it.quoted for w in _words(it.text) for r in _runs(w))
+    if not positives and not cjk_rules:
         # The old form: the whole trimmed (positive) query as one phrase, so
         # queries like "AI と ML" never get worse than before compilation.
         # Quote marks are syntax, not text: '"AI"' stays dropped.

@@ -39,6 +39,7 @@ def test_indexing_stores_the_probes_best_cosines_as_a_median_and_spread(rt):
     assert cal is not None and cal.probes == len(calibration.PROBES)
     assert cal.chunks == rt.index.counts()[1] and cal.model_id == rt.embedder.model_id
     best = calibration.best_cosines(rt.index, rt.embedder.embed_queries(list(calibration.PROBES)))
+    best = best[:calibration.POOLED]  # the pooled yardstick: English and Japanese (ADR 0162)
     assert cal.median == pytest.approx(float(np.median(best)))
     assert cal.scale == pytest.approx(max(1.4826 * float(np.median(np.abs(best - cal.median))), calibration.MIN_SCALE))
     assert cal.z(cal.median) == 0.0 and cal.z(cal.median + cal.scale) == pytest.approx(1.0)
@@ -220,9 +221,14 @@ def test_each_languages_probes_and_the_vaults_letters_are_kept_beside_the_pooled
     reindex(rt)
     cal = calibration.load(rt.index)
     best = calibration.best_cosines(rt.index, rt.embedder.embed_queries(list(calibration.PROBES)))
-    half = len(calibration.PROBES_EN)
+    half, pooled = len(calibration.PROBES_EN), calibration.POOLED
     assert cal.by_language["en"][0] == pytest.approx(float(np.median(best[:half])))
-    assert cal.by_language["ja"][0] == pytest.approx(float(np.median(best[half:])))
+    assert cal.by_language["ja"][0] == pytest.approx(float(np.median(best[half:pooled])))
+    # ADR 0162: the Chinese and Korean probes feed their own languages only
+    zh = pooled + len(calibration.PROBES_ZH)
+    assert cal.by_language["zh"][0] == pytest.approx(float(np.median(best[pooled:zh])))
+    assert cal.by_language["ko"][0] == pytest.approx(float(np.median(best[zh:])))
+    assert cal.median == pytest.approx(float(np.median(best[:pooled])))
     # vault-small is English with two Japanese notes: both scripts are present
     assert 0 < cal.letters["cjk"] < 0.5 < cal.letters["latin"] <= 1 and cal.absent_scripts() == frozenset()
     assert "cross_language_scripts" not in calibration.status(rt.index)
@@ -251,6 +257,15 @@ def test_a_calibration_from_before_the_language_yardsticks_is_used_as_before_the
     assert not calibration.is_current(cal, rt.index)
     reindex(rt)
     assert calibration.load(rt.index).by_language is not None
+
+
+def test_the_hangul_and_kana_regexes_are_the_query_compilers_classes():
+    from groove.query import HANGUL, HIRA, KATA, char_type
+
+    for o in [*range(0x1100, 0x1200), *range(0x3000, 0x3200), *range(0xA960, 0xA980), *range(0xAC00, 0xD800, 13)]:
+        ch = chr(o)
+        assert bool(calibration.HANGUL_LETTER.match(ch)) == (char_type(ch) == HANGUL), hex(o)
+        assert bool(calibration.KANA_LETTER.match(ch)) == (char_type(ch) in (HIRA, KATA)), hex(o)
 
 
 def test_the_cjk_letter_regex_is_the_query_compilers_kanji_and_kana():

@@ -188,3 +188,44 @@ def test_pruned_leg_still_returns_rows_matching_only_common_phrases():
     hits = fts.fts_search(c, p, W, 100)
     assert len(hits) == 100  # the 2 rare rows ranked, the rest appended unranked
     assert {r for r, s in hits if s > 0} == {40, 80}
+
+
+@pytest.mark.parametrize("term", ["태그", "검색", "번역"])
+def test_a_two_syllable_korean_word_is_found_through_the_bigram_table(term):
+    """ADR 0161: Hangul is in the bigram table, so 태그 finds 태그를 and 태그는."""
+    c = make([(1, "서식", "도움말", f"노트에 {term}를 추가하고 {term}는 패널에 보여요"),
+              (2, "기타", "도움말", "관계없는 본문")])
+    assert ids(fts.fts_search(c, parse_query(term), W, 10)) == {1}
+
+
+def test_a_chinese_sentence_finds_the_page_holding_its_words():
+    c = make([(1, "同步笔记", "", "你可以在手机和电脑上同步笔记。"), (2, "外观", "", "更改主题和字体。")])
+    assert ids(fts.fts_search(c, parse_query("如何在手机和电脑之间同步笔记"), W, 10)) == {1}
+    assert fts.fts_search(c, parse_query("如何在手机和电脑之间同步笔记", short_cjk=False), W, 10) == []
+
+
+def test_an_index_from_before_hangul_gets_its_korean_rows_bigrams_on_open(tmp_path):
+    from groove.index.db import Index
+
+    idx = Index(tmp_path / "index.sqlite")
+    c = idx.conn
+    for rid, body in ((1, "태그를 추가해요"), (2, "タグを追加する")):
+        c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, '', '', ?)", (rid, body))
+        shortcjk.upsert(c, rid, "", "", body)
+    # What version 1 wrote: kanji and kana bigrams only.
+    c.execute(f"DELETE FROM {shortcjk.TABLE} WHERE rowid = 1")
+    c.execute("UPDATE meta SET value = '1' WHERE key = ?", (shortcjk.META_KEY,))
+    assert fts.fts_search(c, parse_query("태그"), W, 10) == []
+    idx.close()
+    again = Index(tmp_path / "index.sqlite")
+    assert ids(fts.fts_search(again.conn, parse_query("태그"), W, 10)) == {1}
+    assert ids(fts.fts_search(again.conn, parse_query("タグ"), W, 10)) == {2}
+    assert again.get_meta(shortcjk.META_KEY) == shortcjk.VERSION
+    again.close()
+
+
+def test_a_korean_exclusion_drops_the_rows_holding_the_excluded_stem():
+    c = make([(1, "테마", "", "테마를 설치하고 플러그인을 켜요"), (2, "테마", "", "테마를 설치해요")])
+    p = parse_query("테마 설치 -플러그인")
+    assert ids(fts.fts_search(c, p, W, 10)) == {2}
+    assert fts.excluded_ids(c, p) == {1}

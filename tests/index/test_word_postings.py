@@ -36,6 +36,11 @@ JAPANESE = ["ノートを同期する", "設定を変更", "キャンバスの�
             "ああああ", "コミュニティプラグイン", "設定の変更を同期", "ｶﾝﾊﾞｽ"]
 JA_PHRASES = ["ノートを", "を同期", "同期する", "設定を", "を変更", "キャンバス", "プラグイン", "を無効",
               "にする", "同期同期", "ああああ", "あああ", "コミュニティ", "の変更"]
+# Korean words with particles (runs of Hangul syllables, ADR 0161), repeats,
+# a word inside a word, and Hangul glued to Latin and to kanji.
+KOREAN = ["노트를 동기화하려면", "플러그인을 비활성화", "보관함에서 동기화", "동기화동기화", "가가가가",
+          "Obsidian에서 플러그인", "漢字한글"]
+KO_PHRASES = ["동기화", "플러그인", "보관함", "비활성화", "가가가", "동기화동기화", "한글"]
 
 
 def _note(rng: random.Random, filler: list[str], i: int) -> str:
@@ -48,6 +53,8 @@ def _note(rng: random.Random, filler: list[str], i: int) -> str:
             words.append(w.upper() if rng.random() < 0.05 else w.capitalize() if rng.random() < 0.1 else w)
         if rng.random() < 0.3:
             words.append(rng.choice(JAPANESE) + ("" if rng.random() < 0.5 else rng.choice(JAPANESE)))
+        if rng.random() < 0.2:
+            words.append(rng.choice(KOREAN))
         return " ".join(words) + "."
 
     sections = [f"## {rng.choice(RARE + ODDITIES)} {rng.choice(filler)}\n\n" + " ".join(
@@ -87,6 +94,8 @@ def _queries(filler: list[str], n: int, seed: int) -> list[str]:
         ws = [rng.choice(ascii_words) for _ in range(rng.randint(1, 3))] + rng.sample(COMMON, rng.randint(0, 2))
         if i % 3 == 0:
             ws.append(rng.choice(JA_PHRASES))
+        if i % 5 == 1:
+            ws.append(rng.choice(KO_PHRASES))
         if i % 4 == 0:
             ws.append("-" + rng.choice(ascii_words + COMMON + JA_PHRASES))
         rng.shuffle(ws)
@@ -204,6 +213,17 @@ def test_kana_and_kanji_fold_to_themselves_and_nothing_else_folds_to_them():
     assert wrong == []
     assert word_postings.answers("プラグイン") and word_postings.answers("を無効") and word_postings.answers("ー々ー")
     assert not any(map(word_postings.answers, ["無効", "ｶﾝﾊﾞｽ", "同期canvas", "設定・変更", "ノート 同期"]))
+
+
+def test_hangul_folds_to_itself_and_nothing_else_folds_to_it():
+    """ADR 0161: the argument of the kana-and-kanji clauses, for Korean words."""
+    letter = re.compile(f"[{word_postings.HANGUL_LETTERS}]")
+    wrong = [hex(cp) for cp, f in _folded(0x30000)
+             if (letter.match(chr(cp)) is not None) != (letter.match(f) is not None)
+             or (letter.match(chr(cp)) and f != chr(cp))]
+    assert wrong == []
+    assert word_postings.answers("동기화") and word_postings.answers("플러그인")
+    assert not any(map(word_postings.answers, ["태그", "노트 동기화", "Obsidian에서", "漢字한글"]))
 
 
 def test_a_change_to_the_rows_makes_the_index_stale_until_rebuilt(indexed, monkeypatch):

@@ -128,11 +128,37 @@ def test_a_query_in_a_script_the_vault_lacks_is_read_against_its_own_languages_p
     assert bilingual.z(0.80, "cjk") == pytest.approx(0.5)  # both scripts present: as before
 
 
+def _cal(letters: dict[str, float]) -> calibration.Calibration:
+    return calibration.Calibration(
+        median=0.80, scale=0.02, probes=192, chunks=10, model_id="m", recipe=4, chunk_tokens="150",
+        probes_sha=calibration.PROBES_SHA, seconds=0.0, letters=letters,
+        by_language={"en": [0.80, 0.02], "ja": [0.76, 0.02], "zh": [0.86, 0.01], "ko": [0.84, 0.01]})
+
+
+def test_chinese_and_korean_queries_are_read_against_their_own_languages_probes():
+    """ADR 0162: e5 puts everything Chinese closer together than the English and
+    Japanese probes say, so a Chinese vault reads Chinese against Chinese probes."""
+    chinese = _cal({"latin": 0.4, "cjk": 0.6, "kana": 0.0, "hangul": 0.0})
+    assert chinese.chinese() and chinese.z(0.87, "han") == pytest.approx(1.0)
+    assert chinese.z(0.82, "latin") == pytest.approx(1.0)  # other scripts: the pooled probes, as before
+    japanese = _cal({"latin": 0.2, "cjk": 0.8, "kana": 0.4, "hangul": 0.0})
+    assert not japanese.chinese() and japanese.z(0.82, "han") == japanese.z(0.82, "cjk") == pytest.approx(1.0)
+    korean = _cal({"latin": 0.3, "cjk": 0.0, "kana": 0.0, "hangul": 0.7})
+    assert korean.z(0.85, "hangul") == pytest.approx(1.0) and not korean.absent("hangul")
+    english = _cal({"latin": 1.0, "cjk": 0.0, "kana": 0.0, "hangul": 0.0})
+    assert english.absent("hangul") and english.z(0.85, "hangul") == pytest.approx(1.0)  # across: its own probes
+    assert english.z(0.78, "han") == english.z(0.78, "cjk") == pytest.approx(1.0)  # kanji asked of English: ADR 0131
+    before = _cal({"latin": 0.3, "cjk": 0.7})  # measured before Hangul was counted: nothing new is absent
+    assert not before.absent("hangul") and not before.chinese()
+
+
 @pytest.mark.parametrize("text,script", [
     ("how do I sync my notes", "latin"), ("ノートを同期する方法", "cjk"),
     ("Obsidian Syncでノートを同期する方法", "cjk"),  # Japanese with a product name
     ("寿司 recipe at home", "latin"),  # English with a Japanese word
     ("", "latin"),
+    ("如何在手机和电脑之间同步笔记", "han"), ("羊羹", "han"),  # CJK without kana (ADR 0162)
+    ("Obsidian 怎么同步设置", "han"), ("노트를 동기화하는 방법", "hangul"), ("Obsidian Sync로 전환하기", "hangul"),
 ])
 def test_a_query_is_read_in_the_script_most_of_its_words_are_in(text, script):
     assert calibration.query_script(text) == script

@@ -191,7 +191,8 @@ def test_a_four_kanji_compound_also_yields_its_two_halves_as_short_terms():
     """ADR 0080: 保存場所 is 保存 + 場所; a page may say 保存先 or その場所."""
     p = parse_query("Androidで保管庫の保存場所を選ぶには")
     assert "保存場所" in p.positives and p.short_terms == ["保存", "場所"]
-    assert parse_query("東京都庁舎").short_terms == []  # 5 kanji: no safe split
+    assert parse_query("東京都庁舎への行き方").short_terms == []  # 5 kanji: no safe split
+    # (kana-free, the same run reads as Chinese and adds its bigrams: ADR 0160)
     assert parse_query("保管庫").short_terms == []  # 3 kanji: 保管+庫 or 保+管庫?
     assert parse_query("表示言語 -保存場所").short_terms == ["表示", "言語"]  # exclusions stay whole
 
@@ -284,3 +285,118 @@ def test_fallback_phrases_never_join_text_split_by_an_exclusion():
     assert all(ph in '")"-NEAR(a b, 2)' for ph in p.positives)
     assert parse_query("AI と ML").positives == ["AI と ML"]
     assert parse_query("AI と ML -foo").positives == ["AI と ML"]
+
+
+# ---------------------------------------------------------------- Chinese and Korean (ADR 0160)
+
+def test_a_chinese_sentence_compiles_to_the_bigrams_of_its_words_not_one_phrase():
+    p = parse_query("如何在手机和电脑之间同步笔记")
+    # The whole run stays a phrase (a Japanese kanji compound typed alone is
+    # found as before; a sentence matches nothing), its words are bigrams.
+    assert p.positives == ["如何在手机和电脑之间同步笔记"]
+    assert p.short_terms == ["手机", "电脑", "间同", "同步", "步笔", "笔记"]  # cut at 在 和 之; 如何 dropped
+    assert parse_query("東京都庁舎").positives == ["東京都庁舎"]
+
+
+def test_a_chinese_sentence_without_the_bigram_table_is_the_old_whole_run_phrase():
+    p = parse_query("如何在手机和电脑之间同步笔记", short_cjk=False)
+    assert p.positives == ["如何在手机和电脑之间同步笔记"] and p.short_terms == []
+
+
+def test_a_chinese_question_is_cut_at_grammar_characters_and_loses_its_question_words():
+    p = parse_query("怎么切换界面的显示语言")
+    assert p.short_terms == ["切换", "换界", "界面", "显示", "示语", "语言"]
+    assert "怎么" not in p.short_terms
+
+
+@pytest.mark.parametrize("q, shorts, positives", [
+    ("标签", ["标签"], []),  # a two-character word: the bigram table, as in Japanese
+    ("快捷键", [], ["快捷键"]),  # three characters: a trigram phrase
+    ("关系图谱", ["关系", "图谱"], ["关系图谱"]),  # four: the phrase and its halves (ADR 0080)
+])
+def test_short_chinese_words_compile_as_japanese_kanji_words_do(q, shorts, positives):
+    p = parse_query(q)
+    assert p.short_terms == shorts and p.positives == positives
+
+
+def test_chinese_mixed_with_latin_keeps_the_latin_word_as_a_phrase():
+    p = parse_query("用 Obsidian URI 打开笔记")
+    assert p.positives == ["Obsidian", "URI", "打开笔记"] and p.short_terms == ["打开", "笔记"]
+    p = parse_query("怎么把Evernote里的笔记导入进来")
+    assert "Evernote" in p.positives and {"笔记", "导入"} <= set(p.short_terms)
+
+
+def test_a_long_kanji_run_in_a_query_with_kana_stays_japanese():
+    # Only a kana-free query is read as Chinese: Japanese keeps ADR 0010's phrases.
+    p = parse_query("東京都知事選挙の結果")
+    assert "東京都知事選挙" in p.positives and "の結果" in p.positives
+    assert "都知" not in p.short_terms
+
+
+def test_a_chinese_exclusion_behaves_as_a_japanese_one():
+    p = parse_query("销售税 豁免 -退款政策")
+    assert p.negatives == ["退款政策"] and p.match_expr == '("销售税") NOT ("退款政策")'
+    short = parse_query("销售税 豁免 -退款")
+    assert short.negatives == [] and short.warnings  # two characters: too short to exclude, said so
+
+
+@pytest.mark.parametrize("word, stem", [
+    ("노트를", "노트"), ("동기화하려면", "동기화"), ("보관함에", "보관함"), ("설정하는", "설정"),
+    ("편집기에서", "편집기"), ("마우스로", "마우스"), ("날짜별로", "날짜"), ("화면", "화면"), ("일기", "일기"),
+    ("끌어서", "끌어서"), ("탭이나", "탭이나"),  # a one-syllable stem: the word as written
+])
+def test_a_korean_word_loses_its_particle_or_ending(word, stem):
+    from groove.query import hangul_stem
+
+    assert hangul_stem(word) == stem
+
+
+def test_a_korean_sentence_searches_stems_and_drops_function_words():
+    p = parse_query("앱 메뉴를 한국어로 바꾸려면 어떻게 하나요?")
+    # every stem goes to the bigram table (a longer one as its bigrams' phrase),
+    # so one bm25 weighs them all; 앱 (one syllable) and 어떻게, 하나요 go
+    assert p.positives == [] and p.short_terms == ["메뉴", "한국어", "바꾸"]
+    p = parse_query("매일 날짜별로 일기 노트를 자동으로 만들고 싶어요")
+    assert p.positives == [] and p.short_terms == ["매일", "날짜", "일기", "노트", "자동", "만들"]
+
+
+@pytest.mark.parametrize("q", ["태그", "검색", "번역"])
+def test_a_two_syllable_korean_word_gets_a_lexical_leg(q):
+    p = parse_query(q)
+    assert p.short_terms == [q] and p.match_expr is None
+
+
+def test_korean_mixed_with_latin_cuts_the_particle_off_the_latin_word():
+    p = parse_query("Obsidian에서 동기화하려면")
+    assert p.positives == ["Obsidian"] and p.short_terms == ["동기화"]
+    assert parse_query("Sync를 구매했는데").positives == ["Sync"]
+
+
+def test_a_korean_exclusion_behaves_as_a_japanese_one():
+    p = parse_query("테마 설치 삭제 -플러그인")
+    assert p.negatives == ["플러그인"] and p.short_terms == ["테마", "설치", "삭제"]
+    assert p.match_expr is None and p.negative_expr == '"플러그인"'
+    assert parse_query("테마 -태그").warnings  # a two-syllable exclusion: too short, said so
+
+
+def test_korean_and_chinese_terms_are_what_match_spans_highlight():
+    assert span_terms(parse_query("Obsidian에서 태그를 검색")) == ["Obsidian", "태그", "검색"]
+    assert span_terms(parse_query("怎么切换界面的显示语言"))[1:4] == ["切换", "换界", "界面"]
+
+
+def test_match_spans_highlight_the_korean_stem_and_the_chinese_words_in_the_page():
+    from groove.pipeline.spans import match_spans
+
+    ko = "노트에 태그를 추가하고 태그 패널에서 검색해요"
+    spans = match_spans(ko, span_terms(parse_query("태그를 검색하려면")))
+    assert [ko.encode()[s.start:s.end].decode() for s in spans] == ["태그", "태그", "검색"]
+    zh = "在设置中可以切换界面语言。"
+    spans = match_spans(zh, span_terms(parse_query("怎么切换界面的显示语言")))
+    assert [zh.encode()[s.start:s.end].decode() for s in spans] == ["切换界面语言"]
+
+
+def test_a_traditional_chinese_sentence_is_cut_as_a_simplified_one():
+    simplified = parse_query("怎么在手机和电脑之间同步笔记")
+    traditional = parse_query("怎麼在手機和電腦之間同步筆記")
+    assert simplified.short_terms == ["手机", "电脑", "间同", "同步", "步笔", "笔记"]
+    assert traditional.short_terms == ["手機", "電腦", "間同", "同步", "步筆", "筆記"]

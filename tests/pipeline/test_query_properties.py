@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from groove.errors import BadQuery
 from groove.index import shortcjk
-from groove.query import parse_query, sanitize
+from groove.query import HANGUL, char_type, parse_query, sanitize
 
 # Fragments a user (or a fuzzer) types that mean something to FTS5 or to us.
 SPECIAL = st.sampled_from([
@@ -88,7 +88,8 @@ def test_every_compiled_phrase_reaches_the_trigram_floor(text):
     except BadQuery:
         return
     assert all(len(ph) >= 3 for ph in p.positives + p.negatives)
-    assert all(len(t) == 2 for t in p.short_terms)
+    # 2 characters, or a Korean stem (searched as the phrase of its bigrams, ADR 0160)
+    assert all(len(t) == 2 or all(char_type(c) == HANGUL for c in t) for t in p.short_terms)
     assert len(p.positives) <= 32 and len(p.negatives) <= 32
 
 
@@ -107,7 +108,11 @@ def test_short_cjk_switch_never_changes_the_compiled_expression(text):
         # Only a query whose sole content is a short CJK term may differ.
         assert on.match_expr is None and on.short_terms
         return
-    assert (on.match_expr, on.negative_expr) == (off.match_expr, off.negative_expr)
+    if not any(char_type(c) == HANGUL for c in text):
+        # Korean stems move from the bigram table to trigram phrases when the
+        # table is off (ADR 0160); every other query's expression is untouched.
+        assert (on.match_expr, on.negative_expr) == (off.match_expr, off.negative_expr)
+    assert on.negative_expr == off.negative_expr
     assert off.short_terms == []
 
 

@@ -28,6 +28,16 @@ def test_japanese_compounds_cover_titles_through_their_two_character_pieces():
     assert coverage("外観", ["外観"]) == 1.0
 
 
+def test_korean_words_name_titles_by_their_stems_without_particles():
+    # ADR 0160: 태그를 is 태그 + 를; the function words name nothing
+    assert content_words("태그 패널에서 태그를 보는 방법") == ["태그", "패널"]
+    assert coverage("태그 패널", content_words("태그 패널에서")) == 1.0
+
+
+def test_a_chinese_sentence_covers_titles_through_its_two_character_pieces():
+    assert coverage("语言设置", content_words("怎么切换界面的显示语言")) == 0.5
+
+
 def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_embedder):
     """ADR 0083: exact names, folded as NFKC + case; part of a name is not a name."""
     from groove import service

@@ -63,8 +63,17 @@ LETTER_SAMPLE = 2000
 CJK_LETTER = re.compile("[\u3005-\u3007\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
                         "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
 ASCII_LETTER = re.compile(r"[A-Za-z]")
+KANA_LETTER = re.compile("[\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+# query.char_type's HANGUL
+HANGUL_LETTER = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff]")
+# Below this share of its CJK letters in kana, a vault is Chinese: Japanese
+# text is about half kana, Chinese has none.
+CHINESE_KANA_SHARE = 0.05
 LETTER = re.compile(r"[^\W\d_]")  # any letter (str.isalpha, near enough)
 SCRIPT_LANGUAGE = {"latin": "en", "cjk": "ja"}  # whose probes stand for a query in the script
+# Scripts of ADR 0162, read against their own language's probes wherever
+# they are asked: "han" is a kana-free CJK query (Chinese), "hangul" Korean.
+OWN_LANGUAGE = {"han": "zh", "hangul": "ko"}
 
 # Everyday questions from domains the bench's no-answer sets do not use
 # (bench/golden/no-answer-*.jsonl: cooking, sports, medicine, law,
@@ -108,7 +117,48 @@ PROBES_JA: tuple[str, ...] = (
     "ボックスシーツのたたみ方", "紙飛行機を遠くに飛ばすコツ", "天井の電球の交換の仕方", "結婚式のお祝いの言葉",
     "初心者向けのマフラーの編み方",
 )
-PROBES: tuple[str, ...] = PROBES_EN + PROBES_JA
+# The same questions in Chinese and Korean (ADR 0162): a vault written in one
+# of them is read against its own language's probes.
+PROBES_ZH: tuple[str, ...] = (
+    "这个周末会下雨吗", "天空为什么是蓝色的", "狗每天要遛多久",
+    "猫为什么喜欢把桌上的东西推下去", "番茄苗什么时候移栽到室外", "怎么除掉玫瑰上的蚜虫",
+    "怎么凭耳朵给吉他调音", "四季是谁作曲的", "九十年代最好看的科幻电影",
+    "电影大白鲨的导演是谁", "温莎结领带怎么打", "藏青色和什么颜色搭配好看",
+    "怎么让幼儿一觉睡到天亮", "几岁开始教孩子认字", "月球离地球有多远",
+    "黑洞是什么", "非洲最长的河流", "南美洲有多少个国家",
+    "高海拔地区水的沸点", "磁铁是怎么吸住东西的", "汽车多久换一次机油",
+    "发动机故障灯亮了怎么办", "厨房水龙头漏水怎么修", "刷墙怎样才不留刷痕",
+    "去哪里买便宜的二手电脑", "延长保修值得买吗", "求职信怎么写",
+    "面试最后可以问面试官什么问题", "怎么向朋友道歉", "第一次约会去哪里好",
+    "用颜料怎么调出棕色", "星月夜是谁画的", "傲慢与偏见的故事梗概",
+    "和指环王类似的小说", "圆的面积怎么算", "什么是质数",
+    "蜜蜂是怎么酿蜂蜜的", "秋天树叶为什么会变色", "游戏最终关的大魔王怎么打",
+    "适合六个人玩的桌游", "拍体育照片用多快的快门", "怎么拍星空",
+    "地毯上的红酒渍怎么去掉", "床笠怎么叠", "纸飞机怎么折才飞得远",
+    "吊扇上的灯泡怎么换", "婚礼贺卡上写什么祝福语", "新手怎么织围巾",
+)
+PROBES_KO: tuple[str, ...] = (
+    "이번 주말에 비가 올까요", "하늘은 왜 파란색일까", "강아지 산책은 얼마나 자주 시켜야 하나요",
+    "고양이가 물건을 떨어뜨리는 이유", "토마토 모종을 밖에 심는 시기", "장미에 생긴 진딧물 없애는 법",
+    "귀로 기타 조율하는 방법", "사계를 작곡한 사람은 누구", "90년대 최고의 SF 영화",
+    "영화 죠스의 감독은 누구", "윈저 노트로 넥타이 매는 법", "네이비와 잘 어울리는 색",
+    "아기가 밤에 깨지 않고 자게 하는 방법", "아이에게 글자를 가르치기 시작하는 나이", "달까지의 거리는 얼마나 될까",
+    "블랙홀이란 무엇인가", "아프리카에서 가장 긴 강", "남아메리카에 있는 나라의 수",
+    "고지대에서 물이 끓는 온도", "자석이 붙는 원리", "자동차 엔진오일 교체 주기",
+    "엔진 경고등이 켜졌어요", "주방 수도꼭지 물이 새는 것 고치기", "얼룩 없이 방 벽을 칠하는 법",
+    "중고 노트북을 싸게 사는 곳", "연장 보증을 들 만한가요", "자기소개서 쓰는 법",
+    "면접 마지막에 할 질문", "친구에게 사과하는 방법", "첫 데이트 장소 추천",
+    "물감으로 갈색 만드는 법", "별이 빛나는 밤을 그린 화가", "오만과 편견 줄거리",
+    "반지의 제왕과 비슷한 소설", "원의 넓이 구하는 공식", "소수란 무엇인가",
+    "꿀벌이 꿀을 만드는 과정", "가을에 단풍이 드는 이유", "게임 최종 보스 공략",
+    "여섯 명이 할 수 있는 보드게임", "스포츠 사진 셔터 속도", "밤하늘 별 사진 찍는 법",
+    "카펫에 묻은 와인 얼룩 지우기", "침대 시트 개는 법", "종이비행기 멀리 날리는 법",
+    "천장 선풍기 전구 교체하는 법", "결혼식 축하 카드 문구", "초보자를 위한 목도리 뜨는 법",
+)
+# The pooled yardstick (``median``, ``scale``) stays on the English and
+# Japanese probes: Chinese and Korean ones only feed their own languages.
+POOLED = len(PROBES_EN) + len(PROBES_JA)
+PROBES: tuple[str, ...] = PROBES_EN + PROBES_JA + PROBES_ZH + PROBES_KO
 PROBES_SHA = hashlib.sha256("\n".join(PROBES).encode("utf-8")).hexdigest()[:16]
 
 
@@ -129,22 +179,56 @@ class Calibration:
     # Added by ADR 0131; None in a calibration made before it (then the
     # next index run measures it again, and until then every query is read
     # as before).
-    by_language: dict[str, list[float]] | None = None  # "en"/"ja" probes alone: [median, scale]
-    letters: dict[str, float] | None = None  # share of the vault's letters: "latin" (ASCII), "cjk"
+    by_language: dict[str, list[float]] | None = None  # each language's probes alone: [median, scale]
+    # share of the vault's letters: "latin" (ASCII), "cjk" (kanji, kana), and
+    # since ADR 0162 "kana" and "hangul"
+    letters: dict[str, float] | None = None
+
+    def yardstick(self, script: str | None = None) -> tuple[float, float]:
+        """(median, scale) a query in ``script`` is read against: the pooled
+        probes; its own language's when the vault lacks the script (ADR
+        0131); the Korean probes for Korean, the Chinese ones for a
+        kana-free query in a Chinese vault (ADR 0162)."""
+        if script is not None and self.by_language:
+            if self.reads_own(script):
+                median, scale = self.by_language[OWN_LANGUAGE[script]]
+                return median, scale
+            base = "cjk" if script == "han" else script
+            if base in SCRIPT_LANGUAGE and self.absent(base):
+                median, scale = self.by_language.get(SCRIPT_LANGUAGE[base], (self.median, self.scale))
+                return median, scale
+        return self.median, self.scale
+
+    def reads_own(self, script: str | None) -> bool:
+        """Whether a query in ``script`` is read against its own language's
+        probes by ADR 0162 (Korean; Chinese in a Chinese vault)."""
+        own = OWN_LANGUAGE.get(script or "")
+        return bool(self.by_language) and own in self.by_language and (script == "hangul" or self.chinese())
 
     def z(self, best_cosine: float, script: str | None = None) -> float:
-        """A best cosine in robust spreads above the probes' median; for a
-        query in a script the vault lacks, above its own language's probes."""
-        if script is not None and self.absent(script) and self.by_language:
-            median, scale = self.by_language.get(SCRIPT_LANGUAGE[script], (self.median, self.scale))
-            return (best_cosine - median) / scale
-        return (best_cosine - self.median) / self.scale
+        """A best cosine in robust spreads above the median of the probes
+        ``yardstick`` picks for the query's script."""
+        median, scale = self.yardstick(script)
+        return (best_cosine - median) / scale
+
+    def chinese(self) -> bool:
+        """Whether the vault is written in Chinese: CJK letters with (almost) no kana."""
+        if self.letters is None or "kana" not in self.letters or self.absent("cjk"):
+            return False
+        return self.letters["kana"] < CHINESE_KANA_SHARE * self.letters["cjk"]
 
     def absent(self, script: str) -> bool:
-        """Whether the vault is (nearly) not written in ``script``."""
-        return self.letters is not None and self.letters.get(script, 0.0) < ABSENT_SCRIPT_SHARE
+        """Whether the vault is (nearly) not written in ``script`` ("han" is
+        read as "cjk"; a calibration from before a script was counted knows
+        nothing of it, so nothing is absent)."""
+        key = "cjk" if script == "han" else script
+        if self.letters is None or (key not in self.letters and key not in SCRIPT_LANGUAGE):
+            return False
+        return self.letters.get(key, 0.0) < ABSENT_SCRIPT_SHARE
 
     def absent_scripts(self) -> frozenset[str]:
+        """The absent scripts among "latin" and "cjk" (what ``status`` lists;
+        Korean questions are read against their own probes anyway)."""
         return frozenset(s for s in SCRIPT_LANGUAGE if self.absent(s))
 
 
@@ -153,10 +237,19 @@ def query_script(text: str) -> str:
     outweigh its ASCII letters, counting a CJK character as two letters (a
     Japanese word is about half as many characters as an English one), else
     "latin". "寿司 recipe at home" is English with a Japanese word;
-    "Obsidian Syncでノートを同期する方法" is Japanese."""
+    "Obsidian Syncでノートを同期する方法" is Japanese. A CJK query without kana
+    is "han" (Chinese, or Japanese kanji alone: ``Calibration.yardstick``
+    reads it as Chinese only in a Chinese vault), and one mostly in Hangul
+    "hangul" (a syllable counts as three letters: a Korean word is two to
+    four syllables, "Obsidian Sync로 전환하기" is Korean)."""
     cjk = len(CJK_LETTER.findall(text))
+    hangul = len(HANGUL_LETTER.findall(text))
     ascii_letters = len(ASCII_LETTER.findall(text))
-    return "cjk" if 2 * cjk > ascii_letters else "latin"
+    if hangul > cjk and 3 * hangul > ascii_letters:
+        return "hangul"
+    if 2 * cjk > ascii_letters:
+        return "cjk" if KANA_LETTER.search(text) else "han"
+    return "latin"
 
 
 def letter_shares(idx: Index) -> dict[str, float] | None:
@@ -164,14 +257,17 @@ def letter_shares(idx: Index) -> dict[str, float] | None:
     of) the vault's chunks; None when the chunks hold no letters."""
     chunks = idx.counts()[1]
     step = max(1, -(-chunks // LETTER_SAMPLE))
-    latin = cjk = total = 0
+    latin = cjk = kana = hangul = total = 0
     for (content,) in idx.conn.execute("SELECT content FROM chunks WHERE id % ? = 0", (step,)):
         total += len(LETTER.findall(content))
         latin += len(ASCII_LETTER.findall(content))
         cjk += len(CJK_LETTER.findall(content))
+        kana += len(KANA_LETTER.findall(content))
+        hangul += len(HANGUL_LETTER.findall(content))
     if total == 0:
         return None
-    return {"latin": round(latin / total, 4), "cjk": round(cjk / total, 4)}
+    return {"latin": round(latin / total, 4), "cjk": round(cjk / total, 4), "kana": round(kana / total, 4),
+            "hangul": round(hangul / total, 4)}
 
 
 def load(idx: Index) -> Calibration | None:
@@ -285,9 +381,10 @@ def calibrate(idx: Index, embedder: Embedder) -> Calibration | None:
         return None
     t0 = time.perf_counter()
     best = best_cosines(idx, probe_vectors(idx, embedder))
-    med, scale = _yardstick(best)
-    n_en = len(PROBES_EN)
-    by_language = {"en": list(_yardstick(best[:n_en])), "ja": list(_yardstick(best[n_en:]))}
+    med, scale = _yardstick(best[:POOLED])
+    n_en, n_zh = len(PROBES_EN), len(PROBES_ZH)
+    by_language = {"en": list(_yardstick(best[:n_en])), "ja": list(_yardstick(best[n_en:POOLED])),
+                   "zh": list(_yardstick(best[POOLED:POOLED + n_zh])), "ko": list(_yardstick(best[POOLED + n_zh:]))}
     model_id, recipe, chunk_tokens = _fingerprint(idx)
     cal = Calibration(
         median=med, scale=scale, probes=len(best), chunks=chunks, model_id=model_id or "", recipe=recipe,

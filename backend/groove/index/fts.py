@@ -222,7 +222,7 @@ def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[flo
     if not shortcjk.exists(conn):
         log.warning("short-CJK index missing: run `groove index` to build it")
         return []
-    expr = " OR ".join(fts_phrase(t) for t in parsed.short_terms)
+    expr = " OR ".join(fts_phrase(shortcjk.as_bigrams(t)) for t in parsed.short_terms)
     neg = (parsed.negative_expr,) if parsed.negative_expr else ()
     rows = conn.execute(shortcjk_sql(restrict_sql, negated=bool(neg)),
                         (*weights, expr, *neg, *restrict_params, limit)).fetchall()
@@ -378,7 +378,7 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
     df.update(zip(trigram, phrase_df_bounds(conn, trigram, memo, words)))
     for t in present:
         if t not in df:
-            df[t] = phrase_df(conn, t, shortcjk.TABLE)
+            df[t] = phrase_df(conn, shortcjk.as_bigrams(t), shortcjk.TABLE)
         elif df[t] <= n / 2:
             df[t] = counted_df(conn, t, counts)
     weight = {t: max(math.log((n - df[t] + 0.5) / (df[t] + 0.5)), 1e-6) for t in present}  # FTS5's floor

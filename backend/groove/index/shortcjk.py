@@ -1,4 +1,4 @@
-"""The short-CJK lexical index: 2-character kanji/kana words found by FTS5.
+"""The short-CJK lexical index: 2-character kanji/kana and Hangul words found by FTS5.
 
 Trigram cannot match a 2-character phrase (``脚注``, ``タグ``). This auxiliary
 FTS5 table stores, per chunk and per column, every overlapping bigram of each
@@ -10,18 +10,30 @@ so the bigram text is not stored twice. See docs/adr/0011.
 
 rowid = chunks.id, like fts_chunks; columns mirror fts_chunks so the same bm25
 column weights apply.
+
+Version 2 (ADR 0161) adds Hangul: a Korean two-syllable word (태그, 검색) is
+as invisible to trigram as a Japanese one. An index written before holds no
+Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
+(the only rows whose bigrams changed) from the text ``fts_chunks`` keeps.
 """
 
 from __future__ import annotations
+
+from itertools import islice
 
 import apsw
 
 from ..query import is_cjk
 
 TABLE = "fts_cjk_bigrams"
+VERSION = "2"  # 1: kanji and kana; 2: and Hangul (ADR 0161)
+META_KEY = "shortcjk_version"
+# The letters query.char_type calls HANGUL: rows holding none kept their bigrams.
+HANGUL_GLOB = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 
 
 def create(conn: apsw.Connection) -> None:
+    """Create the table if missing and bring an older one's rows to ``VERSION``."""
     # remove_diacritics 0: never fold kana (グ must not become ク).
     conn.execute(
         f"""CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(
@@ -30,6 +42,20 @@ def create(conn: apsw.Connection) -> None:
             content = '', contentless_delete = 1
         )"""
     )
+    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name IN ('meta', 'fts_chunks')")}
+    if tables != {"meta", "fts_chunks"}:
+        return  # not a groove index (a bare table for a test or a bench)
+    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
+    if row is not None and row[0] == VERSION:
+        return
+    # GLOB filters in C: an English or Japanese vault reads none of its text into Python.
+    has = " OR ".join(f"{col} GLOB '*[{HANGUL_GLOB}]*'" for col in ("heading", "context", "content"))
+    rows = conn.execute(f"SELECT rowid, heading, context, content FROM fts_chunks WHERE {has}")
+    while batch := list(islice(rows, 500)):  # a big Korean vault's text never whole in memory
+        for rid, heading, context, content in batch:
+            upsert(conn, int(rid), heading or "", context or "", content or "")
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (META_KEY, VERSION))
 
 
 def bigrams(text: str) -> str:
@@ -44,6 +70,13 @@ def bigrams(text: str) -> str:
         else:
             prev = ""
     return " ".join(toks)
+
+
+def as_bigrams(term: str) -> str:
+    """A short term as the table's tokens: a 2-character word is one token, a
+    longer Korean stem (보관함) the phrase of its bigrams (보관 관함), which
+    matches the word wherever it is written, particles after it or not."""
+    return bigrams(term) if len(term) > 2 else term
 
 
 def upsert(conn: apsw.Connection, chunk_id: int, heading: str, context: str, content: str) -> None:

@@ -35,7 +35,20 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import KANJI, KATA, SEP, WORD, char_type
+from ..query import (
+    HANGUL,
+    HIRA,
+    KANJI,
+    KATA,
+    SEP,
+    WORD,
+    _is_han_sentence,
+    char_type,
+    han_bigrams,
+    han_segments,
+    hangul_terms,
+    is_cjk,
+)
 from . import fts, shortcjk
 from .word_postings import WordPostings, answers
 
@@ -63,14 +76,50 @@ def query_tokens(text: str) -> tuple[list[str], list[str]]:
         if t != kind and cur:
             if (kind == WORD and len(cur) >= 3) or (kind == KATA and len(cur) >= 2):
                 words.append(cur)
+            elif kind == HANGUL:  # Korean: the compiler's stems, particles cut (ADR 0162)
+                phrases, shorts = hangul_terms(cur)
+                words += phrases + shorts
             cur = ""
         cur += ch
         kind = t
-    grams = shortcjk.bigrams(folded).split()
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
+    grams: list[str] = []
+    for run in _cjk_runs(folded):
+        # A Chinese sentence: the compiler's bigrams, cut at grammar
+        # characters, not those that straddle two words (ADR 0162).
+        grams += han_bigrams(run) if _is_han_sentence(run, kana_free) else shortcjk.bigrams(run).split()
     # A kanji and a particle (当が, の握) is grammar, not a word.
     kanji = [g for g in grams if any(char_type(c) == KANJI for c in g) and not set(g) & PARTICLES]
     grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == KATA for c in g)]
     return list(dict.fromkeys(words)), list(dict.fromkeys(grams))
+
+
+def _cjk_runs(text: str) -> list[str]:
+    """The maximal runs of kanji and kana letters (what ``shortcjk.bigrams`` pairs up)."""
+    runs: list[str] = []
+    cur = ""
+    for ch in text:
+        if char_type(ch) in (KANJI, HIRA, KATA) and is_cjk(ch):
+            cur += ch
+        elif cur:
+            runs.append(cur)
+            cur = ""
+    return runs + [cur] if cur else runs
+
+
+def han_straddles(text: str) -> list[tuple[str, str, str]]:
+    """(before, bigram, after) for each bigram inside a Chinese sentence's
+    segment with a neighbour on both sides (ADR 0162). Chinese has no spaces,
+    so 切换界面 yields 换界, which straddles two words: a vault holding both
+    neighbours (切换, 界面) but not it says nothing about the topic."""
+    folded = unicodedata.normalize("NFKC", text)
+    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
+    out: list[tuple[str, str, str]] = []
+    for run in _cjk_runs(folded):
+        if _is_han_sentence(run, kana_free):
+            for seg in han_segments(run):
+                out += [(seg[i - 1:i + 1], seg[i:i + 2], seg[i + 1:i + 3]) for i in range(1, len(seg) - 2)]
+    return out
 
 
 def _has(conn: apsw.Connection, phrase: str) -> bool:
@@ -108,12 +157,21 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
                 skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
-    scripts ("latin", "cjk") whose tokens do not count."""
+    scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count."""
     words, grams = query_tokens(text)
-    if "cjk" in skip:
-        words, grams = [w for w in words if char_type(w[0]) == WORD], []
+    if "cjk" in skip or "han" in skip:
+        words, grams = [w for w in words if char_type(w[0]) in (WORD, HANGUL)], []
+    if "hangul" in skip:
+        words = [w for w in words if char_type(w[0]) != HANGUL]
     if "latin" in skip:
         words = [w for w in words if char_type(w[0]) != WORD]
+    straddles = han_straddles(text) if grams else []
+    if straddles:
+        around = list(dict.fromkeys(g for a, _, c in straddles for g in (a, c)))
+        known = {g for g, df in zip(around, _bigram_dfs(conn, around)) if df > 0}
+        gram_df = dict(zip(grams, _bigram_dfs(conn, grams)))
+        seams = {b for a, b, c in straddles if gram_df.get(b) == 0 and a in known and c in known}
+        grams = [g for g in grams if g not in seams]
     dfs = [_word_df(conn, w, memo, word_index) for w in words] + _bigram_dfs(conn, grams)
     if not dfs:
         return 1.0

@@ -48,8 +48,12 @@ FOLDS_TO_ASCII = "\u017f\u212a"  # the trigram tokenizer folds these to "s" and 
 # trigram tokenizer maps each to itself and nothing else to one (a test
 # checks every character).
 CJK_LETTERS = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff"
-RUN = re.compile(f"[A-Za-z0-9]+|[{CJK_LETTERS}]+")  # the runs the index holds: a word, or a clause of kana and kanji
-_WORD_PHRASE = re.compile(f"[A-Za-z0-9]{{3,}}|[{CJK_LETTERS}]{{3,}}")
+# Hangul syllables (ADR 0161): the same argument, a third class. Korean puts
+# spaces between its words, so a run is a word with its particles (노트를).
+HANGUL_LETTERS = "\uac00-\ud7a3"
+# the runs the index holds: a word, a clause of kana and kanji, a Korean word
+RUN = re.compile(f"[A-Za-z0-9]+|[{CJK_LETTERS}]+|[{HANGUL_LETTERS}]+")
+_WORD_PHRASE = re.compile(f"[A-Za-z0-9]{{3,}}|[{CJK_LETTERS}]{{3,}}|[{HANGUL_LETTERS}]{{3,}}")
 
 
 def gram_code(gram: str) -> int:
@@ -61,7 +65,8 @@ def gram_code(gram: str) -> int:
 
 def answers(phrase: str) -> bool:
     """Whether the word index can count ``phrase``: ASCII letters and digits
-    only, or kana and kanji only, and long enough to make a trigram."""
+    only, kana and kanji only, or Hangul syllables only, and long enough to
+    make a trigram."""
     return _WORD_PHRASE.fullmatch(phrase) is not None
 
 

@@ -31,6 +31,10 @@ A query in a script the vault hardly contains (Japanese asked of English
 notes, ADR 0131) can only match across languages, where e5 reaches lower
 cosines for everything: its ``z`` is read against its own language's probes
 alone, and its words in that script are left out of ``known_share``.
+Korean queries, and Chinese ones in a Chinese vault, are read against their
+own language's probes too (ADR 0162): e5 puts Chinese text closer to
+Chinese text than the English and Japanese probes show; the unknown-word
+weight stays the same share of the pooled spread.
 
 ``min_confidence_ratio = 0`` (in groove.toml or per request) turns both rules
 off: only an empty result is low confidence. A query without a vector leg
@@ -96,8 +100,19 @@ def is_low_confidence(has_results: bool, sims: np.ndarray | None, ratio: float) 
     return similarity_margin(sims) < ratio
 
 
+def unknown_words_weight(cal: Calibration, script: str | None = None) -> float:
+    """``UNKNOWN_WORDS_WEIGHT`` pooled spreads, in the spreads of the yardstick
+    the query is read against. Chinese probes sit closer together in a
+    Chinese vault (0.008 against 0.012 pooled): counted in their own spreads,
+    a missing word would weigh less than it does in English or Japanese
+    (ADR 0162)."""
+    if cal.reads_own(script):
+        return UNKNOWN_WORDS_WEIGHT * cal.scale / cal.yardstick(script)[1]
+    return UNKNOWN_WORDS_WEIGHT
+
+
 def calibrated_score(best_cosine: float, known: float, cal: Calibration, script: str | None = None) -> float:
-    return cal.z(best_cosine, script) - UNKNOWN_WORDS_WEIGHT * (1.0 - known)
+    return cal.z(best_cosine, script) - unknown_words_weight(cal, script) * (1.0 - known)
 
 
 def judge(

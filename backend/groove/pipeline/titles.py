@@ -8,8 +8,8 @@ alias) the query's content words cover, and contributes one ranked list to
 RRF, mapped to each note's best chunk (ADR-0072).
 
 Content words: Latin/digit words of 2+ characters that are not English
-function words, and kanji/katakana runs of 2+ characters (hiragana runs are
-mostly particles and inflections). They come from the same character classes
+function words, kanji/katakana runs of 2+ characters (hiragana runs are
+mostly particles and inflections), and the stems of Korean words. They come from the same character classes
 as the query compiler, and only from the positive part of the query.
 """
 
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..index.chunks import ids_from
 from ..index.db import Index
 from ..index.notes import documents_signature, note_names
-from ..query import KANJI, KATA, SEP, WORD, char_type
+from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms
 
 # English function words: they name nothing, so they never count as covering a title.
 _STOP = frozenset(
@@ -49,6 +49,9 @@ def content_words(query_text: str) -> list[str]:
             or (kind in (KANJI, KATA) and len(run) >= 2)
         ):
             words.append(run)
+        elif run and kind == HANGUL:  # Korean: the compiler's stem, particles cut (ADR 0160)
+            phrases, shorts = hangul_terms(run)
+            words += phrases + shorts
         run, kind = (ch, t) if t != SEP else ("", SEP)
     return list(dict.fromkeys(words))
 
