@@ -126,3 +126,27 @@ def test_serve_verbose_in_the_background_logs_every_request_but_not_its_query(tm
     finally:
         subprocess.run([*groove, "serve", "--vault", str(vault), "--stop"], env=env, capture_output=True, timeout=60)
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_note_that_grows_past_max_file_bytes_leaves_search_until_it_fits(tmp_path, tiny_embedder) -> None:
+    from groove.config import Config, IndexConfig
+    from groove.pipeline import SearchParams
+
+    vault = tmp_path / "v"
+    note = write(vault, "grows.md", "# Grows\n\nThe okapi paragraph.\n")
+    write(vault, "other.md", "# Other\n\nSomething else.\n")
+    rt = make_runtime(vault, tiny_embedder, tmp_path, config=Config(index=IndexConfig(max_file_bytes=2_000)))
+
+    def okapi() -> set[str]:
+        hits = service.search(rt, SearchParams(query="okapi", limit=10)).results
+        return {h.path for h in hits if "okapi" in h.content}
+
+    service.reindex(rt)
+    assert okapi() == {"grows.md"}
+    note.write_text("# Grows\n\nThe okapi paragraph.\n" + "more words " * 400, encoding="utf-8")
+    s = service.reindex(rt)
+    assert s.deleted == ["grows.md"] and "too large" in {k.path: k.reason for k in s.skipped}["grows.md"]
+    assert okapi() == set()  # not the old text of a note the index no longer reads
+    note.write_text("# Grows\n\nThe okapi paragraph, short again.\n", encoding="utf-8")
+    service.reindex(rt)
+    assert okapi() == {"grows.md"}

@@ -41,13 +41,14 @@ from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import UNREADABLE, NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
+from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
 
 log = logging.getLogger("groove.indexer")
 
 Progress = Callable[[dict], None]
 
 EMBED_BATCH_CHUNKS = 32
+CHANGED_WHILE_READ = "changed while indexing (will be picked up by the next run)"
 
 
 @dataclass
@@ -92,7 +93,7 @@ def _read(nf: NoteFile, cfg: IndexConfig) -> tuple[bytes | None, str | None, int
     except OSError as e:
         return None, f"unreadable ({e.strerror or e})", 0, 0
     if (st2.st_size, st2.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(data) != st2.st_size:
-        return None, "changed while indexing (will be picked up by the next run)", 0, 0
+        return None, CHANGED_WHILE_READ, 0, 0
     return data, None, st2.st_size, st2.st_mtime_ns
 
 
@@ -374,8 +375,11 @@ def _index_vault(
         data, reason, size, mtime = _read(nf, cfg)
         if data is None:
             run.skip(nf.path, reason or "unreadable", nf)
-            if reason == UNREADABLE and nf.path in known and store.delete_doc(idx, nf.path):
-                summary.deleted.append(nf.path)  # its old text must not stay searchable (ADR 0150)
+            # What the index holds of it is no longer what is on disk (unreadable, too
+            # large, gone): it leaves search (ADR 0150). A note changed while it was
+            # read keeps its last text until the next run reads it whole.
+            if reason != CHANGED_WHILE_READ and nf.path in known and store.delete_doc(idx, nf.path):
+                summary.deleted.append(nf.path)
             done += 1
             continue
         nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read

@@ -1,7 +1,7 @@
-"""Names, globs and tags compare in one Unicode form (issue 35 F5): a note
-macOS stored as 'résumé.md' decomposed (NFD) is found by a glob, a folder
-and a tag typed composed (NFC), and the other way round; the two forms of
-one tag are one tag in list_tags."""
+"""Names, globs and tags compare in one Unicode form (issue 35 F5, ADR
+0156): a note macOS stored as 'résumé.md' decomposed (NFD) is found by a
+glob, a folder and a tag typed composed (NFC), and the other way round; the
+two forms of one tag, and its upper- and lower-case spellings, are one tag."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def nfc(s: str) -> str:
 def rt(tmp_path: Path, tiny_embedder):
     vault = tmp_path / "v"
     write(vault, nfd("Café/résumé.md"), nfd("---\ntags: [déjà]\n---\n# Résumé\n\nMy work history and #élan notes.\n"))
-    write(vault, nfc("Thé/crème.md"), nfc("---\ntags: [déjà]\n---\n# Crème\n\nA recipe.\n"))
+    write(vault, nfc("Thé/crème.md"), nfc("---\ntags: [DÉJÀ]\n---\n# Crème\n\nA recipe.\n"))
     write(vault, "plain.md", "# Plain\n\nNothing accented, about work history.\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)

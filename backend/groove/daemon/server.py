@@ -358,10 +358,8 @@ class Connection:
                 self.reply_error(rid, err)
             else:
                 self.reply(rid, result)
-        # `serve --verbose`: one line a request, without its params (a query or a
-        # note's text is the user's, not the log's).
         log.debug("%s (%s): %s %s in %.1f ms", self.peer, self.client_name or "unnamed client", method,
-                  "ok" if err is None else f"error {err.code}", (time.perf_counter() - t0) * 1000)
+                  "ok" if err is None else f"error {err.code}", (time.perf_counter() - t0) * 1000)  # no params
         if done:
             self.close_when_drained()
 
@@ -425,8 +423,7 @@ class Daemon:
         st = service.index_status(self.rt)
         st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
-        # Why not, when it is not: the vault folder is gone or was replaced (ADR 0152).
-        st["watch_problem"] = getattr(self.watcher, "problem", None) if self.watcher is not None else "not watching"
+        st["watch_problem"] = getattr(self.watcher, "problem", None)  # the folder is gone or was replaced (ADR 0152)
         st["pending_changes"] = pending
         st["last_error"] = self.worker.last_error
         return st

@@ -101,8 +101,11 @@ class Index:
         c.enable_load_extension(True)
         c.load_extension(sqlite_vec.loadable_path())
         c.enable_load_extension(False)
-        # nfc(x): names, globs and tags compare in one Unicode form (vault/encoding.py, issue 35 F5).
+        # Names, globs and tags compare in one Unicode form (vault/encoding.py, ADR 0156):
+        # nfc(x) for paths, tag_key(x) for tags (lower-cased beyond ASCII, which SQL's lower() is not).
         c.create_scalar_function("nfc", lambda x: nfc(x) if isinstance(x, str) else x, 1, deterministic=True)
+        c.create_scalar_function("tag_key", lambda x: nfc(x.lower()) if isinstance(x, str) else x, 1,
+                                 deterministic=True)
         c.setbusytimeout(30_000)
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=NORMAL")

@@ -79,7 +79,7 @@ def list_notes(
     if tag:
         # Compared case-folded without "#"; a parent tag takes its children (#a takes #a/b).
         t = nfc(tag.lstrip("#").lower())
-        col = _form("lower(tag)", t)
+        col = "lower(tag)" if t.isascii() else "tag_key(tag)"
         where.append(f"d.id IN (SELECT doc_id FROM tags WHERE {col} = ? OR {col} LIKE ? ESCAPE '\\')")
         args += [t, _like_escape(t) + "/%"]
     day = "coalesce(substr(d.date, 1, 10), date(d.mtime_ns / 1000000000, 'unixepoch', 'localtime'))"
@@ -112,7 +112,8 @@ def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
     where, args = "", []
     if prefix:
         where, args = "WHERE t LIKE ? ESCAPE '\\'", [_like_escape(nfc(prefix.lstrip("#").lower())) + "%"]
-    # Case-folded like the search's tag filter: #Work and #work are one tag, and so are its two Unicode forms.
+    # Case-folded like the search's tag filter: #Work and #work, #CAFÉ and #café, and a tag's two Unicode forms
+    # are one tag.
     return [(t, int(n)) for t, n in idx.conn.execute(
-        f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT nfc(lower(tag)) AS t, doc_id FROM tags) {where} "
+        f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT tag_key(tag) AS t, doc_id FROM tags) {where} "
         "GROUP BY t ORDER BY n DESC, t", args)]
