@@ -218,7 +218,8 @@ export class GrooveExtension implements vscode.Disposable {
   /**
    * At activation (only in folders that use groove, see package.json): connect
    * if a daemon already runs for the folder, or start one when auto-start is
-   * on. Nothing here pops up: a failure shows in the status bar and the log.
+   * on (when it is off, the state says "not running"). Nothing here pops up:
+   * a failure shows in the status bar and the log.
    */
   async warmUp(): Promise<void> {
     const root = this.folderFor();
@@ -234,7 +235,10 @@ export class GrooveExtension implements vscode.Disposable {
       this.updateStatus();
       return;
     }
-    if (running || (s.autoStart && looksLikeVault(root))) {
+    // In a vault the status bar always says where groove stands: with auto-start
+    // off and no daemon, the client starts nothing and the state is "not running"
+    // (its card has Start groove), not the bare "groove" of a folder without one.
+    if (running || looksLikeVault(root)) {
       const b = this.registry.get(root);
       this.updateStatus();
       await b.connection.start(); // a failure becomes the status bar's state

@@ -233,6 +233,20 @@ describe("results tree", () => {
     }
   });
 
+  it("the same card again does not redraw the view (a redraw swallows a click on its buttons)", async () => {
+    const { cardRows } = await import("../src/card");
+    const { diagnose } = await import("@groove/editor-client");
+    const tree = new ResultsTree(() => "/v");
+    let redraws = 0;
+    tree.onDidChangeTreeData(() => redraws++);
+    const notRunning = () => ({ kind: "problem" as const, problem: diagnose(new GrooveError("not-running", "x"), { executableSetting: "x", autoStartSetting: "y", vault: "/v" }) });
+    tree.setCard(cardRows(notRunning()));
+    tree.setCard(cardRows(notRunning())); // a background reconnect failed the same way
+    expect(redraws).toBe(1);
+    tree.setCard(null);
+    expect(redraws).toBe(2);
+  });
+
   it("a click on a match row selects exactly that match in the note", async () => {
     const highlights = new Highlights();
     const hit = hitFor(NOTE, "同期.md", "## 衝突", null, ["衝突", "競合ファイル", "🎉同期"]);

@@ -1,0 +1,148 @@
+/**
+ * The extension in the real VS Code workbench: the .vsix built from this
+ * checkout (`vsce package`, as `make vsix`), installed into code-server,
+ * driven with headless Chromium, talking to the real `groove serve` it
+ * starts on a test vault of English and Japanese notes. Each scenario is
+ * what a user does; the expected results come from the same daemon, asked
+ * directly by the test's own client.
+ */
+import { execFile } from "node:child_process";
+import * as fs from "node:fs";
+import { createRequire } from "node:module";
+import * as os from "node:os";
+import * as path from "node:path";
+import { promisify } from "node:util";
+import type { Browser } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { GrooveClient, sliceBytes, type SearchHit } from "@groove/editor-client";
+import { pieces, piecesMissing } from "./pieces";
+import { lineOf, NOTES, writeNotes } from "./vault";
+import { installVsix, launchBrowser, tempBase, Workbench } from "./workbench";
+
+const skip = piecesMissing();
+const P = pieces();
+const extRoot = path.resolve(__dirname, "..");
+
+function modelsDir(): string {
+  return process.env.GROOVE_MODELS_DIR ?? process.env.GROOVE_TEST_MODELS_DIR ?? path.join(os.homedir(), ".cache", "groove-test-models");
+}
+
+describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chromium)", () => {
+  let base: string;
+  let extDir: string;
+  let browser: Browser;
+  let env: NodeJS.ProcessEnv;
+  let vault: string;
+  let wb: Workbench;
+  let oracle: GrooveClient;
+  const windows: Workbench[] = [];
+  const t0 = Date.now();
+
+  const groove = (args: string[]) =>
+    promisify(execFile)(P.groove, args, { env, timeout: 60_000 }).then((r) => r.stdout);
+
+  const open = async (name: string, folder: string, settings: Record<string, unknown> = {}) => {
+    const w = await Workbench.open(browser, P, extDir, base, name, { folder, env, settings: { "groove.executablePath": P.groove, ...settings } });
+    windows.push(w);
+    return w;
+  };
+
+  beforeAll(async () => {
+    base = tempBase("gve-");
+    // The .vsix as `make vsix` builds it (vscode:prepublish bundles dist/extension.js).
+    const vsce = path.join(path.dirname(createRequire(__filename).resolve("@vscode/vsce/package.json")), "vsce");
+    const vsix = path.join(base, "groove.vsix");
+    await promisify(execFile)(process.execPath, [vsce, "package", "--no-dependencies", "--out", vsix], { cwd: extRoot, timeout: 120_000 });
+    extDir = installVsix(P, vsix, base);
+    browser = await launchBrowser(P);
+    env = { ...process.env, GROOVE_HOME: path.join(base, "h"), GROOVE_MODELS_DIR: modelsDir(), GROOVE_TOKEN_STORE: "file" };
+    for (const k of ["VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "ELECTRON_RUN_AS_NODE"]) delete env[k];
+    vault = path.join(base, "vault");
+    writeNotes(vault, NOTES);
+  }, 240_000);
+
+  afterAll(async () => {
+    oracle?.close();
+    for (const w of windows) await w.close();
+    await browser?.close();
+    if (vault) await groove(["serve", "--stop", "--vault", vault]).catch(() => {});
+    console.log(`[vscode e2e] suite time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    if (base) fs.rmSync(base, { recursive: true, force: true });
+  });
+
+  // A failed step leaves a picture of the workbench, its status bar and the extension's log.
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== "fail") return;
+    for (const [i, w] of windows.entries()) {
+      if (w.page.isClosed()) continue;
+      await w.shot(`failed-${ctx.task.name.slice(0, 40).replace(/\W+/g, "-")}-${i}.png`).catch(() => {});
+      console.log(`[vscode e2e] window ${i} status: "${await w.statusText().catch(() => "?")}"\n--- groove output ---\n${w.grooveOutput().slice(-3000)}`);
+    }
+  });
+
+  describe("activation only where groove belongs", () => {
+    it("a plain repository with a README: groove stays asleep, no status item, no popup, no daemon", async () => {
+      const repo = path.join(base, "repo");
+      writeNotes(repo, { "README.md": "# A code repository\n\nNothing to do with notes.\n", "src/main.py": "print('hi')\n" });
+      const w = await open("repo", repo);
+      // onStartupFinished activations come after every workspaceContains check.
+      const log = await w.waitExthostLog(/_doActivateExtension \S+, startup: false, activationEvent: 'onStartupFinished'/);
+      expect(log).not.toMatch(/_doActivateExtension groove\.groove/);
+      expect(await w.statusItem().count()).toBe(0);
+      expect(await w.notifications()).toEqual([]);
+      expect(JSON.parse(await groove(["connect-info", "--vault", repo])).running).toBe(false);
+      await w.close();
+    });
+
+    it("a folder with a groove.toml activates it", async () => {
+      const docs = path.join(base, "docs");
+      writeNotes(docs, { "groove.toml": "", "guide.md": "# Guide\n\nHow to use the tool.\n" });
+      const w = await open("toml", docs, { "groove.autoStart": false });
+      const log = await w.waitExthostLog(/_doActivateExtension groove\.groove, startup: true, activationEvent: 'workspaceContains:groove\.toml'/);
+      expect(log).toBeTruthy();
+      // Auto-start is off and no daemon runs: the status bar says so (no popup).
+      expect(await w.waitStatus(/groove: not running/)).toMatch(/not running/);
+      expect(await w.notifications()).toEqual([]);
+      await w.close();
+    });
+  });
+
+  describe("an Obsidian vault", () => {
+    it("activates on .obsidian/, says 'not running' with auto-start off, and its fix starts the daemon: starting → indexing → ready", async () => {
+      wb = await open("vault", vault, { "groove.autoStart": false });
+      await wb.waitExthostLog(/_doActivateExtension groove\.groove, startup: true, activationEvent: 'workspaceContains:\.obsidian\/\*\.json'/);
+      await wb.waitStatus(/groove: not running/);
+      expect(await wb.notifications()).toEqual([]);
+      // The fix it offers: a click opens the groove view, whose card has "Start groove".
+      await wb.recordStatus();
+      await wb.statusItem().click();
+      const start = wb.page.locator('.pane[aria-label*="Search Results"] .monaco-list-row, .part.sidebar .monaco-list-row', { hasText: "Start groove" }).first();
+      await start.waitFor();
+      await wb.shot("vscode-e2e-not-running.png");
+      // Every wrapped card row fits the default side bar (only command lines, copied on click, may be cut).
+      const cut = await wb.page.locator(".part.sidebar .monaco-list-row").evaluateAll((rows) =>
+        rows
+          .filter((r) => !r.querySelector(".codicon-terminal"))
+          .filter((r) => {
+            const c = r.querySelector<HTMLElement>(".monaco-icon-label-container");
+            return !!c && c.scrollWidth > c.clientWidth + 1;
+          })
+          .map((r) => r.textContent),
+      );
+      expect(cut).toEqual([]);
+      await start.click();
+      const notes = Object.keys(NOTES).filter((n) => n.endsWith(".md")).length;
+      await wb.waitStatus(new RegExp(`groove: ${notes} notes`));
+      const seen = await wb.statusHistory();
+      const at = (re: RegExp) => seen.findIndex((s) => re.test(s));
+      expect(at(/not running/), seen.join(" | ")).toBe(0);
+      expect(at(/connecting/), seen.join(" | ")).toBeGreaterThan(0);
+      expect(at(/indexing/), seen.join(" | ")).toBeGreaterThan(at(/connecting/));
+      expect(at(new RegExp(`${notes} notes`)), seen.join(" | ")).toBeGreaterThan(at(/indexing/));
+      console.log(`[vscode e2e] status bar: ${seen.join(" → ")}`);
+      oracle = new GrooveClient({ executable: P.groove, vault, env, autoStart: false, clientName: "groove-e2e/0" });
+      await oracle.connect();
+    });
+  });
+});
+
