@@ -67,7 +67,9 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
     await browser?.close();
     if (vault) await groove(["serve", "--stop", "--vault", vault]).catch(() => {});
     console.log(`[vscode e2e] suite time ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    if (base) fs.rmSync(base, { recursive: true, force: true });
+    // GROOVE_E2E_KEEP=1 keeps the user-data dirs (logs), the vault and GROOVE_HOME for a look.
+    if (base && process.env.GROOVE_E2E_KEEP !== "1") fs.rmSync(base, { recursive: true, force: true });
+    else if (base) console.log(`[vscode e2e] kept ${base}`);
   });
 
   // A failed step leaves a picture of the workbench, its status bar and the extension's log.
@@ -142,6 +144,73 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       console.log(`[vscode e2e] status bar: ${seen.join(" → ")}`);
       oracle = new GrooveClient({ executable: P.groove, vault, env, autoStart: false, clientName: "groove-e2e/0" });
       await oracle.connect();
+    });
+
+    const params = (query: string, limit = 20) => ({ query, limit, rerank: null, mmr: null, parent_retriever: null });
+    const titles = (hits: SearchHit[]) => hits.map((h) => h.title);
+    /** The visible rows are the daemon's hits, in its order (the list is virtualised: a prefix). */
+    const sameOrder = (expected: SearchHit[]) => (rows: Array<{ label: string }>) =>
+      rows.length >= Math.min(expected.length, 5) && rows.every((r, k) => r.label === expected[k]?.title);
+
+    async function search(query: string): Promise<SearchHit[]> {
+      await wb.command("groove: Semantic Search");
+      await wb.quickInput().locator(".quick-input-title", { hasText: "groove: Semantic Search" }).waitFor();
+      await wb.page.keyboard.type(query);
+      const expected = (await oracle.search(params(query))).results;
+      expect(expected.length).toBeGreaterThan(0);
+      await wb.waitRows(sameOrder(expected));
+      return expected;
+    }
+
+    /** Each span of `hit` as text, as the daemon sent it. */
+    const spanTexts = (hit: SearchHit) => hit.match_spans.map(([s, e]) => sliceBytes(hit.content, s, e)).filter(Boolean).sort();
+
+    /** Enter on the focused (first) row: the note opens, its first match selected, every match decorated. */
+    async function pickFirstAndCheck(hit: SearchHit): Promise<Array<{ line: number; text: string }>> {
+      await wb.page.keyboard.press("Enter");
+      await wb.waitActiveTab(path.basename(hit.path));
+      const want = spanTexts(hit);
+      let decorated: Array<{ line: number; text: string }> = [];
+      await expect.poll(async () => (decorated = await wb.decoratedText()).map((d) => d.text).sort(), { timeout: 15_000 }).toEqual(want);
+      const file = fs.readFileSync(path.join(vault, hit.path), "utf8").split(/\r?\n/);
+      for (const d of decorated) expect(file[d.line - 1], `line ${d.line}`).toContain(d.text);
+      // The selection is the first match, on its line; the hit's lines are the ones the daemon gave.
+      const first = decorated[0]!;
+      await wb.waitCursorLine(first.line);
+      expect(await wb.cursor()).toMatchObject({ line: first.line, selected: first.text.length });
+      expect(first.line).toBeGreaterThanOrEqual(hit.line_range[0]);
+      expect(first.line).toBeLessThanOrEqual(hit.line_range[1]);
+      return decorated;
+    }
+
+    it("Semantic Search from the palette lists the daemon's hits, in its order", async () => {
+      const expected = await search("keep my notes the same on my phone and my laptop");
+      const rows = await wb.quickPickRows();
+      expect(rows[0]).toMatchObject({ label: expected[0]!.title, focused: true });
+      await wb.shot("vscode-e2e-search.png");
+    });
+
+    it("choosing a hit opens the note with the match selected at its line and every span decorated", async () => {
+      const expected = (await oracle.search(params("keep my notes the same on my phone and my laptop"))).results;
+      await pickFirstAndCheck(expected[0]!);
+      await wb.shot("vscode-e2e-hit.png");
+    });
+
+    it("a short query keeps the daemon's order even where a lower hit's title contains it (VS Code sorts label matches first)", async () => {
+      const query = "mobile";
+      const expected = (await oracle.search(params(query))).results;
+      const at = titles(expected).findIndex((t) => t.toLowerCase().includes(query));
+      expect(at, `no lower-ranked title contains "${query}": ${titles(expected)}`).toBeGreaterThan(0);
+      await search(query);
+      await wb.page.keyboard.press("Escape");
+    });
+
+    it("a Japanese query: the hit opens with its Japanese spans highlighted", async () => {
+      const expected = await search("来期の予算は承認されたか");
+      await wb.shot("vscode-e2e-japanese-results.png");
+      const decorated = await pickFirstAndCheck(expected[0]!);
+      expect(decorated.some((d) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(d.text)), JSON.stringify(decorated)).toBe(true);
+      await wb.shot("vscode-e2e-japanese.png");
     });
   });
 });

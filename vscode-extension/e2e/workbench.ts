@@ -223,22 +223,93 @@ export class Workbench {
       rows
         .sort((a, b) => Number(a.getAttribute("data-index")) - Number(b.getAttribute("data-index")))
         .map((r) => ({
-          label: (r.querySelector(".quick-input-list-label .label-name, .monaco-icon-label .label-name")?.textContent ?? "").trim(),
+          label: (r.querySelector(".quick-input-list-label .label-name, .monaco-icon-label .label-name")?.textContent ?? "").replace(/\u200b/g, "").trim(),
           description: (r.querySelector(".label-description")?.textContent ?? "").trim(),
           detail: (r.querySelector(".quick-input-list-label-meta .monaco-highlighted-label, .quick-input-list-detail")?.textContent ?? "").trim(),
-          separator: (r.querySelector(".quick-input-list-separator")?.textContent ?? "").trim(),
+          separator: (() => {
+            const sep = r.querySelector<HTMLElement>(".quick-input-list-separator");
+            return sep && getComputedStyle(sep).display !== "none" ? (sep.textContent ?? "").trim() : "";
+          })(),
           focused: r.classList.contains("focused"),
         })),
     );
   }
 
-  /** The active editor tab's label (the file name). */
+  /** Polls the QuickPick until `ok(rows)` holds; returns the rows (or throws with the last ones seen). */
+  async waitRows(ok: (rows: Awaited<ReturnType<Workbench["quickPickRows"]>>) => boolean, timeoutMs = 30_000) {
+    const t0 = Date.now();
+    for (;;) {
+      const rows = await this.quickPickRows();
+      if (rows.length && ok(rows)) return rows;
+      if (Date.now() - t0 > timeoutMs) throw new Error(`QuickPick rows never matched; last seen:\n${JSON.stringify(rows, null, 1)}\ntitle: ${await this.quickInputTitle()}`);
+      await this.page.waitForTimeout(50); // a poll interval, not a wait for something
+    }
+  }
+
+  /** Opens a file by name with Quick Open (F1, then the name without ">"). */
+  async openFile(name: string): Promise<void> {
+    await this.page.keyboard.press("Escape");
+    await this.focusWorkbench();
+    await this.page.keyboard.press("F1");
+    const input = this.page.locator(".quick-input-widget .quick-input-box input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(name);
+    await this.page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: name }).first().waitFor();
+    await this.page.keyboard.press("Enter");
+    await this.waitActiveTab(name);
+  }
+
+  /**
+   * Clicks inside `needle` on the editor line that contains it (the middle of
+   * its `at`-th character), optionally holding a modifier (Ctrl+click follows a link).
+   */
+  async clickText(needle: string, opts: { at?: number; modifier?: "Control" } = {}): Promise<void> {
+    const line = this.page.locator(".part.editor .monaco-editor .view-lines .view-line", { hasText: needle }).first();
+    await line.waitFor();
+    const box = await line.evaluate((el, [n, at]) => {
+      const text = (el.textContent ?? "").replace(/\u00a0/g, " ");
+      const i = text.indexOf(n as string) + (at as number);
+      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+      let seen = 0;
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const len = node.textContent!.length;
+        if (i < seen + len) {
+          const r = document.createRange();
+          r.setStart(node, i - seen);
+          r.setEnd(node, i - seen + 1);
+          const b = r.getBoundingClientRect();
+          return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+        }
+        seen += len;
+      }
+      return null;
+    }, [needle, opts.at ?? 1] as const);
+    if (!box) throw new Error(`"${needle}" is not on screen`);
+    if (opts.modifier) {
+      await this.page.keyboard.down(opts.modifier);
+      await this.page.mouse.move(box.x, box.y);
+      // VS Code underlines a link under the mouse while Ctrl is held: wait for it.
+      await this.page.locator(".part.editor .monaco-editor .detected-link-active").first().waitFor();
+      await this.page.mouse.down();
+      await this.page.mouse.up();
+      await this.page.keyboard.up(opts.modifier);
+    } else await this.page.mouse.click(box.x, box.y);
+  }
+
+  /** Rewrites the user's settings.json (as a user editing it does; VS Code watches the file). */
+  writeSettings(settings: Record<string, unknown>): void {
+    const f = path.join(this.userDataDir, "User", "settings.json");
+    const now = JSON.parse(fs.readFileSync(f, "utf8")) as Record<string, unknown>;
+    fs.writeFileSync(f, JSON.stringify({ ...now, ...settings }, null, 2));
+  }
+
+  /** The active editor tab's file name. */
   async activeTab(): Promise<string> {
-    return ((await this.page.locator(".tabs-container .tab.active .label-name").first().textContent()) ?? "").trim();
+    return (await this.page.locator(".tabs-container .tab.active").first().getAttribute("data-resource-name")) ?? "";
   }
 
   async waitActiveTab(name: string, timeoutMs = 30_000): Promise<void> {
-    await this.page.locator(".tabs-container .tab.active .label-name", { hasText: name }).first().waitFor({ timeout: timeoutMs });
+    await this.page.locator(`.tabs-container .tab.active[data-resource-name="${name.replace(/"/g, '\\"')}"]`).first().waitFor({ timeout: timeoutMs });
   }
 
   /** The cursor as VS Code's status bar shows it: line, column, selected characters. */

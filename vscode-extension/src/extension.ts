@@ -164,12 +164,21 @@ export class GrooveExtension implements vscode.Disposable {
       };
     } else if (!busy) this.endViewProgress();
     if (s.kind === "first-index" || s.kind === "model-download" || s.kind === "problem") {
-      this.treeView.message = undefined; // the card says it
+      this.setMessage(undefined); // the card says it
     } else if (this.tree.response) {
-      this.treeView.message = this.resultsMessage(this.tree.query, this.tree.response);
+      this.setMessage(this.resultsMessage(this.tree.query, this.tree.response));
     } else {
-      this.treeView.message = undefined;
+      this.setMessage(undefined);
     }
+  }
+
+  /**
+   * VS Code re-lays out the view on every assignment, even of the same value;
+   * background reconnects re-send the state every few seconds, and a re-layout
+   * under the mouse swallows a click on the card's buttons.
+   */
+  private setMessage(m: string | undefined): void {
+    if (this.treeView.message !== m) this.treeView.message = m;
   }
   private viewProgress: Promise<void> | null = null;
   private endViewProgress: () => void = () => {};
@@ -287,7 +296,7 @@ export class GrooveExtension implements vscode.Disposable {
     this.tree.setResults(query, response);
     const b = this.registry.peek(root);
     if (b && (b.state.kind === "first-index" || b.state.kind === "problem" || b.state.kind === "model-download")) this.showState(b.state);
-    else this.treeView.message = this.resultsMessage(query, response);
+    else this.setMessage(this.resultsMessage(query, response));
   }
 
   /** `span`: the match to select (an index into `hit.match_spans`); -1 or absent: the first one. */

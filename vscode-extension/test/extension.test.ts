@@ -69,6 +69,25 @@ describe("activation", () => {
     expect((fake.statusItems[0].tooltip as string)).toMatch(/backend was not found[\s\S]*groove\.executablePath/);
   });
 
+  it("the same state again (a background reconnect) neither redraws the view nor re-lays it out", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    const view = fake.treeViews[0]!;
+    let redraws = 0;
+    ext.tree.onDidChangeTreeData(() => redraws++);
+    const layouts = view.layouts;
+    const b = ext.backendFor()!;
+    // The connection re-sends a state equal to the one shown (as it does after a background reconnect).
+    const resend = (b as unknown as { emit(e: "state", s: unknown): void }).emit.bind(b);
+    resend("state", { ...b.state });
+    resend("state", { ...b.state });
+    expect(fake.statusItems[0].text).toBe("$(error) groove: not installed");
+    expect(redraws).toBe(0);
+    expect(view.layouts).toBe(layouts);
+  });
+
   it("in a folder without .obsidian/ or groove.toml, activation runs nothing and says nothing", async () => {
     const calls = path.join(vault, "calls.log");
     const bin = path.join(vault, "fake-groove");
