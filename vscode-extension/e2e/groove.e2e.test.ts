@@ -212,6 +212,71 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       expect(decorated.some((d) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(d.text)), JSON.stringify(decorated)).toBe(true);
       await wb.shot("vscode-e2e-japanese.png");
     });
+
+    it("Go to Definition on [[Note#Heading]] lands on the heading's line, as Obsidian does", async () => {
+      await wb.openFile("Home.md");
+      const want = await oracle.resolveLink("[[Conflicts#Backups]]", "Home.md");
+      expect(want).toMatchObject({ path: "Sync/Conflicts.md", exists: true });
+      expect(want.line_range![0]).toBe(lineOf(NOTES["Sync/Conflicts.md"]!, "## Backups"));
+      const home = NOTES["Home.md"]!.split("\n");
+      const at = home.findIndex((l) => l.includes("[[Conflicts#Backups]]"));
+      await wb.goToLine(at + 1, home[at]!.indexOf("Conflicts#Backups") + 4);
+      await wb.page.keyboard.press("F12");
+      await wb.waitActiveTab("Conflicts.md");
+      await wb.waitCursorLine(want.line_range![0]);
+    });
+
+    it("Ctrl+click on a [[link#heading|alias]] (a document link) opens the note at the heading", async () => {
+      await wb.openFile("Home.md");
+      const want = await oracle.resolveLink("[[会議メモ#議事録の共有|議事録]]", "Home.md");
+      expect(want.line_range![0]).toBe(lineOf(NOTES["日本語/会議メモ.md"]!, "## 議事録の共有"));
+      await wb.clickText("会議メモ#議事録の共有", { at: 1, modifier: "Control" });
+      await wb.waitActiveTab("会議メモ.md");
+      await wb.waitCursorLine(want.line_range![0]);
+    });
+
+    it("Related Notes lists similar notes, backlinks and outgoing links; a backlink opens at its line", async () => {
+      await wb.openFile("Conflicts.md");
+      const want = await oracle.relatedNotes("Sync/Conflicts.md");
+      expect(want.backlinks.map((b) => b.path)).toContain("Home.md");
+      await wb.command("groove: Related Notes");
+      await wb.quickInput().locator(".quick-input-title", { hasText: "Related to Conflicts.md" }).waitFor();
+      const rows = await wb.waitRows((r) => r.some((x) => x.separator === "Backlinks"));
+      const seps = rows.map((r) => r.separator).filter(Boolean);
+      expect(seps).toEqual(["Similar notes", "Backlinks", ...(want.outgoing.length ? ["Outgoing links"] : [])]);
+      expect(rows.filter((r) => r.label && r.description.startsWith("Home.md:")).length).toBe(want.backlinks.filter((b) => b.path === "Home.md").length);
+      expect(rows[0]!.label).toBe(want.similar[0]!.title);
+      await wb.shot("vscode-e2e-related.png");
+      const back = want.backlinks.find((b) => b.path === "Home.md")!;
+      await wb.quickInput().locator(".monaco-list-row", { hasText: `Home.md:${back.line}` }).click();
+      await wb.waitActiveTab("Home.md");
+      await wb.waitCursorLine(back.line);
+    });
+
+    it("a note written on disk is indexed: the status bar counts it", async () => {
+      await wb.recordStatus();
+      const before = Object.keys(NOTES).filter((n) => n.endsWith(".md")).length;
+      fs.writeFileSync(path.join(vault, "Garden.md"), "# Garden\n\nTomatoes need sun and water every morning.\n");
+      await wb.waitStatus(new RegExp(`groove: ${before + 1} notes`), 60_000);
+      console.log(`[vscode e2e] status bar after a new note: ${(await wb.statusHistory()).join(" → ")}`);
+    });
+
+    it("settings take effect: search.limit caps the list; a wrong executablePath says 'not installed' until it is fixed", async () => {
+      await wb.editSettings({ "groove.search.limit": 2, "groove.executablePath": path.join(base, "no-such-groove") });
+      await wb.waitStatus(/groove: not installed/);
+      expect(await wb.notifications()).toEqual([]); // a settings change is not a command: no popup
+      await wb.editSettings({ "groove.executablePath": P.groove });
+      await wb.waitStatus(/groove: \d+ notes/);
+
+      const query = "sync";
+      await wb.command("groove: Semantic Search");
+      await wb.quickInput().locator(".quick-input-title", { hasText: "groove: Semantic Search" }).waitFor();
+      await wb.page.keyboard.type(query);
+      const expected = (await oracle.search(params(query, 2))).results;
+      const rows = await wb.waitRows(sameOrder(expected));
+      expect(rows.length).toBe(2);
+      await wb.page.keyboard.press("Escape");
+    });
   });
 });
 

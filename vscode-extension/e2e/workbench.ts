@@ -35,6 +35,11 @@ const QUIET_SETTINGS = {
   "editor.minimap.enabled": false,
   "workbench.colorTheme": "Default Dark Modern",
   "security.workspace.trust.enabled": false,
+  // editSettings types JSON into settings.json: no auto-closing or re-indenting.
+  "editor.autoClosingBrackets": "never",
+  "editor.autoClosingQuotes": "never",
+  "editor.autoIndent": "none",
+  "editor.formatOnType": false,
 };
 
 export interface WorkbenchOptions {
@@ -101,7 +106,6 @@ export class Workbench {
     const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
     // The workbench may ask for remote assets (fonts, marketplace): nothing leaves this machine.
     await ctx.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort());
-    await ctx.grantPermissions(["clipboard-read", "clipboard-write"], { origin: `http://127.0.0.1:${port}` });
     const page = await ctx.newPage();
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.folder)}`);
     await page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60_000 });
@@ -257,6 +261,23 @@ export class Workbench {
     await this.page.locator(".quick-input-widget .monaco-list-row.focused", { hasText: name }).first().waitFor();
     await this.page.keyboard.press("Enter");
     await this.waitActiveTab(name);
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+  }
+
+  /** Puts the cursor at 1-based line:col with Go to Line (F1, ":line:col"), as a keyboard user does. */
+  async goToLine(line: number, col: number): Promise<void> {
+    await this.page.keyboard.press("Escape");
+    await this.focusWorkbench();
+    await this.page.keyboard.press("F1");
+    const input = this.page.locator(".quick-input-widget .quick-input-box input");
+    await input.waitFor({ state: "visible" });
+    await input.fill(`:${line}:${col}`);
+    await this.page.keyboard.press("Enter");
+    await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
+    await this.page.waitForFunction(
+      ([l, c]) => new RegExp(`Ln ${l}, Col ${c}\\b`).test(document.querySelector("#status\\.editor\\.selection")?.textContent ?? ""),
+      [line, col] as const,
+    );
   }
 
   /**
@@ -286,21 +307,43 @@ export class Workbench {
     }, [needle, opts.at ?? 1] as const);
     if (!box) throw new Error(`"${needle}" is not on screen`);
     if (opts.modifier) {
+      // The document links are there (VS Code asks the provider a moment after opening).
+      await line.locator(".detected-link").first().waitFor();
+      await this.page.mouse.move(box.x + 40, box.y);
       await this.page.keyboard.down(opts.modifier);
-      await this.page.mouse.move(box.x, box.y);
-      // VS Code underlines a link under the mouse while Ctrl is held: wait for it.
-      await this.page.locator(".part.editor .monaco-editor .detected-link-active").first().waitFor();
-      await this.page.mouse.down();
-      await this.page.mouse.up();
-      await this.page.keyboard.up(opts.modifier);
+      try {
+        await this.page.mouse.move(box.x, box.y, { steps: 4 });
+        // VS Code underlines a link under the mouse while Ctrl is held: wait for it.
+        await this.page.locator(".part.editor .monaco-editor .detected-link-active").first().waitFor();
+        await this.page.mouse.down();
+        await this.page.mouse.up();
+      } finally {
+        await this.page.keyboard.up(opts.modifier);
+      }
     } else await this.page.mouse.click(box.x, box.y);
   }
 
-  /** Rewrites the user's settings.json (as a user editing it does; VS Code watches the file). */
-  writeSettings(settings: Record<string, unknown>): void {
+  /**
+   * Changes user settings the way a user does in VS Code: Preferences: Open
+   * User Settings (JSON), replace the text, save. (Writing the file from
+   * outside is not picked up by code-server's workbench.)
+   */
+  async editSettings(settings: Record<string, unknown>): Promise<void> {
     const f = path.join(this.userDataDir, "User", "settings.json");
-    const now = JSON.parse(fs.readFileSync(f, "utf8")) as Record<string, unknown>;
-    fs.writeFileSync(f, JSON.stringify({ ...now, ...settings }, null, 2));
+    const next = JSON.stringify({ ...(JSON.parse(fs.readFileSync(f, "utf8")) as Record<string, unknown>), ...settings });
+    await this.command("Preferences: Open User Settings (JSON)");
+    // VS Code 1.139 opens it in a modal editor, older ones in a tab: find the editor showing it.
+    const editor = this.page.locator('.monaco-editor[data-uri$="/User/settings.json"]').last();
+    await editor.waitFor();
+    await editor.locator(".view-lines").click(); // into the text (VS Code may edit through EditContext, not a textarea)
+    await this.page.keyboard.press("Control+A");
+    await this.page.keyboard.press("Delete");
+    await this.page.waitForFunction((el) => !(el?.textContent ?? "").trim(), await editor.locator(".view-lines").elementHandle());
+    await this.page.keyboard.insertText(next); // one input event: no auto-closing quotes or brackets
+    await this.page.keyboard.press("Control+S");
+    await expectFile(f, next); // saved
+    await this.page.keyboard.press("Control+W");
+    await editor.waitFor({ state: "hidden" });
   }
 
   /** The active editor tab's file name. */
@@ -361,12 +404,18 @@ export class Workbench {
             if (mid > box.left && mid < box.right) text += s[i];
           }
         }
-        // The line number: VS Code's line-numbers gutter at the same height.
-        const num = [...editor.querySelectorAll<HTMLElement>(".margin-view-overlays .line-numbers")].find((n) => {
-          const r = n.getBoundingClientRect();
-          return r.top <= y && y < r.bottom;
-        });
-        out.push({ line: Number(num?.textContent ?? 0), text: text.replace(/\u00a0/g, " "), top: box.top, left: box.left });
+        // The line number: the gutter's last number at or above this height
+        // (a wrapped line numbers only its first row).
+        let line = 0;
+        let best = -Infinity;
+        for (const n of editor.querySelectorAll<HTMLElement>(".margin-view-overlays .line-numbers")) {
+          const t = n.getBoundingClientRect().top;
+          if ((n.textContent ?? "").trim() && t <= y && t > best) {
+            best = t;
+            line = Number(n.textContent);
+          }
+        }
+        out.push({ line, text: text.replace(/\u00a0/g, " "), top: box.top, left: box.left });
       }
       out.sort((a, b) => a.top - b.top || a.left - b.left);
       return out.map(({ line, text }) => ({ line, text }));
@@ -397,6 +446,21 @@ export class Workbench {
 
   log(): string {
     return this.serverLog();
+  }
+}
+
+async function expectFile(file: string, text: string, timeoutMs = 10_000): Promise<void> {
+  const t0 = Date.now();
+  const parse = (t: string) => {
+    try {
+      return JSON.stringify(JSON.parse(t));
+    } catch {
+      return t;
+    }
+  };
+  while (parse(fs.readFileSync(file, "utf8")) !== parse(text)) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`${file} was not saved with the new settings`);
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

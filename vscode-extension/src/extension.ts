@@ -99,6 +99,9 @@ export class GrooveExtension implements vscode.Disposable {
           this.registry.reset();
           this.notifier.reset();
           this.updateStatus();
+          // As at start-up: the status bar says what the new settings find (seen in the
+          // real workbench: it fell back to a bare "groove" until the next command).
+          void this.warmUp();
         }
         if (e.affectsConfiguration("groove.search")) this.treeView.description = togglesSummary(readSettings());
       }),

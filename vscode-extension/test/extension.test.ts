@@ -88,6 +88,17 @@ describe("activation", () => {
     expect(view.layouts).toBe(layouts);
   });
 
+  it("after groove.executablePath changes, the status bar says what the new path finds (not a bare 'groove')", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    await vscode.workspace.getConfiguration("groove").update("executablePath", path.join(vault, "still-no-groove"));
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    expect(fake.statusItems[0].tooltip as string).toContain("still-no-groove");
+    expect(fake.messages).toEqual([]);
+  });
+
   it("in a folder without .obsidian/ or groove.toml, activation runs nothing and says nothing", async () => {
     const calls = path.join(vault, "calls.log");
     const bin = path.join(vault, "fake-groove");
