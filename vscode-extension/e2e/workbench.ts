@@ -85,7 +85,8 @@ export class Workbench {
       o.folder,
     ]; // prettier-ignore
     const env = { ...o.env, PATH: `${path.join(p.nodeDir, "bin")}:${o.env.PATH ?? ""}` };
-    const proc = spawn(p.codeServer, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group: close() ends code-server with its extension hosts.
+    const proc = spawn(p.codeServer, args, { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let log = "";
     proc.stdout!.on("data", (d) => (log += d));
     proc.stderr!.on("data", (d) => (log += d));
@@ -274,53 +275,8 @@ export class Workbench {
     await input.fill(`:${line}:${col}`);
     await this.page.keyboard.press("Enter");
     await this.page.locator(".quick-input-widget").waitFor({ state: "hidden" });
-    await this.page.waitForFunction(
-      ([l, c]) => new RegExp(`Ln ${l}, Col ${c}\\b`).test(document.querySelector("#status\\.editor\\.selection")?.textContent ?? ""),
-      [line, col] as const,
-    );
-  }
-
-  /**
-   * Clicks inside `needle` on the editor line that contains it (the middle of
-   * its `at`-th character), optionally holding a modifier (Ctrl+click follows a link).
-   */
-  async clickText(needle: string, opts: { at?: number; modifier?: "Control" } = {}): Promise<void> {
-    const line = this.page.locator(".part.editor .monaco-editor .view-lines .view-line", { hasText: needle }).first();
-    await line.waitFor();
-    const box = await line.evaluate((el, [n, at]) => {
-      const text = (el.textContent ?? "").replace(/\u00a0/g, " ");
-      const i = text.indexOf(n as string) + (at as number);
-      const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-      let seen = 0;
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const len = node.textContent!.length;
-        if (i < seen + len) {
-          const r = document.createRange();
-          r.setStart(node, i - seen);
-          r.setEnd(node, i - seen + 1);
-          const b = r.getBoundingClientRect();
-          return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
-        }
-        seen += len;
-      }
-      return null;
-    }, [needle, opts.at ?? 1] as const);
-    if (!box) throw new Error(`"${needle}" is not on screen`);
-    if (opts.modifier) {
-      // The document links are there (VS Code asks the provider a moment after opening).
-      await line.locator(".detected-link").first().waitFor();
-      await this.page.mouse.move(box.x + 40, box.y);
-      await this.page.keyboard.down(opts.modifier);
-      try {
-        await this.page.mouse.move(box.x, box.y, { steps: 4 });
-        // VS Code underlines a link under the mouse while Ctrl is held: wait for it.
-        await this.page.locator(".part.editor .monaco-editor .detected-link-active").first().waitFor();
-        await this.page.mouse.down();
-        await this.page.mouse.up();
-      } finally {
-        await this.page.keyboard.up(opts.modifier);
-      }
-    } else await this.page.mouse.click(box.x, box.y);
+    // (Only the line: Go to Line counts columns as rendered, a CJK character as two.)
+    await this.waitCursorLine(line);
   }
 
   /**
@@ -430,17 +386,29 @@ export class Workbench {
   async shot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<string> {
     fs.mkdirSync(artifacts, { recursive: true });
     const file = path.join(artifacts, name);
-    await this.page.screenshot({ path: file, clip });
+    // An opening QuickPick fades in: wait until it is opaque.
+    await this.page.waitForFunction(() =>
+      [...document.querySelectorAll<HTMLElement>(".quick-input-widget")].every((w) => w.style.display === "none" || getComputedStyle(w).opacity === "1"),
+    );
+    await this.page.screenshot({ path: file, clip, animations: "disabled" });
     if (process.env.GROOVE_UPDATE_SCREENSHOTS === "1") fs.copyFileSync(file, path.join(__dirname, "..", "docs", name));
     return file;
   }
 
   async close(): Promise<void> {
     await this.page.context().close().catch(() => {});
-    if (this.proc.exitCode === null) {
+    if (this.proc.exitCode === null && this.proc.pid) {
       const exited = new Promise((r) => this.proc.once("exit", r));
-      this.proc.kill("SIGTERM");
+      process.kill(-this.proc.pid, "SIGTERM");
       await exited;
+    }
+    // Children that outlive code-server (an extension host finishing its shutdown).
+    if (this.proc.pid) {
+      try {
+        process.kill(-this.proc.pid, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
     }
   }
 
