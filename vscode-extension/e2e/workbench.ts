@@ -391,7 +391,8 @@ export class Workbench {
       [...document.querySelectorAll<HTMLElement>(".quick-input-widget")].every((w) => w.style.display === "none" || getComputedStyle(w).opacity === "1"),
     );
     await this.page.screenshot({ path: file, clip, animations: "disabled" });
-    if (process.env.GROOVE_UPDATE_SCREENSHOTS === "1") fs.copyFileSync(file, path.join(__dirname, "..", "docs", name));
+    // The README's pictures (not failure shots) go to docs/ with GROOVE_UPDATE_SCREENSHOTS=1.
+    if (process.env.GROOVE_UPDATE_SCREENSHOTS === "1" && name.startsWith("vscode-e2e-")) fs.copyFileSync(file, path.join(__dirname, "..", "docs", name));
     return file;
   }
 
