@@ -121,17 +121,8 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       const start = wb.page.locator('.pane[aria-label*="Search Results"] .monaco-list-row, .part.sidebar .monaco-list-row', { hasText: "Start groove" }).first();
       await start.waitFor();
       await wb.shot("vscode-e2e-not-running.png");
-      // Every wrapped card row fits the default side bar (only command lines, copied on click, may be cut).
-      const cut = await wb.page.locator(".part.sidebar .monaco-list-row").evaluateAll((rows) =>
-        rows
-          .filter((r) => !r.querySelector(".codicon-terminal"))
-          .filter((r) => {
-            const c = r.querySelector<HTMLElement>(".monaco-icon-label-container");
-            return !!c && c.scrollWidth > c.clientWidth + 1;
-          })
-          .map((r) => r.textContent),
-      );
-      expect(cut).toEqual([]);
+      // Every wrapped card row fits the default side bar.
+      expect(await wb.cutCardRows()).toEqual([]);
       await start.click();
       const notes = Object.keys(NOTES).filter((n) => n.endsWith(".md")).length;
       await wb.waitStatus(new RegExp(`groove: ${notes} notes`));
@@ -274,6 +265,9 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       await wb.editSettings({ "groove.search.limit": 2, "groove.executablePath": path.join(base, "no-such-groove") });
       await wb.waitStatus(/groove: not installed/);
       expect(await wb.notifications()).toEqual([]); // a settings change is not a command: no popup
+      await wb.page.locator(".part.sidebar .monaco-list-row", { hasText: "Check again" }).waitFor();
+      expect(await wb.cutCardRows()).toEqual([]);
+      await wb.shot("vscode-e2e-not-installed.png");
       await wb.editSettings({ "groove.executablePath": P.groove });
       await wb.waitStatus(/groove: \d+ notes/);
 

@@ -378,6 +378,27 @@ export class Workbench {
     });
   }
 
+  /**
+   * The card rows (above the first result note) in the groove view whose
+   * label VS Code cuts off with "…". Command lines (copied on click, in full
+   * in their tooltip) and single words longer than a row (a path) may be.
+   */
+  async cutCardRows(): Promise<string[]> {
+    return this.page.locator(".part.sidebar .monaco-list-row").evaluateAll((all) => {
+      const firstNote = all.findIndex((r) => r.querySelector(".codicon-markdown"));
+      const rows = firstNote < 0 ? all : all.slice(0, firstNote);
+      return rows
+        .filter((r) => !r.querySelector(".codicon-terminal"))
+        .filter((r) => /\s/.test((r.querySelector(".label-name")?.textContent ?? "").trim()))
+        .filter((r) => {
+          const name = r.querySelector<HTMLElement>(".label-name");
+          const box = r.querySelector<HTMLElement>(".monaco-icon-label-container");
+          return !!name && !!box && (name.scrollWidth > name.clientWidth + 1 || name.getBoundingClientRect().right > box.getBoundingClientRect().right + 1);
+        })
+        .map((r) => r.textContent ?? "");
+    });
+  }
+
   /** Any notification toast on screen (the suite asserts background work never pops one). */
   async notifications(): Promise<string[]> {
     return this.page.locator(".notifications-toasts .notification-toast .notification-list-item-message").allTextContents();

@@ -32,11 +32,12 @@ function copyRow(id: string, command: string, prefix = ""): CardRow {
 
 /**
  * How many characters of a card row fit VS Code's default side bar (300 px,
- * 13 px UI font, after the row's indent and icon) without being cut off with
- * "…": measured in the real workbench (e2e/groove.e2e.test.ts checks that no
- * wrapped row overflows).
+ * 13 px UI font, after the row's indent, icon, and the twistie column VS Code
+ * adds once results below have children) without being cut off with "…":
+ * measured in the real workbench (e2e/groove.e2e.test.ts checks that no
+ * wrapped row overflows, with and without results below the card).
  */
-export const CARD_WIDTH = 32;
+export const CARD_WIDTH = 28;
 
 /** Tree rows do not wrap: a long text becomes several rows (the first with the icon), about `width` characters each. */
 export function wrapRows(id: string, text: string, icon: string, width = CARD_WIDTH, tooltip = text): CardRow[] {

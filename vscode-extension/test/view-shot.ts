@@ -72,8 +72,9 @@ export async function shotView(v: ViewShot, name: string): Promise<string> {
     .message { padding: 4px 12px 6px 20px; color: #cccccc; opacity: .9; line-height: 1.4; white-space: normal; }
     .row { height: 22px; line-height: 22px; display: flex; align-items: center; gap: 4px; white-space: nowrap; overflow: hidden; }
     .row .codicon { flex: 0 0 16px; font-size: 16px; color: #cccccc; }
-    .row .label { overflow: hidden; text-overflow: ellipsis; }
-    .row .desc { opacity: .7; font-size: 12px; margin-left: 6px; overflow: hidden; text-overflow: ellipsis; }
+    .row .label { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+    /* As in VS Code's tree, the description gives way before the label does. */
+    .row .desc { flex: 0 1000 auto; min-width: 0; opacity: .7; font-size: 12px; margin-left: 6px; overflow: hidden; text-overflow: ellipsis; }
     .row.acts:first-of-type { }
     .status { position: fixed; left: 0; right: 0; bottom: 0; height: 22px; line-height: 22px; background: #181818; border-top: 1px solid #2b2b2b; font-size: 12px; }
     .status .item { display: inline-flex; align-items: center; gap: 3px; padding: 0 8px; margin-left: 6px; background: ${statusBg}; color: #ffffff; height: 22px; }
