@@ -88,6 +88,22 @@ describe("activation", () => {
     expect(view.layouts).toBe(layouts);
   });
 
+  it("in a vault with auto-start off and no daemon, the status bar says 'not running' (and nothing is started)", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    const calls = path.join(vault, "calls.log");
+    const bin = path.join(vault, "fake-groove");
+    const info = JSON.stringify({ vault, transport: "unix", address: path.join(vault, "no.sock"), token: "t", pid: null, running: false, protocol_version: 1 });
+    fs.writeFileSync(bin, `#!/bin/sh\necho "$@" >> ${calls}\necho '${info}'\n`, { mode: 0o755 });
+    fake.config.set("groove.executablePath", bin);
+    fake.config.set("groove.autoStart", false);
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(warning) groove: not running"), { timeout: 5000 });
+    expect(fake.statusItems[0].command).toBe("groove.results.focus"); // its card has Start groove
+    expect(fs.readFileSync(calls, "utf8")).not.toContain("--start");
+    expect(fake.messages).toEqual([]);
+  });
+
   it("after groove.executablePath changes, the status bar says what the new path finds (not a bare 'groove')", async () => {
     fs.mkdirSync(path.join(vault, ".obsidian"));
     fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
