@@ -7,7 +7,7 @@ import { banner, piecesMissing } from "./pieces";
 
 export default function setup(): () => void {
   const why = piecesMissing();
-  if (why && process.env.CI === "true") throw new Error(`the VS Code e2e suite cannot run in CI: ${why}`);
+  if (why && process.env.CI === "true") throw new Error(`the VS Code e2e suite cannot run in CI: ${why.replace(/\n/g, "; ")}`);
   if (why) console.warn(banner(why));
   return () => {
     if (why) console.warn(banner(why));

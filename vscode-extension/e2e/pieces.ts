@@ -44,13 +44,13 @@ export function piecesMissing(): string | null {
     missing.push(`code-server and Node 24 are not installed (run vscode-extension/e2e/install.sh; looked in ${path.dirname(path.dirname(p.nodeDir))})`);
   if (!fs.existsSync(p.chromium)) missing.push(`no Chromium at ${p.chromium} (apt-get install -y chromium, or CHROMIUM_BIN=...)`);
   if (!fs.existsSync(p.groove)) missing.push(`no groove executable at ${p.groove} (make install-dev, or GROOVE_BIN=...)`);
-  return missing.length ? missing.join("; ") : null;
+  return missing.length ? missing.join("\n") : null;
 }
 
 export function banner(why: string): string {
   const lines = [
     "SKIPPED: the VS Code extension's end-to-end suite (vscode-extension/e2e/)",
-    ...why.split("; ").map((w) => `  ${w}`),
+    ...why.split("\n").map((w) => `  ${w}`),
     "  It installs the .vsix into code-server and drives the real workbench with Chromium.",
     "  Enable: apt-get install -y chromium libkrb5-dev && vscode-extension/e2e/install.sh",
   ];
