@@ -271,6 +271,10 @@ export class GrooveClient extends Emitter<ClientEvents> {
    */
   async restart(): Promise<HelloResult> {
     if (this._state === "connected" && this._hello) return this._hello;
+    // A background reconnect in flight asked connect-info without --start:
+    // joining it would fail "not running" again. Let it settle, then start.
+    if (this.connecting) await this.connecting.catch(() => {});
+    if (this._state === "connected" && this._hello) return this._hello;
     this.lostPid = undefined;
     this.forceStart = true;
     try {

@@ -30,8 +30,17 @@ function copyRow(id: string, command: string, prefix = ""): CardRow {
   return { id, text: `${prefix}${command}`, icon: "terminal", description: "click to copy", tooltip: `Copy "${command}" to the clipboard`, command: { command: COPY_COMMAND, title: "Copy", arguments: [command] }, action: "copy" };
 }
 
+/**
+ * How many characters of a card row fit VS Code's default side bar (300 px,
+ * 13 px UI font, after the row's indent, icon, and the twistie column VS Code
+ * adds once results below have children) without being cut off with "…":
+ * measured in the real workbench (e2e/groove.e2e.test.ts checks that no
+ * wrapped row overflows, with and without results below the card).
+ */
+export const CARD_WIDTH = 28;
+
 /** Tree rows do not wrap: a long text becomes several rows (the first with the icon), about `width` characters each. */
-export function wrapRows(id: string, text: string, icon: string, width = 52): CardRow[] {
+export function wrapRows(id: string, text: string, icon: string, width = CARD_WIDTH, tooltip = text): CardRow[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {
@@ -41,7 +50,7 @@ export function wrapRows(id: string, text: string, icon: string, width = 52): Ca
     } else line = line ? `${line} ${word}` : word;
   }
   if (line) lines.push(line);
-  return lines.map((l, i) => ({ id: i ? `${id}-${i}` : id, text: l, icon: i ? "blank" : icon, tooltip: text }));
+  return lines.map((l, i) => ({ id: i ? `${id}-${i}` : id, text: l, icon: i ? "blank" : icon, tooltip }));
 }
 
 const button = (id: NonNullable<CardRow["action"]>, text: string, icon: string, command: string): CardRow => ({ id, text, icon, command: { command, title: text }, action: id });
@@ -50,13 +59,13 @@ const button = (id: NonNullable<CardRow["action"]>, text: string, icon: string, 
 export function cardRows(s: ConnectionState): CardRow[] | null {
   if (s.kind === "first-index") {
     return [
-      { id: "title", text: "Building the search index for the first time", icon: "sync~spin" },
+      ...wrapRows("title", "Building the search index for the first time", "sync~spin"),
       { id: "progress", text: progressText(s.progress), icon: "loading~spin", description: "results appear when it is done" },
     ];
   }
   if (s.kind === "model-download") {
     const rows: CardRow[] = [
-      { id: "title", text: "Downloading the default embedding model", icon: "cloud-download" },
+      ...wrapRows("title", "Downloading the default embedding model", "cloud-download"),
       { id: "progress", text: pullText(s.progress), icon: "loading~spin" },
     ];
     if (s.progress.note) rows.push({ id: "note", text: s.progress.note, icon: "info" });
@@ -69,7 +78,7 @@ export function cardRows(s: ConnectionState): CardRow[] | null {
 
 function problemRows(p: Problem): CardRow[] {
   const rows: CardRow[] = [
-    { id: "title", text: p.title, icon: p.cause === "backend-not-found" || p.cause === "model-missing" ? "info" : p.transient ? "debug-disconnect" : "warning", tooltip: `${p.detail}\n\n${p.fix}` },
+    ...wrapRows("title", p.title, p.cause === "backend-not-found" || p.cause === "model-missing" ? "info" : p.transient ? "debug-disconnect" : "warning", CARD_WIDTH, `${p.detail}\n\n${p.fix}`),
     ...wrapRows("detail", p.detail, "blank"),
   ];
   if (p.install) {
@@ -81,7 +90,7 @@ function problemRows(p: Problem): CardRow[] {
     rows.push(copyRow("step-2-alternative", h.alternative, "    or: "));
     rows.push({
       id: "settings",
-      text: "Installed elsewhere? Set groove › Executable Path",
+      text: "Elsewhere? Set Executable Path",
       icon: "gear",
       description: `pipx and uv: ${h.installedPath}`,
       tooltip: `pipx and uv install it at ${h.installedPath}`,

@@ -99,6 +99,9 @@ export class GrooveExtension implements vscode.Disposable {
           this.registry.reset();
           this.notifier.reset();
           this.updateStatus();
+          // As at start-up: the status bar says what the new settings find (seen in the
+          // real workbench: it fell back to a bare "groove" until the next command).
+          void this.warmUp();
         }
         if (e.affectsConfiguration("groove.search")) this.treeView.description = togglesSummary(readSettings());
       }),
@@ -164,12 +167,21 @@ export class GrooveExtension implements vscode.Disposable {
       };
     } else if (!busy) this.endViewProgress();
     if (s.kind === "first-index" || s.kind === "model-download" || s.kind === "problem") {
-      this.treeView.message = undefined; // the card says it
+      this.setMessage(undefined); // the card says it
     } else if (this.tree.response) {
-      this.treeView.message = this.resultsMessage(this.tree.query, this.tree.response);
+      this.setMessage(this.resultsMessage(this.tree.query, this.tree.response));
     } else {
-      this.treeView.message = undefined;
+      this.setMessage(undefined);
     }
+  }
+
+  /**
+   * VS Code re-lays out the view on every assignment, even of the same value;
+   * background reconnects re-send the state every few seconds, and a re-layout
+   * under the mouse swallows a click on the card's buttons.
+   */
+  private setMessage(m: string | undefined): void {
+    if (this.treeView.message !== m) this.treeView.message = m;
   }
   private viewProgress: Promise<void> | null = null;
   private endViewProgress: () => void = () => {};
@@ -218,7 +230,8 @@ export class GrooveExtension implements vscode.Disposable {
   /**
    * At activation (only in folders that use groove, see package.json): connect
    * if a daemon already runs for the folder, or start one when auto-start is
-   * on. Nothing here pops up: a failure shows in the status bar and the log.
+   * on (when it is off, the state says "not running"). Nothing here pops up:
+   * a failure shows in the status bar and the log.
    */
   async warmUp(): Promise<void> {
     const root = this.folderFor();
@@ -234,7 +247,10 @@ export class GrooveExtension implements vscode.Disposable {
       this.updateStatus();
       return;
     }
-    if (running || (s.autoStart && looksLikeVault(root))) {
+    // In a vault the status bar always says where groove stands: with auto-start
+    // off and no daemon, the client starts nothing and the state is "not running"
+    // (its card has Start groove), not the bare "groove" of a folder without one.
+    if (running || looksLikeVault(root)) {
       const b = this.registry.get(root);
       this.updateStatus();
       await b.connection.start(); // a failure becomes the status bar's state
@@ -283,7 +299,7 @@ export class GrooveExtension implements vscode.Disposable {
     this.tree.setResults(query, response);
     const b = this.registry.peek(root);
     if (b && (b.state.kind === "first-index" || b.state.kind === "problem" || b.state.kind === "model-download")) this.showState(b.state);
-    else this.treeView.message = this.resultsMessage(query, response);
+    else this.setMessage(this.resultsMessage(query, response));
   }
 
   /** `span`: the match to select (an index into `hit.match_spans`); -1 or absent: the first one. */

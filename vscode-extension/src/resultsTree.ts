@@ -68,9 +68,15 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     this.changed.fire(undefined);
   }
 
-  /** Shows (rows) or removes (null) the card. */
+  /**
+   * Shows (rows) or removes (null) the card. The same card again changes
+   * nothing: every background reconnect re-sends the problem, and VS Code
+   * redraws the whole tree on each change, which swallows a click that lands
+   * mid-redraw (seen in the real workbench: "Start groove" did nothing).
+   */
   setCard(rows: CardRow[] | null): void {
     if (rows === null && this.card === null) return;
+    if (rows && this.card && JSON.stringify(rows) === JSON.stringify(this.card)) return;
     this.card = rows;
     this.changed.fire(undefined);
   }

@@ -13,9 +13,24 @@ export interface HitItem extends vscode.QuickPickItem {
   hit: SearchHit;
 }
 
+/**
+ * VS Code's QuickPick moves items whose label matches the typed text to the
+ * top (its sortByLabel, which extensions cannot turn off: the API is still
+ * proposed), so a lower hit whose title contains the query would jump above
+ * the daemon's best one. A zero-width space between the title's graphemes
+ * keeps any label from matching what is typed: the list stays in the daemon's
+ * order, and VS Code does not mark typed letters in titles as if they were
+ * groove's matches. (Seen in the real workbench: "mobile" put "Mobile sync"
+ * above the note ranked first.)
+ */
+export function unmatchable(text: string): string {
+  const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text);
+  return Array.from(graphemes, (g) => g.segment).join("\u200b");
+}
+
 export function hitItem(hit: SearchHit): HitItem {
   return {
-    label: `$(markdown) ${hit.title}`,
+    label: `$(markdown) ${unmatchable(hit.title)}`,
     description: headingTrail(hit),
     detail: snippet(hit),
     // Items come from the daemon, not from the typed text: VS Code's own

@@ -69,6 +69,52 @@ describe("activation", () => {
     expect((fake.statusItems[0].tooltip as string)).toMatch(/backend was not found[\s\S]*groove\.executablePath/);
   });
 
+  it("the same state again (a background reconnect) neither redraws the view nor re-lays it out", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    const view = fake.treeViews[0]!;
+    let redraws = 0;
+    ext.tree.onDidChangeTreeData(() => redraws++);
+    const layouts = view.layouts;
+    const b = ext.backendFor()!;
+    // The connection re-sends a state equal to the one shown (as it does after a background reconnect).
+    const resend = (b as unknown as { emit(e: "state", s: unknown): void }).emit.bind(b);
+    resend("state", { ...b.state });
+    resend("state", { ...b.state });
+    expect(fake.statusItems[0].text).toBe("$(error) groove: not installed");
+    expect(redraws).toBe(0);
+    expect(view.layouts).toBe(layouts);
+  });
+
+  it("in a vault with auto-start off and no daemon, the status bar says 'not running' (and nothing is started)", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    const calls = path.join(vault, "calls.log");
+    const bin = path.join(vault, "fake-groove");
+    const info = JSON.stringify({ vault, transport: "unix", address: path.join(vault, "no.sock"), token: "t", pid: null, running: false, protocol_version: 1 });
+    fs.writeFileSync(bin, `#!/bin/sh\necho "$@" >> ${calls}\necho '${info}'\n`, { mode: 0o755 });
+    fake.config.set("groove.executablePath", bin);
+    fake.config.set("groove.autoStart", false);
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(warning) groove: not running"), { timeout: 5000 });
+    expect(fake.statusItems[0].command).toBe("groove.results.focus"); // its card has Start groove
+    expect(fs.readFileSync(calls, "utf8")).not.toContain("--start");
+    expect(fake.messages).toEqual([]);
+  });
+
+  it("after groove.executablePath changes, the status bar says what the new path finds (not a bare 'groove')", async () => {
+    fs.mkdirSync(path.join(vault, ".obsidian"));
+    fs.writeFileSync(path.join(vault, ".obsidian", "app.json"), "{}");
+    ext = activate(context());
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    await vscode.workspace.getConfiguration("groove").update("executablePath", path.join(vault, "still-no-groove"));
+    await vi.waitFor(() => expect(fake.statusItems[0].text).toBe("$(error) groove: not installed"), { timeout: 5000 });
+    expect(fake.statusItems[0].tooltip as string).toContain("still-no-groove");
+    expect(fake.messages).toEqual([]);
+  });
+
   it("in a folder without .obsidian/ or groove.toml, activation runs nothing and says nothing", async () => {
     const calls = path.join(vault, "calls.log");
     const bin = path.join(vault, "fake-groove");

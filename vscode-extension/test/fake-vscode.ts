@@ -319,6 +319,21 @@ export class FakeQuickPick<T> {
     this.disposed = true;
     this.hide();
   }
+  /**
+   * The items as VS Code lists them while `value` is typed: an item whose
+   * label (without its $(icons)) contains the value is shown, and so is one
+   * with alwaysShow; those whose label matches move to the top (VS Code's
+   * sortByLabel, on for every extension's QuickPick; its matching is fuzzy,
+   * this models the contiguous case).
+   */
+  get shown(): readonly T[] {
+    const q = this.value.trim().toLowerCase();
+    if (!q) return this.items;
+    const text = (i: T) => String((i as { label?: string }).label ?? "").replace(/\$\([\w~-]+\)/g, "").toLowerCase();
+    const matches = (i: T) => text(i).includes(q);
+    const visible = this.items.filter((i) => matches(i) || (i as { alwaysShow?: boolean }).alwaysShow);
+    return [...visible.filter(matches), ...visible.filter((i) => !matches(i))];
+  }
   /** Test helper: the user types the whole value. */
   type(value: string): void {
     this.value = value;
@@ -352,8 +367,17 @@ export class FakeStatusBarItem {
 
 export class FakeTreeView<T> {
   description?: string;
-  message?: string;
   title?: string;
+  /** Like VS Code, every assignment of `message` re-lays out the view, even of the same value. */
+  layouts = 0;
+  private _message?: string;
+  get message(): string | undefined {
+    return this._message;
+  }
+  set message(m: string | undefined) {
+    this._message = m;
+    this.layouts++;
+  }
   constructor(
     readonly id: string,
     readonly provider: { getChildren(e?: T): T[] | Thenable<T[]>; getTreeItem(e: T): TreeItem },

@@ -118,12 +118,28 @@ describe("QuickPick search", () => {
     runner.calls[0].resolve(response([hitFor(NOTE, "同期.md", "## 衝突", null, ["競合ファイル"], { title: "同期", heading_path: ["同期", "衝突 😀"] })], { low_confidence: true }));
     await vi.waitFor(() => expect(qp.items).toHaveLength(1));
     const [item] = qp.items;
-    expect(item.label).toContain("同期");
+    expect(item.label.replace(/\u200b/g, "")).toBe("$(markdown) 同期");
     expect(item.description).toBe("衝突 😀");
     expect(item.detail).toContain("競合ファイル");
     expect(item.detail).not.toMatch(/#/);
     expect(item.alwaysShow).toBe(true);
     expect(qp.title).toContain("no strong match");
+  });
+
+  it("lists hits in the daemon's order even when a lower hit's title contains the query (VS Code sorts label matches first)", async () => {
+    const runner = new ManualRunner();
+    const { qp } = startPick(runner);
+    qp.type("mobile");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    const home = hitFor(NOTE, "Home.md", "# 同期", null, [], { title: "Home", rank: 1 });
+    const mobile = hitFor(NOTE, "Sync/Mobile sync.md", "## 衝突", null, ["競合ファイル"], { title: "Mobile sync", rank: 2 });
+    runner.calls[0].resolve(response([home, mobile]));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(2));
+    expect(qp.shown.map((i) => i.hit.path)).toEqual(["Home.md", "Sync/Mobile sync.md"]);
+    // The title reads the same (zero-width spaces between its graphemes).
+    expect(qp.items[1]!.label.replace(/\u200b/g, "")).toBe("$(markdown) Mobile sync");
+    const { unmatchable } = await import("../src/search");
+    expect(unmatchable("🌸 Spring 👩‍👩‍👧 trip").split("\u200b")).toContain("👩‍👩‍👧"); // a ZWJ emoji stays whole
   });
 
   it("accepting opens the note with the span selected, centred and decorated; the next search clears it", async () => {
@@ -231,6 +247,20 @@ describe("results tree", () => {
       const [s, e] = l.highlights![0]!;
       expect(l.label.slice(s, e)).toBe(["衝突", "🎉同期", "競合ファイル"][rows.indexOf(r)]);
     }
+  });
+
+  it("the same card again does not redraw the view (a redraw swallows a click on its buttons)", async () => {
+    const { cardRows } = await import("../src/card");
+    const { diagnose } = await import("@groove/editor-client");
+    const tree = new ResultsTree(() => "/v");
+    let redraws = 0;
+    tree.onDidChangeTreeData(() => redraws++);
+    const notRunning = () => ({ kind: "problem" as const, problem: diagnose(new GrooveError("not-running", "x"), { executableSetting: "x", autoStartSetting: "y", vault: "/v" }) });
+    tree.setCard(cardRows(notRunning()));
+    tree.setCard(cardRows(notRunning())); // a background reconnect failed the same way
+    expect(redraws).toBe(1);
+    tree.setCard(null);
+    expect(redraws).toBe(2);
   });
 
   it("a click on a match row selects exactly that match in the note", async () => {

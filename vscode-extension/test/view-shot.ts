@@ -65,15 +65,16 @@ export async function shotView(v: ViewShot, name: string): Promise<string> {
   const statusBg = v.status.backgroundColor ? "#c72e0f" : "#181818";
   const html = `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="codicon.css"><style>
     body { margin: 0; background: #1f1f1f; font: 13px -apple-system, "Segoe UI", "Noto Sans", Ubuntu, sans-serif; color: #cccccc; }
-    .side { width: 420px; background: #181818; border-right: 1px solid #2b2b2b; min-height: 100vh; box-sizing: border-box; position: relative; }
+    .side { width: 300px; background: #181818; border-right: 1px solid #2b2b2b; min-height: 100vh; box-sizing: border-box; position: relative; }
     .title { height: 35px; line-height: 35px; padding-left: 20px; font-size: 11px; letter-spacing: .04em; color: #cccccc; }
     .section { height: 22px; line-height: 22px; font-size: 11px; font-weight: 700; padding-left: 4px; display: flex; align-items: center; gap: 2px; }
     .progress { height: 2px; background: linear-gradient(90deg, transparent 0 30%, #0078d4 30% 60%, transparent 60%); }
     .message { padding: 4px 12px 6px 20px; color: #cccccc; opacity: .9; line-height: 1.4; white-space: normal; }
     .row { height: 22px; line-height: 22px; display: flex; align-items: center; gap: 4px; white-space: nowrap; overflow: hidden; }
     .row .codicon { flex: 0 0 16px; font-size: 16px; color: #cccccc; }
-    .row .label { overflow: hidden; text-overflow: ellipsis; }
-    .row .desc { opacity: .7; font-size: 12px; margin-left: 6px; overflow: hidden; text-overflow: ellipsis; }
+    .row .label { flex: 0 1 auto; min-width: 0; overflow: hidden; text-overflow: ellipsis; }
+    /* As in VS Code's tree, the description gives way before the label does. */
+    .row .desc { flex: 0 1000 auto; min-width: 0; opacity: .7; font-size: 12px; margin-left: 6px; overflow: hidden; text-overflow: ellipsis; }
     .row.acts:first-of-type { }
     .status { position: fixed; left: 0; right: 0; bottom: 0; height: 22px; line-height: 22px; background: #181818; border-top: 1px solid #2b2b2b; font-size: 12px; }
     .status .item { display: inline-flex; align-items: center; gap: 3px; padding: 0 8px; margin-left: 6px; background: ${statusBg}; color: #ffffff; height: 22px; }
@@ -89,13 +90,13 @@ export async function shotView(v: ViewShot, name: string): Promise<string> {
   fs.writeFileSync(path.join(dir, "view.html"), html);
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu"] });
   try {
-    const page = await browser.newPage({ viewport: { width: 420, height: 600 }, deviceScaleFactor: 1 });
+    const page = await browser.newPage({ viewport: { width: 300, height: 600 }, deviceScaleFactor: 1 });
     await page.goto("file://" + path.join(dir, "view.html"));
     // Strings: this package compiles without the DOM library.
     await page.evaluate("document.fonts.ready");
     const treeBottom = (await page.evaluate("document.querySelector('.side .tree').getBoundingClientRect().bottom")) as number;
     const height = Math.ceil(treeBottom + 16 + 23);
-    await page.setViewportSize({ width: 420, height });
+    await page.setViewportSize({ width: 300, height });
     const out = path.join(artifacts, name);
     await page.screenshot({ path: out });
     if (process.env.GROOVE_UPDATE_SCREENSHOTS === "1") fs.copyFileSync(out, path.join(docs, name));

@@ -1,0 +1,16 @@
+import { defineConfig } from "vitest/config";
+
+// The end-to-end suite: the real workbench (code-server + Chromium), the
+// real daemon, the built .vsix. No `vscode` alias: VS Code itself runs.
+export default defineConfig({
+  test: {
+    root: new URL("..", import.meta.url).pathname,
+    include: ["e2e/**/*.e2e.test.ts"],
+    globalSetup: ["e2e/announce.ts"],
+    testTimeout: 90_000,
+    hookTimeout: 240_000,
+    fileParallelism: false,
+    // One workbench at a time: the steps of a scenario build on each other.
+    sequence: { concurrent: false },
+  },
+});
