@@ -383,7 +383,9 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
             df[t] = counted_df(conn, t, counts)
     weight = {t: max(math.log((n - df[t] + 0.5) / (df[t] + 0.5)), 1e-6) for t in present}  # FTS5's floor
     total = sum(weight.values())
-    return {rid: sum(weight[t] for t in h) / total for rid, h in held.items()}
+    # Summed in the query's order, not the set's: a set of strings iterates in
+    # a per-process hash order, and the float sum then differs in its last bit.
+    return {rid: sum(weight[t] for t in present if t in h) / total for rid, h in held.items()}
 
 
 def excluded_ids(conn: apsw.Connection, parsed: ParsedQuery, restrict_sql: str | None = None,
