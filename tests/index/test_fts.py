@@ -234,7 +234,8 @@ def test_a_korean_exclusion_drops_the_rows_holding_the_excluded_stem():
 def test_the_bigram_vocabulary_counts_what_a_match_counts_after_deletes_and_rewrites():
     """query_coverage reads a 2-character term's document count from FTS5's
     vocabulary; on the contentless table that must equal counting its matches."""
-    c = make([(i, "设置 笔记" if i % 3 == 0 else "其他", "", "笔记 同步" if i % 2 == 0 else "无") for i in range(1, 400)])
+    c = make([(i, "设置 笔记" if i % 3 == 0 else "其他", "", "笔记 同步" if i % 2 == 0 else "无")
+              for i in range(1, 400)])
     for i in range(1, 400, 5):
         shortcjk.delete(c, i)
     for i in range(2, 120, 7):
