@@ -229,3 +229,16 @@ def test_a_korean_exclusion_drops_the_rows_holding_the_excluded_stem():
     p = parse_query("테마 설치 -플러그인")
     assert ids(fts.fts_search(c, p, W, 10)) == {2}
     assert fts.excluded_ids(c, p) == {1}
+
+
+def test_the_bigram_vocabulary_counts_what_a_match_counts_after_deletes_and_rewrites():
+    """query_coverage reads a 2-character term's document count from FTS5's
+    vocabulary; on the contentless table that must equal counting its matches."""
+    c = make([(i, "设置 笔记" if i % 3 == 0 else "其他", "", "笔记 同步" if i % 2 == 0 else "无")
+              for i in range(1, 400)])
+    for i in range(1, 400, 5):
+        shortcjk.delete(c, i)
+    for i in range(2, 120, 7):
+        shortcjk.upsert(c, i, "笔记", "", "")
+    terms = ["笔记", "设置", "同步", "其他", "缺席"]
+    assert shortcjk.doc_counts(c, terms) == {t: fts.phrase_df(c, t, shortcjk.TABLE) for t in terms}

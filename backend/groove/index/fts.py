@@ -24,7 +24,7 @@ import numpy as np
 
 from groove.index import bm25_topk, shortcjk
 from groove.index.word_postings import WordPostings, answers
-from groove.query import ParsedQuery, fts_phrase, or_expr
+from groove.query import ParsedQuery, fts_phrase, is_cjk, or_expr
 
 log = logging.getLogger(__name__)
 
@@ -376,8 +376,12 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
             df[t] = counted_df(conn, t, counts) if _bound_within(conn, t, n / 2, memo, words, counts) else n
         trigram = [t for t in trigram if t not in df]
     df.update(zip(trigram, phrase_df_bounds(conn, trigram, memo, words)))
+    # A 2-character term is one token of the bigram table: its vocabulary has the count.
+    single = shortcjk.doc_counts(conn, [t for t in present if t not in df and len(t) == 2 and all(map(is_cjk, t))])
     for t in present:
-        if t not in df:
+        if t in single:
+            df[t] = single[t]
+        elif t not in df:
             df[t] = phrase_df(conn, shortcjk.as_bigrams(t), shortcjk.TABLE)
         elif df[t] <= n / 2:
             df[t] = counted_df(conn, t, counts)

@@ -79,6 +79,21 @@ def as_bigrams(term: str) -> str:
     return bigrams(term) if len(term) > 2 else term
 
 
+VOCAB = "temp.groove_cjk_vocab"  # per connection; index/vocabulary.py reads the same view
+
+
+def doc_counts(conn: apsw.Connection, terms: list[str]) -> dict[str, int]:
+    """Rows holding each single-token term (a 2-character word), from FTS5's
+    vocabulary: one indexed lookup instead of a count over each term's
+    matches, and the same number (deleted rows included, a test checks)."""
+    if not terms:
+        return {}
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {VOCAB} USING fts5vocab(main, {TABLE}, row)")
+    marks = ",".join("?" * len(terms))
+    found = dict(conn.execute(f"SELECT term, doc FROM {VOCAB} WHERE term IN ({marks})", terms))
+    return {t: int(found.get(t, 0)) for t in terms}
+
+
 def upsert(conn: apsw.Connection, chunk_id: int, heading: str, context: str, content: str) -> None:
     delete(conn, chunk_id)
     cols = (bigrams(heading), bigrams(context), bigrams(content))
