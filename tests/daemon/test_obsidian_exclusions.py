@@ -56,10 +56,11 @@ def test_the_read_gate_names_obsidians_rule(daemon, groove_home):
         daemon.wait_idle(c)
         for path, entry in (("Templates/Daily.md", "Templates/"),
                             ("Boards/Plan.excalidraw.md", r"/\.excalidraw\.md$/")):
-            with pytest.raises(RpcError) as e:
-                c.get_document(path)
-            assert e.value.code == protocol.PATH_NOT_FOUND
-            assert f"excluded by Obsidian's Excluded files (userIgnoreFilters: {entry})" in e.value.message
+            for method in ("get_document", "related_notes"):  # the Obsidian panel shows related_notes' message
+                with pytest.raises(RpcError) as e:
+                    c.call(method, {"path": path})
+                assert e.value.code == protocol.PATH_NOT_FOUND
+                assert f"excluded by Obsidian's Excluded files (userIgnoreFilters: {entry})" in e.value.message
         assert c.resolve_link("[[Daily]]", from_path="Home.md")["exists"] is False
         assert _found(c, "scaffoldword") == [] and _found(c, "excalidrawword") == []
         st = c.call("index_status", {"why": "Templates/Daily.md"})
