@@ -41,7 +41,16 @@ from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
-from .vault.scan import NoteFile, Skipped, content_hash, read_regular_file, scan_vault, shown_path
+from .vault.scan import (
+    OBSIDIAN_APP_FILE,
+    NoteFile,
+    Skipped,
+    content_hash,
+    ignore_rules,
+    read_regular_file,
+    scan_vault,
+    shown_path,
+)
 
 log = logging.getLogger("groove.indexer")
 
@@ -285,6 +294,7 @@ def _index_vault(
     summary = IndexSummary()
     run = _Run(idx, summary, rebuild)
     files, skipped = scan_vault(vault)
+    summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
     for sk in skipped:
         if only is None or sk.path in only:
             run.skip(sk.path, sk.reason)

@@ -385,9 +385,10 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
 
 
 def _indexed_doc(rt: Runtime, path: str) -> NoteName:
-    _, rel = safe_path(rt.vault, path)
+    full, rel = safe_path(rt.vault, path)
     doc = _names(rt.index).lookup(rel)
     if doc is None:
+        check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
         raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
     return doc
 

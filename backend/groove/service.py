@@ -26,7 +26,8 @@ from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
 from .types import SearchResponse
-from .vault.scan import scan_vault
+from .vault.gate import safe_path
+from .vault.scan import IgnoreRules, ignore_rules, scan_vault
 
 MAX_LIMIT = 50
 MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
@@ -65,7 +66,15 @@ def reindex(
             _reindex_state.pop(key, None)
 
 
-def index_status(rt: Runtime) -> dict[str, Any]:
+def _why(rt: Runtime, rules: IgnoreRules | None, path: str) -> dict[str, Any]:
+    """Which rule leaves the note at ``path`` out (ADR 0190); null when none does."""
+    _, rel = safe_path(rt.vault, path, param="why")
+    if rules is None:
+        return {"path": rel, "excluded_by": None}
+    return {"path": rel, "excluded_by": rules.rule_for(rel) or rules.why_left_out(rel)}
+
+
+def index_status(rt: Runtime, why: str | None = None) -> dict[str, Any]:
     idx = rt.index
     # Read "is a job running" before the counts: a report that says idle must
     # not carry counts read while the last job was still committing.
@@ -80,7 +89,12 @@ def index_status(rt: Runtime) -> dict[str, Any]:
     stale: int | None = 0
     stale_paths: list[str] = []
     warnings: list[str] = []
+    exclusions: list[dict[str, Any]] = []
+    rules: IgnoreRules | None = None
     try:
+        rules = ignore_rules(rt.vault)
+        exclusions = rules.sources()
+        warnings += list(rules.warnings)
         files, _ = scan_vault(rt.vault)
     except (OSError, ValueError, GrooveError) as e:  # the folder went away, a .grooveignore line pathspec refuses
         stale = None
@@ -94,7 +108,7 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         stale_paths += [p for p in docs_known if p not in present]
         stale = len(stale_paths)
     last = idx.get_meta("last_indexed")
-    return {
+    out: dict[str, Any] = {
         "vault": str(rt.vault),
         "index_path": str(idx.path),
         "documents": docs,
@@ -112,10 +126,14 @@ def index_status(rt: Runtime) -> dict[str, Any]:
         "model_load_seconds": rt.model_load_seconds,
         "groove_version": __version__,
         "warnings": warnings,
+        "exclusions": exclusions,  # the rules that leave notes out, with their entry counts (ADR 0190)
         "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
         "word_index": idx.words.status(idx.conn),  # big vaults' full-text ranking in memory (ADR 0132)
         "vector_copy": idx.vectors.status(idx.conn),  # big vaults' vectors in memory (ADR 0121, 0134)
     }
+    if why is not None:
+        out["why"] = _why(rt, rules, why)
+    return out
 
 
 # ----------------------------------------------------------------------------- the table

@@ -38,6 +38,14 @@ export interface Document {
   truncated: boolean;
 }
 
+export interface ExclusionSource {
+  /** hidden and tool folders, .grooveignore, or Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters) */
+  rule: string;
+  entries: number;
+  /** Obsidian's entries as written (prefixes, then /regex/ entries) */
+  values?: string[];
+}
+
 /** A source range that the parent retriever merged into a hit's content. */
 export interface ExpandedRange {
   chunk_id: number;
@@ -95,6 +103,8 @@ export interface IndexStatus {
   progress: IndexProgress | null;
   index_path: string;
   watching?: boolean;
+  /** Why the daemon is not watching the vault (its folder is gone or was replaced), or null */
+  watch_problem?: string | null;
   pending_changes?: number;
   /** The daemon's last index job's failure; null when it succeeded (docs/protocol.md) */
   last_error?: string | null;
@@ -105,9 +115,15 @@ export interface IndexStatus {
   low_confidence?: LowConfidenceStatus | null;
   word_index?: WordIndexStatus | null;
   vector_copy?: VectorCopyStatus | null;
+  /** The rules that leave notes out of the index, with their entry counts (ADR 0190) */
+  exclusions?: ExclusionSource[];
+  /** Present when the params named a path */
+  why?: WhyExcluded | null;
 }
 
-export interface IndexStatusParams {}
+export interface IndexStatusParams {
+  why?: string | null;
+}
 
 export type LineRange = [number, number];
 
@@ -332,6 +348,12 @@ export interface VectorCopyStatus {
   load_seconds?: number | null;
   /** The copy is scanned on its leading principal axes, then re-scored (40k+ chunks, ADR 0133) */
   head_scan?: boolean;
+}
+
+export interface WhyExcluded {
+  path: string;
+  /** The rule that leaves the path out, in words; null when the vault's rules take it */
+  excluded_by: string | null;
 }
 
 /** The in-memory word index big vaults rank plain-word queries with (ADR 0132) */

@@ -17,12 +17,14 @@ from .common import daemon_options, daemon_or_here, index_option, vault_option
 @vault_option
 @index_option
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--why", "why", metavar="PATH", default=None,
+              help="Say which rule (hidden folders, .grooveignore, Obsidian's Excluded files) leaves this note out.")
 @daemon_options
-def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_daemon: bool = False,
-               no_daemon: bool = False, verbose: bool = False) -> None:
+def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: str | None = None,
+               use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False) -> None:
     """Show what the index holds and whether it is up to date."""
-    st = daemon_or_here(vault, index_path, "index_status", {}, use_daemon=use_daemon, no_daemon=no_daemon,
-                        verbose=verbose)
+    st = daemon_or_here(vault, index_path, "index_status", {"why": why} if why is not None else {},
+                        use_daemon=use_daemon, no_daemon=no_daemon, verbose=verbose)
     if as_json:
         click.echo(json.dumps(st, ensure_ascii=False, indent=2))
         return
@@ -46,6 +48,14 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, use_d
         size = (f": {vc['rows']} rows, {vc['megabytes']} MB, loaded in {vc['load_seconds']} s"
                 + (", head scan" if vc.get("head_scan") else "")) if vc.get("rows") else ""
         click.echo(f"{'vector copy':>16}: {vc['state']}{size}")
+    for ex in st.get("exclusions") or []:  # the rules that leave notes out (ADR 0190)
+        values = ex.get("values") or []
+        click.echo(f"{'excluded by':>16}: {ex['rule']}, {ex['entries']} entries"
+                   + (f": {', '.join(escape_controls(v) for v in values)}" if values else ""))
+    if st.get("why"):
+        by = st["why"]["excluded_by"]
+        click.echo(f"{'why':>16}: {escape_controls(st['why']['path'])} is "
+                   + (by if by else "not left out by any rule (the vault's rules take it)"))
     click.echo(f"{'skipped':>16}: {st['skipped_count']}")
     for s in st["skipped"]:
         click.echo(f"{'':>16}  {escape_controls(s['path'])}: {s['reason']}")

@@ -420,7 +420,7 @@ class Daemon:
     def _index_status(self, p: dict) -> dict:
         # The worker's state first, then the counts (see service.index_status).
         busy, pending = self.worker.busy, self.worker.pending_paths()
-        st = service.index_status(self.rt)
+        st = service.index_status(self.rt, why=p.get("why"))
         st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
         st["watch_problem"] = getattr(self.watcher, "problem", None)  # the folder is gone or was replaced (ADR 0152)

@@ -31,7 +31,7 @@ from .. import service
 from ..errors import GrooveError
 from ..indexer import IndexSummary
 from ..runtime import Runtime
-from ..vault.scan import SKIP_DIRS
+from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS
 
 log = logging.getLogger("groove.daemon.watcher")
 
@@ -198,6 +198,8 @@ def _rel(vault: Path, abspath: str) -> str | None:
     parts = rel.parts
     if not parts:
         return None
+    if rel.as_posix() == OBSIDIAN_APP_FILE:
+        return OBSIDIAN_APP_FILE  # Obsidian's Excluded files live there (ADR 0190)
     # Folders the scanner never indexes: skip their (frequent) churn early.
     for p in parts[:-1]:
         if p in SKIP_DIRS or p.startswith("."):
@@ -362,6 +364,8 @@ class VaultWatcher:
             if rel is None:
                 continue
             name = rel.rsplit("/", 1)[-1]
+            if rel in (IGNORE_FILE, OBSIDIAN_APP_FILE):
+                return None  # what counts as a note changed
             if is_note_name(name):
                 notes.add(rel)
                 continue
@@ -374,8 +378,6 @@ class VaultWatcher:
                             r = _rel(self.vault, os.path.join(dirpath, f))
                             if r:
                                 notes.add(r)
-            if rel == ".grooveignore":
-                return None  # what counts as a note changed
             notes |= self._indexed_under(rel)
         return notes
 

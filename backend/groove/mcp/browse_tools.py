@@ -174,9 +174,14 @@ def _register_index_tools(mcp: MCPServer, state: Session) -> None:
     @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
         "State of the search index: number of notes and chunks, embedding model, last indexing "
         "time, which files changed since (stale_files, stale_paths; run reindex if > 0), whether a "
-        "reindex is running, and latencies (model load, first search)."))
-    async def index_status() -> Annotated[CallToolResult, McpIndexStatus]:
-        st = await call(backend.call, "index_status", {})
+        "reindex is running, latencies (model load, first search), and the rules that leave notes "
+        "out (exclusions: hidden folders, .grooveignore, Obsidian's Excluded files); pass why='Folder/Note.md' "
+        "to learn which rule leaves that note out."))
+    async def index_status(
+        why: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
+            "A vault-relative note path: the answer's `why` names the rule that leaves it out, or null."))] = None,
+    ) -> Annotated[CallToolResult, McpIndexStatus]:
+        st = await call(backend.call, "index_status", {"why": why} if why is not None else {})
         st.update(backend.status_extras())
         st["mode"] = backend.mode
         st["first_search_seconds"] = state.first_search_seconds

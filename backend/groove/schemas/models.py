@@ -73,7 +73,8 @@ class ReadNoteParams(Params):
 
 
 class IndexStatusParams(Params):
-    pass
+    why: str | None = None
+    """A vault-relative path: the answer's ``why`` says which rule, if any, leaves it out (ADR 0190)"""
 
 
 class ReindexParams(Params):
@@ -241,6 +242,20 @@ class VectorCopyStatus(Result):
     """The copy is scanned on its leading principal axes, then re-scored (40k+ chunks, ADR 0133)"""
 
 
+class ExclusionSource(Result):
+    rule: str
+    """hidden and tool folders, .grooveignore, or Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters)"""
+    entries: NonNeg
+    values: list[str] = []
+    """Obsidian's entries as written (prefixes, then /regex/ entries)"""
+
+
+class WhyExcluded(Result):
+    path: str
+    excluded_by: str | None
+    """The rule that leaves the path out, in words; null when the vault's rules take it"""
+
+
 class IndexStatus(Result):
     documents: NonNeg
     chunks: NonNeg
@@ -267,6 +282,10 @@ class IndexStatus(Result):
     low_confidence: LowConfidenceStatus | None = None
     word_index: WordIndexStatus | None = None
     vector_copy: VectorCopyStatus | None = None
+    exclusions: list[ExclusionSource] = []
+    """The rules that leave notes out of the index, with their entry counts (ADR 0190)"""
+    why: WhyExcluded | None = None
+    """Present when the params named a path"""
 
 
 class ReindexSummary(Result):

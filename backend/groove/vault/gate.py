@@ -8,7 +8,8 @@ characters, and the same after one or two rounds of URL-decoding), and a
 path whose resolved target (symlinks followed) leaves the vault.
 
 ``check_readable`` then applies the indexer's own rules (``vault/scan.py``:
-hidden and tool folders, hidden files, ``.grooveignore``) to the file that
+hidden and tool folders, hidden files, ``.grooveignore``, Obsidian's Excluded
+files) to the file that
 would be opened: as named, as the folders spell it on disk (another case or
 Unicode normalisation reaches the same file on macOS and Windows), and where
 its symlinks lead. What ``groove index`` leaves out, no client can read.
@@ -25,7 +26,7 @@ from urllib.parse import unquote
 
 from ..bounds import MAX_PATH_CHARS
 from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault, clip
-from .scan import IGNORE_FILE, LEFT_OUT_BY_RULES, IgnoreRules, ignore_rules
+from .scan import IGNORE_FILE, LEFT_OUT_BY_RULES, OBSIDIAN_RULE, IgnoreRules, ignore_rules
 
 NAME_MAX = 255  # bytes in one file name: ext4, APFS (in UTF-8), NTFS (in UTF-16 units, fewer)
 MAX_PATH = MAX_PATH_CHARS
@@ -154,6 +155,9 @@ def check_readable(vault: Path, full: Path, rel: str, rules: IgnoreRules | None 
     reasons = [why for n in dict.fromkeys(names) if (why := rules.why_left_out(n)) is not None]
     if not reasons:
         return
+    named = next((r for r in reasons if r.startswith("excluded by " + OBSIDIAN_RULE)), None)
+    if named is not None and LEFT_OUT_BY_RULES not in reasons:  # Obsidian's Excluded files, named (ADR 0190)
+        raise NoteNotFound(f"'{rel}' is {named}, so it cannot be read")
     if LEFT_OUT_BY_RULES in reasons:  # the file itself is left out: that is the reason, however it was reached
         raise NoteNotFound(f"'{rel}' is left out of the index by the vault's rules (.grooveignore, hidden or tool "
                            "folders), so it cannot be read")

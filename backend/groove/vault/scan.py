@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 # Folders that are never notes. Hidden folders (".anything") are skipped too.
 SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
 IGNORE_FILE = ".grooveignore"
+OBSIDIAN_APP_FILE = ".obsidian/app.json"  # Settings → Files and links → Excluded files (ADR 0190)
+OBSIDIAN_RULE = "Obsidian's Excluded files"
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,85 @@ def _ignore_spec(vault: Path) -> pathspec.GitIgnoreSpec | None:
 
 
 @dataclass(frozen=True)
+class ObsidianFilters:
+    """Obsidian's ``userIgnoreFilters`` as Obsidian applies them (ADR 0190):
+    an entry between slashes is a regular expression searched in the
+    vault-relative path; any other entry is a prefix of that path (the
+    folder picker writes ``Templates/``; ``Templates`` also covers
+    ``Templates 2/``, as in Obsidian). Entries Python cannot compile, and
+    an app.json that cannot be read, are warnings, never a failed index."""
+
+    prefixes: tuple[str, ...] = ()
+    patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def entries(self) -> int:
+        return len(self.prefixes) + len(self.patterns)
+
+    def entry_for(self, rel: str) -> str | None:
+        """The first entry that excludes the file at ``rel``, or None."""
+        for p in self.prefixes:
+            if rel.startswith(p):
+                return p
+        for entry, rx in self.patterns:
+            if rx.search(rel):
+                return entry
+        return None
+
+    def covers_dir(self, rel: str) -> bool:
+        """Every path under the folder ``rel`` starts with a prefix entry
+        (regexes are asked of each file: a folder's own name may not match)."""
+        return any((rel + "/").startswith(p) for p in self.prefixes)
+
+
+def _from_js(source: str) -> str:
+    """A JavaScript regular expression's named groups in Python's spelling;
+    the rest of the common syntax is the same in both."""
+    source = re.sub(r"\(\?<(?=[A-Za-z_])", "(?P<", source)
+    return re.sub(r"\\k<([A-Za-z_]\w*)>", r"(?P=\1)", source)
+
+
+def _obsidian_filters(vault: Path) -> ObsidianFilters | None:
+    f = vault / OBSIDIAN_APP_FILE
+    try:
+        raw = f.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return ObsidianFilters(warnings=(f"{OBSIDIAN_APP_FILE} unreadable ({e.strerror or e}): "
+                                         f"{OBSIDIAN_RULE} not applied",))
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, ValueError) as e:
+        return ObsidianFilters(warnings=(f"{OBSIDIAN_APP_FILE} is not valid JSON ({e}): {OBSIDIAN_RULE} "
+                                         "not applied; fix the file or set them again in Obsidian",))
+    filters = data.get("userIgnoreFilters") if isinstance(data, dict) else None
+    if filters is None:
+        return None
+    if not isinstance(filters, list):
+        return ObsidianFilters(warnings=(f"{OBSIDIAN_APP_FILE}: userIgnoreFilters is not a list: "
+                                         f"{OBSIDIAN_RULE} not applied",))
+    prefixes: list[str] = []
+    patterns: list[tuple[str, re.Pattern[str]]] = []
+    warnings: list[str] = []
+    for entry in filters:
+        if not isinstance(entry, str) or not entry:
+            if entry != "":
+                warnings.append(f"{OBSIDIAN_APP_FILE}: userIgnoreFilters entry {entry!r} is not a string: ignored")
+            continue
+        if len(entry) > 2 and entry.startswith("/") and entry.endswith("/"):
+            try:
+                patterns.append((entry, re.compile(_from_js(entry[1:-1]))))
+            except re.error as e:
+                warnings.append(f"{OBSIDIAN_APP_FILE}: userIgnoreFilters entry {entry!r} is a regular expression "
+                                f"groove cannot read ({e}): that entry is not applied")
+            continue
+        prefixes.append(entry)
+    return ObsidianFilters(tuple(prefixes), tuple(patterns), tuple(warnings))
+
+
+@dataclass(frozen=True)
 class IgnoreRules:
     """Which notes are part of the vault (ADR 0150), as predicates on
     vault-relative '/' paths: hidden and tool folders, hidden files,
@@ -62,18 +145,55 @@ class IgnoreRules:
 
     spec: pathspec.GitIgnoreSpec | None
     root: Path | None = None  # the vault, resolved: links are followed only when known
+    obsidian: ObsidianFilters | None = None  # .obsidian/app.json's userIgnoreFilters (ADR 0190)
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.obsidian.warnings if self.obsidian else ()
 
     def skips_dir(self, rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
-        return name in SKIP_DIRS or name.startswith(".") or bool(self.spec and self.spec.match_file(rel + "/"))
+        return (name in SKIP_DIRS or name.startswith(".") or bool(self.spec and self.spec.match_file(rel + "/"))
+                or bool(self.obsidian and self.obsidian.covers_dir(rel)))
 
     def skips_file(self, rel: str) -> bool:
-        return rel.rsplit("/", 1)[-1].startswith(".") or bool(self.spec and self.spec.match_file(rel))
+        return (rel.rsplit("/", 1)[-1].startswith(".") or bool(self.spec and self.spec.match_file(rel))
+                or bool(self.obsidian and self.obsidian.entry_for(rel) is not None))
+
+    def rule_for(self, rel: str) -> str | None:
+        """Which rule leaves the file at ``rel`` out by its name, in words, or None."""
+        parts = rel.split("/")
+        for i in range(1, len(parts) + 1):
+            here = "/".join(parts[:i])
+            name = parts[i - 1]
+            if (name in SKIP_DIRS and i < len(parts)) or name.startswith("."):
+                return f"the hidden or tool folder or file '{here}'"
+            if self.spec and self.spec.match_file(here + ("/" if i < len(parts) else "")):
+                return f"{IGNORE_FILE} ('{here}' matches a pattern there)"
+        if self.obsidian:
+            entry = self.obsidian.entry_for(rel)
+            if entry is not None:
+                return obsidian_rule(entry)
+        return None
 
     def skips_name(self, rel: str) -> bool:
         """The rules on the name alone: a folder on the way or the file itself is left out."""
         parts = rel.split("/")
         return any(self.skips_dir("/".join(parts[:i])) for i in range(1, len(parts))) or self.skips_file(rel)
+
+    def _skips_name_without_obsidian(self, rel: str) -> bool:
+        return IgnoreRules(self.spec).skips_name(rel)
+
+    def sources(self) -> list[dict[str, object]]:
+        """The exclusion sources in force, for `groove status` and index_status."""
+        out: list[dict[str, object]] = [{"rule": "hidden and tool folders", "entries": len(SKIP_DIRS)}]
+        if self.spec is not None:
+            out.append({"rule": IGNORE_FILE, "entries": sum(p.include is not None for p in self.spec.patterns)})
+        if self.obsidian is not None:
+            out.append({"rule": f"{OBSIDIAN_RULE} ({OBSIDIAN_APP_FILE} userIgnoreFilters)",
+                        "entries": self.obsidian.entries,
+                        "values": list(self.obsidian.prefixes) + [e for e, _ in self.obsidian.patterns]})
+        return out
 
     def skips(self, rel: str) -> bool:
         """The walk never reaches or never takes the file at ``rel``."""
@@ -82,6 +202,9 @@ class IgnoreRules:
     def why_left_out(self, rel: str) -> str | None:
         """Why the file at ``rel`` is not part of the vault, or None when it is."""
         if self.skips_name(rel):
+            entry = self.obsidian.entry_for(rel) if self.obsidian else None
+            if entry is not None and not self._skips_name_without_obsidian(rel):
+                return obsidian_rule(entry)
             return LEFT_OUT_BY_RULES
         return self.link_reason(rel) if self.root is not None else None
 
@@ -114,6 +237,11 @@ class IgnoreRules:
 
 
 LEFT_OUT_BY_RULES = "left out by the vault's rules (.grooveignore, hidden or tool folders)"
+OBSIDIAN_REASON = "excluded by " + OBSIDIAN_RULE + " (userIgnoreFilters: {entry})"
+
+
+def obsidian_rule(entry: str) -> str:
+    return OBSIDIAN_REASON.format(entry=entry)
 THROUGH_LINKED_FOLDER = ("a path through the symlinked folder '{folder}', which groove does not follow "
                          "(a note there is indexed under its own path)")
 LINK_TO_LEFT_OUT = ("a symlink to a note the vault's rules leave out (.grooveignore, hidden or tool "
@@ -123,7 +251,15 @@ UNREADABLE = "unreadable (permission denied): not in search until it can be read
 
 
 def ignore_rules(vault: Path) -> IgnoreRules:
-    return IgnoreRules(_ignore_spec(vault), Path(vault).resolve())
+    return IgnoreRules(_ignore_spec(vault), Path(vault).resolve(), _obsidian_filters(Path(vault)))
+
+
+def _stat_key(p: Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _inside(vault: Path, p: Path) -> bool:
@@ -305,18 +441,14 @@ def note_paths(vault: Path) -> list[str]:
 
 
 # The last answer of ``_files`` per (vault, notes or not), with what it was
-# made from: the listing's stamp and the ignore file's stat.
-_answers: dict[tuple[str, bool], tuple[tuple[int, tuple[int, int] | None], list[str]]] = {}
+# made from: the listing's stamp and the stats of .grooveignore and .obsidian/app.json.
+_answers: dict[tuple[str, bool], tuple[tuple[int, object], list[str]]] = {}
 
 
 def _files(vault: Path, *, notes: bool) -> list[str]:
     vault = check_vault(vault)
     rules = ignore_rules(vault)
-    try:
-        st = os.stat(vault / IGNORE_FILE)
-        ignore = (st.st_mtime_ns, st.st_size)
-    except OSError:
-        ignore = None
+    ignore = (_stat_key(vault / IGNORE_FILE), _stat_key(vault / OBSIDIAN_APP_FILE))
     # Names from the kept listing (vault/folders.py): a resolver asks on every
     # link the index cannot resolve, and a big vault's walk cost ~35 ms.
     found = folders.walk(vault, rules.skips_dir)
