@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import browse, service
+from groove import notes, service
 from groove.errors import NoteNotFound
 from helpers import make_runtime
 from test_indexer import write
@@ -99,11 +99,11 @@ def test_a_path_that_matches_notes_differing_only_in_case_is_refused_with_both(t
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
     with pytest.raises(NoteNotFound) as e:
-        browse.get_document(rt, "README.md")
+        notes.get_document(rt, "README.md")
     assert "'Readme.md', 'readme.md'" in str(e.value) and "differ only in case" in str(e.value)
-    assert browse.get_document(rt, "readme.md")["content"].endswith("The second one.")  # exact: no question
-    assert browse.get_document(rt, "Readme.md")["content"].endswith("The first one.")
-    assert browse.get_document(rt, "guide.md")["path"] == "Guide.md"  # one candidate: found as before
+    assert notes.get_document(rt, "readme.md")["content"].endswith("The second one.")  # exact: no question
+    assert notes.get_document(rt, "Readme.md")["content"].endswith("The first one.")
+    assert notes.get_document(rt, "guide.md")["path"] == "Guide.md"  # one candidate: found as before
 
 
 @pytest.mark.skipif(os.name != "posix", reason="unix socket daemon")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import browse, service
+from groove import notes, service
 from groove.errors import NoteNotFound
 from groove.pipeline import SearchParams
 from groove.vault.gate import check_readable, safe_path
@@ -62,10 +62,10 @@ def test_a_link_cannot_launder_a_hidden_note_into_search_reads_or_suggestions(tm
         assert not any(q in h.content for h in hits)
     for wanted in ("diarylink.md", "draftlink.md", ".private/diary.md", "drafts/d.md", "diary.md", "d.md"):
         with pytest.raises(NoteNotFound) as e:
-            browse.get_document(rt, wanted)
+            notes.get_document(rt, wanted)
         offered = str(e.value).partition("Did you mean")[2]
         assert "diarylink" not in offered and "draftlink" not in offered
-    assert browse.get_document(rt, "okaylink.md")["path"] == "okaylink.md"
+    assert notes.get_document(rt, "okaylink.md")["path"] == "okaylink.md"
 
 
 def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_path, tiny_embedder) -> None:
@@ -79,14 +79,14 @@ def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_pa
     note = parse_note("diarylink.md", (vault / "diarylink.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens)
     vecs = tiny_embedder.embed_passages([store.embed_text(c.context, c.content) for c in note.chunks])
     store.upsert_note(rt.index, note, size=1, mtime_ns=1, content_hash="x", vectors=vecs,
-                      note_vector=store.note_vectors(tiny_embedder, [store.note_text(note)])[0])
-    assert browse.suggestions(rt, "diary.md") == []
+                      note_vector=store.note_vectors(tiny_embedder, [store.note_text(note)], vecs[:1])[0])
+    assert notes.suggestions(rt, "diary.md") == []
     with pytest.raises(NoteNotFound) as e:
-        browse.get_document(rt, "diary.md")
+        notes.get_document(rt, "diary.md")
     assert "diarylink" not in str(e.value)
     write(vault, "home.md", "# Home\n\n[[diarylink]]\n")
     service.reindex(rt, only={"home.md"})
-    links = browse.get_document(rt, "home.md")["links"]
+    links = notes.get_document(rt, "home.md")["links"]
     assert links[0]["path"] is None
 
 
