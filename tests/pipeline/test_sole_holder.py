@@ -31,6 +31,8 @@ def rt(tmp_path, tiny_embedder):
     _write(v, "Twins/A.md", "# A\n\nThe shared token zqxj_shared appears here.\n")
     _write(v, "Twins/B.md", "# B\n\nThe shared token zqxj_shared appears here too.\n")
     _write(v, "ja/ノート.md", "# ノート\n\n脚注の書き方を説明します。\n")
+    _write(v, "ko/보관.md", "# 보관\n\n첨부 파일은 보관함에 저장됩니다.\n")
+    _write(v, "ko/편집.md", "# 편집\n\n노트를 편집하고 파일을 저장합니다.\n")
     r = make_runtime(v, tiny_embedder, tmp_path)
     service.reindex(r)
     yield r
@@ -48,6 +50,7 @@ def _search(rt, q, **fusion):
     ("#page=N", "Embed files.md"),
     ("{{column_name}}", "CSV.md"),
     ("column_name variable", "CSV.md"),
+    ("보관함", "ko/보관.md"),  # a Korean stem one note holds, through the bigram table too
 ])
 def test_the_only_note_holding_a_pasted_identifier_ranks_first(rt, q, path):
     resp = _search(rt, q)

@@ -280,9 +280,10 @@ def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: d
         candidates += [(t, shortcjk.TABLE) for t in shorts[:SOLE_HOLDER_MAX_TERMS]]
     doc = chunks.doc_ids(idx, [top]).get(top)
     for term, table in candidates:
+        phrase = shortcjk.as_bigrams(term) if table == shortcjk.TABLE else term  # as the leg matched it
         notes = {d for (d,) in idx.conn.execute(
             f"SELECT DISTINCT c.doc_id FROM {table} f JOIN chunks c ON c.id = f.rowid "
-            f"WHERE {table} MATCH ? LIMIT 2", (fts_phrase(term),))}
+            f"WHERE {table} MATCH ? LIMIT 2", (fts_phrase(phrase),))}
         if notes == {doc}:
             return top
     return None
