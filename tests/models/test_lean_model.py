@@ -181,3 +181,18 @@ def test_an_unreadable_lean_copy_costs_the_savings_not_the_load(parts, default_m
     again, why = lean_parts(default_model_path)  # derived afresh
     assert again is not None, why
     assert again.tokenizer().tokenize("sync") == parts.tokenizer().tokenize("sync") != []
+
+
+@pytest.mark.needs_default_model
+def test_the_tokenizer_segments_word_by_word_only_where_the_vocabulary_allows_it(parts, tmp_path):
+    import marisa_trie
+
+    from groove.models.ugm_tokenizer import word_mark_starts_pieces_only
+
+    tok = parts.tokenizer()
+    assert tok._word_local  # the default model's pieces hold the word mark first only
+    texts = _note_texts()[:400] + _random_texts(500, seed=11)
+    assert all(tok._by_words(t) == tok._viterbi(t) for t in texts)
+    # A piece with the mark inside would join words: then whole texts are segmented.
+    assert not word_mark_starts_pieces_only(marisa_trie.Trie(["\u2581a", "b\u2581c"]))
+    assert word_mark_starts_pieces_only(marisa_trie.Trie(["\u2581a", "bc"]))

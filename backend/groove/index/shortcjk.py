@@ -60,6 +60,8 @@ def create(conn: apsw.Connection) -> None:
 
 def bigrams(text: str) -> str:
     """Overlapping 2-character tokens of each maximal run of CJK letters."""
+    if text.isascii():
+        return ""  # most chunks of a Latin-script vault: no per-character walk (~1 % of indexing)
     toks: list[str] = []
     prev = ""
     for ch in text:
