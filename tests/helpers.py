@@ -10,6 +10,14 @@ TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
 
 
+def write_note(vault: Path, rel: str, text: str) -> Path:
+    """Write ``text`` at ``vault/rel`` (folders made as needed)."""
+    p = vault / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
 def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
     """A Runtime on ``vault`` with an already-loaded embedder (no reload)."""
     from groove.runtime import open_runtime

@@ -13,12 +13,7 @@ from groove import service
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
 from helpers import make_runtime
-
-
-def _write(vault, rel, text):
-    p = vault / rel
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
+from helpers import write_note as _write
 
 
 @pytest.fixture
