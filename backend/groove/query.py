@@ -46,6 +46,7 @@ from groove.query_words import (  # noqa: F401  (re-exported: the index and the 
     han_terms,
     hangul_stem,
     hangul_terms,
+    split_at,
 )
 
 log = logging.getLogger(__name__)
@@ -183,18 +184,7 @@ def _word_phrases(runs: list[str]) -> list[str]:
 
 def _words(text: str) -> list[str]:
     """Split unquoted text at separators; combining marks stay with their base."""
-    words: list[str] = []
-    cur = ""
-    for ch in text:
-        if char_type(ch) == SEP:
-            if cur:
-                words.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur:
-        words.append(cur)
-    return words
+    return split_at(text, lambda ch: char_type(ch) == SEP)
 
 
 def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:

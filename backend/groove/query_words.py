@@ -87,18 +87,23 @@ def hangul_terms(run: str) -> tuple[list[str], list[str]]:
 def han_segments(run: str) -> list[str]:
     """A Chinese sentence (a kana-free kanji run) cut at its grammar
     characters (的, 在, 吗 …): the stretches between are where words are."""
-    segs: list[str] = []
+    return split_at(run, HAN_FUNCTION_CHARS.__contains__)
+
+
+def split_at(text: str, is_sep) -> list[str]:  # noqa: ANN001 - a predicate on one character
+    """The non-empty stretches of ``text`` between characters ``is_sep`` marks."""
+    out: list[str] = []
     cur = ""
-    for ch in run:
-        if ch in HAN_FUNCTION_CHARS:
+    for ch in text:
+        if is_sep(ch):
             if cur:
-                segs.append(cur)
+                out.append(cur)
             cur = ""
         else:
             cur += ch
     if cur:
-        segs.append(cur)
-    return segs
+        out.append(cur)
+    return out
 
 
 def han_bigrams(run: str) -> list[str]:
