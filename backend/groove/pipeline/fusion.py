@@ -278,7 +278,7 @@ def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: d
     candidates = [(t, table) for _, t, table in ranked[:SOLE_HOLDER_MAX_TERMS]]
     if shorts and shortcjk.exists(idx.conn):
         candidates += [(t, shortcjk.TABLE) for t in shorts[:SOLE_HOLDER_MAX_TERMS]]
-    doc = chunks.doc_ids(idx, [top]).get(top)
+    doc = _doc_ids(idx, [top]).get(top)
     for term, table in candidates:
         phrase = shortcjk.as_bigrams(term) if table == shortcjk.TABLE else term  # as the leg matched it
         notes = {d for (d,) in idx.conn.execute(
