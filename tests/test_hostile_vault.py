@@ -269,9 +269,10 @@ def _parse_seconds(text: str) -> float:
     return time.perf_counter() - t0
 
 
-@pytest.mark.parametrize("unit, n", [("[a](", 2_000), ("**[*_", 2_000), ("> " * 40 + "x\n\n", 200)])
+@pytest.mark.parametrize("unit, n", [("[a](", 20_000), ("**[*_", 20_000), ("> " * 40 + "x\n\n", 200)])
 def test_parsing_cost_grows_linearly_with_a_pathological_note(unit, n):
-    # Inline parsing made "[a](" * n quadratic (40 KB: 56 s); a ratio, not a time.
+    # Inline parsing made "[a](" * n quadratic (40 KB: 56 s); a ratio, not a time,
+    # over inputs big enough (80 KB) that a scheduler hiccup is not a tenfold.
     small = min(_parse_seconds(unit * n) for _ in range(3))
     big = min(_parse_seconds(unit * n * 10) for _ in range(2))
     assert big / max(small, 1e-4) < 30, (small, big)  # linear: ~10x; quadratic: ~100x
