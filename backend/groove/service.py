@@ -158,6 +158,8 @@ OPERATIONS: dict[str, Operation] = {
     "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
     "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
     "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links (each once)"),
+    "unlinked_connections": Operation(notes.unlinked_connections,
+                                      "similar notes no link joins to this one, with the [[link]] to add"),
     "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),
     "read_note": Operation(notes.read_note, "a note's whole text"),
     "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),
