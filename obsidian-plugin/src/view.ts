@@ -114,7 +114,6 @@ export class GrooveSearchView extends ItemView {
     }
     try {
       insertLink(this.app, view.editor, view.file.path, path);
-      view.editor.focus();
     } catch (e) {
       new Notice(`groove: ${(e as Error).message}`);
     }

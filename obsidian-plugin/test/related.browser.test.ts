@@ -102,7 +102,7 @@ describe.skipIf(!!skip)("related notes in headless Chromium with the real daemon
     });
     await page.keyboard.type(" Bake it in the ");
     await page.click('.groove-related-item[data-path="Kitchen/Oven.md"] .groove-insert-link');
-    await page.focus(".groove-test-editor"); // back to the editor: the caret is where the link ended
+    // insertLink gave the editor the focus back: typing goes on after the link.
     await page.keyboard.type(", made from a ");
     await page.click('.groove-related-item[data-path="Baking/Levain.md"] .groove-insert-link');
     const text = await page.inputValue(".groove-test-editor");

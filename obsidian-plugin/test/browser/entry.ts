@@ -83,7 +83,19 @@ const api = {
     ta.className = "groove-test-editor";
     ta.value = opts.text;
     document.querySelector(".editor-stub")!.replaceChildren(ta);
-    const editor = { replaceSelection: (t: string) => ta.setRangeText(t, ta.selectionStart, ta.selectionEnd, "end") };
+    // Like CodeMirror, the editor keeps its cursor while the sidebar has the focus.
+    let cursor = 0;
+    ta.addEventListener("blur", () => (cursor = ta.selectionEnd));
+    const editor = {
+      replaceSelection: (t: string) => {
+        ta.setRangeText(t, ta.selectionStart, ta.selectionEnd, "end");
+        cursor = ta.selectionEnd;
+      },
+      focus: () => {
+        ta.focus();
+        ta.setSelectionRange(cursor, cursor);
+      },
+    };
     const app = {
       vault: { getFileByPath: (p: string) => (opts.files.includes(p) ? { path: p } : null) },
       fileManager: { generateMarkdownLink: (f: { path: string }) => generateMarkdownLink(opts.files, f.path) },
