@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { GrooveClient } from "@groove/editor-client/client";
 import { daemonUnavailable, startRealDaemon, type RealDaemon } from "../../editor-client/test/support/real-daemon";
 import { chromiumUnavailable } from "./browser/chromium";
-import { buildPage, launch, openPage, shotPanel } from "./browser/harness";
+import { buildPage, launch, openPage, shot } from "./browser/harness";
 
 const skip = daemonUnavailable() ?? chromiumUnavailable();
 
@@ -85,7 +85,7 @@ describe.skipIf(!!skip)("related notes in headless Chromium with the real daemon
     const unlinked = await rows();
     // Filtered before the limit: three notes, the nearest unlinked ones in the unfiltered order.
     expect(unlinked).toEqual(all.filter(([, l]) => !l).slice(0, 3).map(([p]) => [p, false]));
-    await shotPanel(page, "obsidian-related-unlinked.png", 900);
+    await page.locator(".sidebar").screenshot({ path: shot("obsidian-related-unlinked.png") });
     limit = 10;
   });
 
@@ -139,7 +139,7 @@ describe.skipIf(!!skip)("related notes in headless Chromium with the real daemon
     const lines = await page.locator(".groove-exclusion").allTextContents();
     expect(lines).toContain("Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters) — 1 entry: Templates/");
     expect(lines.some((l) => l.startsWith("hidden and tool folders — "))).toBe(true);
-    await shotPanel(page, "obsidian-excluded-note.png", 900);
+    await page.locator(".sidebar").screenshot({ path: shot("obsidian-excluded-note.png") });
   });
 });
 
