@@ -37,7 +37,7 @@ from .index.notes import (
 from .runtime import Runtime
 from .types import ParsedNote, WikiLink
 from .vault.gate import check_readable, read_rules, safe_path
-from .vault.links import NameIndex, NoteName, fold, match_file, parse_link_arg, resolve_target, strip_md
+from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
 from .vault.markdown import parse_note
 from .vault.scan import IgnoreRules, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
@@ -401,21 +401,17 @@ def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
 
 def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
              linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
-    """The nearest notes, each marked ``linked``; with ``unlinked_only`` the
-    linked ones are dropped before the list is cut at ``limit``, so the
-    caller still gets ``limit`` notes when there are that many."""
+    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
     by_id = _names(rt.index).by_id()
     out: list[dict[str, Any]] = []
-    # Ask for as many more as could be dropped, so the search looks deep enough.
-    want = limit + (len(linked) if unlinked_only else 0)
-    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, want):
+    # As many more as may be dropped, so the search looks deep enough.
+    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
         d = by_id.get(did)
         if d is None or rules.skips(d.path):
             continue
-        is_linked = d.path in linked
-        if unlinked_only and is_linked:
+        if unlinked_only and d.path in linked:
             continue
-        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": is_linked})
+        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked})
         if len(out) >= limit:
             break
     return out
@@ -460,18 +456,13 @@ def related_notes(
     limit = min(limit, MAX_RELATED)
     doc, rules, backlinks, outgoing = _note_links(rt, path, chunk_id)
     linked = {b["path"] for b in backlinks} | {o["path"] for o in outgoing if o["path"]}
-    return {
-        "path": doc.path,
-        "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
-        "backlinks": backlinks,
-        "outgoing": outgoing,
-    }
+    return {"path": doc.path, "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
+            "backlinks": backlinks, "outgoing": outgoing}
 
 
 def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
                 ) -> tuple[NoteName, IgnoreRules, list[dict[str, Any]], list[dict[str, Any]]]:
-    """The note a related-notes call names (by path or by one of its chunks),
-    the vault's rules, and its backlinks and outgoing links, each once."""
+    """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
     if chunk_id is not None:
         where = chunk_note_path(rt.index, chunk_id)
         if where is None:
@@ -491,32 +482,6 @@ def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
     ]
     return (doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
             _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
-
-
-def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> dict[str, Any]:
-    """The notes most similar to ``path`` that no link joins to it (either
-    way), each with the ``[[link]]`` to write in ``path`` to link it
-    (``link_text``): its name, or its path without '.md' when another note
-    has the same name; frontmatter aliases are never link targets (ADR 0051),
-    so they are listed for ``[[link|alias]]`` display text."""
-    rel = related_notes(rt, path, limit, unlinked_only=True)
-    names = _names(rt.index)
-    out = []
-    for s in rel["similar"]:
-        d = names.docs.get(s["path"])
-        aliases = list(d.aliases) if d is not None else []
-        out.append({"path": s["path"], "title": s["title"], "score": s["score"],
-                    "link": f"[[{link_text(names, s['path'])}]]", "aliases": aliases})
-    return {"path": rel["path"], "connections": out}
-
-
-def link_text(names: NameIndex, path: str) -> str:
-    """What Obsidian writes for a link to ``path`` with its default "shortest
-    path when possible": the bare name when no other note has it, else the
-    vault path; '.md' left off either way."""
-    stem = strip_md(posixpath.basename(path))
-    same = names.by_stem.get(fold(stem), [])
-    return stem if len(same) <= 1 else strip_md(path)
 
 
 def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:

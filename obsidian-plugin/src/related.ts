@@ -6,7 +6,8 @@
  * force (ADR 0190, 0201). Framework-free like the search panel, so the same
  * code runs in the ItemView and in the headless-Chromium test.
  */
-import type { ExclusionSource, IndexStatus, RelatedNotesResult } from "@groove/editor-client/protocol";
+import type { IndexStatus, RelatedNotesResult } from "@groove/editor-client/protocol";
+import { excludedText, exclusionLine } from "@groove/editor-client/exclusions";
 import { clear, el } from "./dom";
 import { renderRelated, type RelatedHandlers } from "./render";
 
@@ -22,19 +23,6 @@ export interface RelatedPanelOptions extends RelatedHandlers {
   unlinkedOnly?: boolean;
   /** The toggle changed (the plugin saves it). */
   onUnlinkedOnly?(on: boolean): void;
-}
-
-/** "This note is excluded by …" for index_status's `why.excluded_by`. */
-export function excludedText(excludedBy: string): string {
-  return excludedBy.startsWith("excluded by ") || excludedBy.startsWith("left out ")
-    ? `This note is ${excludedBy}.`
-    : `This note is left out of search: ${excludedBy}.`;
-}
-
-/** One line per exclusion source: its rule, its entry count, Obsidian's entries as written. */
-export function exclusionLine(x: ExclusionSource): string {
-  const values = x.values?.length ? `: ${x.values.join(", ")}` : "";
-  return `${x.rule} — ${x.entries} ${x.entries === 1 ? "entry" : "entries"}${values}`;
 }
 
 export class RelatedPanel {
