@@ -57,7 +57,7 @@ _names_cache: weakref.WeakKeyDictionary[Index, tuple[tuple, NameIndex]] = weakre
 _names_lock = threading.Lock()
 
 
-def _names(idx: Index) -> NameIndex:
+def name_index(idx: Index) -> NameIndex:
     """Every indexed note by name, rebuilt only when the documents table changed."""
     sig = documents_signature(idx)
     with _names_lock:
@@ -103,7 +103,7 @@ def _find_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
         if not rel.lower().endswith(".md"):
             raise NoteNotFound(f"'{rel}' is not a Markdown note (only .md files can be read)")
         return full, rel
-    hits = _names(rt.index).lookup_all(rel)
+    hits = name_index(rt.index).lookup_all(rel)
     if len(hits) > 1:  # 'README.md' for 'Readme.md' and 'readme.md': which one is not ours to guess
         raise NoteNotFound(f"'{rel}' matches {len(hits)} notes that differ only in case or Unicode form: "
                            + ", ".join(repr(h.path) for h in sorted(hits, key=lambda h: h.path))
@@ -154,7 +154,7 @@ class _Resolver:
 
     def __init__(self, rt: Runtime, rules: IgnoreRules) -> None:
         self.vault = rt.vault
-        self.names = _names(rt.index)
+        self.names = name_index(rt.index)
         self.rules = rules
         self._files: list[str] | None = None
         self._disk: NameIndex | None = None
@@ -351,7 +351,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
     src: str | None = None
     if from_path:
         _, src = safe_path(rt.vault, from_path, param="from_path")
-    names = _names(rt.index)
+    names = name_index(rt.index)
     if src is not None and src not in names.docs and not src.lower().endswith(".md"):
         src = src + ".md" if src + ".md" in names.docs else src
     heading = parsed.heading
@@ -386,7 +386,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
 
 def _indexed_doc(rt: Runtime, path: str) -> NoteName:
     full, rel = safe_path(rt.vault, path)
-    doc = _names(rt.index).lookup(rel)
+    doc = name_index(rt.index).lookup(rel)
     if doc is None:
         check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
         raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
@@ -402,7 +402,7 @@ def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
 def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
              linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
     """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
-    by_id = _names(rt.index).by_id()
+    by_id = name_index(rt.index).by_id()
     out: list[dict[str, Any]] = []
     # As many more as may be dropped, so the search looks deep enough.
     for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
@@ -418,7 +418,7 @@ def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules
 
 
 def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
-    names = _names(rt.index)
+    names = name_index(rt.index)
     stem = strip_md(posixpath.basename(doc.path)).lower()
     keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
     out: list[dict[str, Any]] = []
@@ -467,7 +467,7 @@ def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
         where = chunk_note_path(rt.index, chunk_id)
         if where is None:
             raise NoteNotFound(f"no chunk {chunk_id} in the index (chunk ids come from search results)")
-        doc = _names(rt.index).docs[where]
+        doc = name_index(rt.index).docs[where]
     elif path:
         doc = _indexed_doc(rt, path)
     else:

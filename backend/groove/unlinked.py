@@ -8,7 +8,7 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from .notes import _names, related_notes
+from .notes import name_index, related_notes
 from .runtime import Runtime
 from .vault.links import NameIndex, fold, strip_md
 
@@ -20,7 +20,7 @@ def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> dict[str, A
     has the same name; frontmatter aliases are never link targets (ADR 0051),
     so they are listed for ``[[link|alias]]`` display text."""
     rel = related_notes(rt, path, limit, unlinked_only=True)
-    names = _names(rt.index)
+    names = name_index(rt.index)
     out = []
     for s in rel["similar"]:
         d = names.docs.get(s["path"])
