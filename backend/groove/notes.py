@@ -57,7 +57,7 @@ _names_cache: weakref.WeakKeyDictionary[Index, tuple[tuple, NameIndex]] = weakre
 _names_lock = threading.Lock()
 
 
-def _names(idx: Index) -> NameIndex:
+def name_index(idx: Index) -> NameIndex:
     """Every indexed note by name, rebuilt only when the documents table changed."""
     sig = documents_signature(idx)
     with _names_lock:
@@ -103,7 +103,7 @@ def _find_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
         if not rel.lower().endswith(".md"):
             raise NoteNotFound(f"'{rel}' is not a Markdown note (only .md files can be read)")
         return full, rel
-    hits = _names(rt.index).lookup_all(rel)
+    hits = name_index(rt.index).lookup_all(rel)
     if len(hits) > 1:  # 'README.md' for 'Readme.md' and 'readme.md': which one is not ours to guess
         raise NoteNotFound(f"'{rel}' matches {len(hits)} notes that differ only in case or Unicode form: "
                            + ", ".join(repr(h.path) for h in sorted(hits, key=lambda h: h.path))
@@ -154,7 +154,7 @@ class _Resolver:
 
     def __init__(self, rt: Runtime, rules: IgnoreRules) -> None:
         self.vault = rt.vault
-        self.names = _names(rt.index)
+        self.names = name_index(rt.index)
         self.rules = rules
         self._files: list[str] | None = None
         self._disk: NameIndex | None = None
@@ -351,7 +351,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
     src: str | None = None
     if from_path:
         _, src = safe_path(rt.vault, from_path, param="from_path")
-    names = _names(rt.index)
+    names = name_index(rt.index)
     if src is not None and src not in names.docs and not src.lower().endswith(".md"):
         src = src + ".md" if src + ".md" in names.docs else src
     heading = parsed.heading
@@ -386,7 +386,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
 
 def _indexed_doc(rt: Runtime, path: str) -> NoteName:
     full, rel = safe_path(rt.vault, path)
-    doc = _names(rt.index).lookup(rel)
+    doc = name_index(rt.index).lookup(rel)
     if doc is None:
         check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
         raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
@@ -399,22 +399,26 @@ def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
     check_readable(rt.vault, full, rel, rules)
 
 
-def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int,
-             rules: IgnoreRules) -> list[dict[str, Any]]:
-    by_id = _names(rt.index).by_id()
+def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
+             linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
+    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
+    by_id = name_index(rt.index).by_id()
     out: list[dict[str, Any]] = []
-    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit):
+    # As many more as may be dropped, so the search looks deep enough.
+    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
         d = by_id.get(did)
         if d is None or rules.skips(d.path):
             continue
-        out.append({"path": d.path, "title": d.title, "score": round(cos, 4)})
+        if unlinked_only and d.path in linked:
+            continue
+        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked})
         if len(out) >= limit:
             break
     return out
 
 
 def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
-    names = _names(rt.index)
+    names = name_index(rt.index)
     stem = strip_md(posixpath.basename(doc.path)).lower()
     keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
     out: list[dict[str, Any]] = []
@@ -430,25 +434,40 @@ def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str,
 
 
 def related_notes(
-    rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None
+    rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None,
+    unlinked_only: bool = False,
 ) -> dict[str, Any]:
     """Notes near this one by embedding (the mean of its chunk vectors, or one
     chunk's vector), plus the notes linking here and the links going out, each
-    once (the first line it appears on, and how often).
+    once (the first line it appears on, and how often). Each similar note is
+    marked ``linked`` when a link joins the two notes in either direction
+    (resolved as backlinks and outgoing links are); ``unlinked_only`` leaves
+    those out before ``limit`` applies (ADR 0200). The ranking is the same either way.
 
-    Returns ``{path, similar: [{path, title, score}], backlinks: [{path, title, line, occurrences}],
+    Returns ``{path, similar: [{path, title, score, linked}], backlinks: [{path, title, line, occurrences}],
     outgoing: [{target, path | null, heading, line, occurrences}]}``.
     """
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
     if limit < 1:
         raise InvalidArgument(f"'limit' must be at least 1, got {limit}", param="limit")
+    if not isinstance(unlinked_only, bool):
+        raise InvalidArgument(f"'unlinked_only' must be true or false, got {unlinked_only!r}", param="unlinked_only")
     limit = min(limit, MAX_RELATED)
+    doc, rules, backlinks, outgoing = _note_links(rt, path, chunk_id)
+    linked = {b["path"] for b in backlinks} | {o["path"] for o in outgoing if o["path"]}
+    return {"path": doc.path, "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
+            "backlinks": backlinks, "outgoing": outgoing}
+
+
+def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
+                ) -> tuple[NoteName, IgnoreRules, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
     if chunk_id is not None:
         where = chunk_note_path(rt.index, chunk_id)
         if where is None:
             raise NoteNotFound(f"no chunk {chunk_id} in the index (chunk ids come from search results)")
-        doc = _names(rt.index).docs[where]
+        doc = name_index(rt.index).docs[where]
     elif path:
         doc = _indexed_doc(rt, path)
     else:
@@ -461,12 +480,8 @@ def related_notes(
         {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
         for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
     ]
-    return {
-        "path": doc.path,
-        "similar": _similar(rt, doc, chunk_id, limit, rules),
-        "backlinks": _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
-        "outgoing": _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])),
-    }
+    return (doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
+            _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
 
 
 def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:

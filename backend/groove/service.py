@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, browse, notes
+from . import __version__, browse, notes, unlinked
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
 from .index.store import all_docs, skipped_notes
@@ -158,6 +158,8 @@ OPERATIONS: dict[str, Operation] = {
     "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
     "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
     "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links (each once)"),
+    "unlinked_connections": Operation(unlinked.unlinked_connections,
+                                      "similar notes no link joins to this one, with the [[link]] to add"),
     "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),
     "read_note": Operation(notes.read_note, "a note's whole text"),
     "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),

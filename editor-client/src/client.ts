@@ -556,8 +556,13 @@ export class GrooveClient extends Emitter<ClientEvents> {
     return this.start("search", params, { timeoutMs: 0, ...opts });
   }
 
-  relatedNotes(path: string, limit?: number) {
-    return this.request("related_notes", limit === undefined ? { path } : { path, limit });
+  /** `unlinkedOnly`: leave out the similar notes a link already joins to `path` (either way), before `limit`. */
+  relatedNotes(path: string, limit?: number, opts: { unlinkedOnly?: boolean } = {}) {
+    return this.request("related_notes", {
+      path,
+      ...(limit === undefined ? {} : { limit }),
+      ...(opts.unlinkedOnly ? { unlinked_only: true } : {}),
+    });
   }
 
   resolveLink(link: string, fromPath?: string) {
@@ -568,8 +573,9 @@ export class GrooveClient extends Emitter<ClientEvents> {
     return this.request("get_document", params);
   }
 
-  indexStatus() {
-    return this.request("index_status", {});
+  /** `why`: a vault-relative path; the answer's `why` names the rule that leaves it out (or null). */
+  indexStatus(why?: string) {
+    return this.request("index_status", why === undefined ? {} : { why });
   }
 
   /** Rebuilding can take minutes: no timeout. */

@@ -16,3 +16,4 @@ export type { ClientState, ClientEvents, GrooveClientOptions, RequestOptions, Pe
 export * from "./connection";
 export * from "./snippet";
 export * from "./explain";
+export * from "./exclusions";

@@ -27,6 +27,16 @@ export interface Cancelled {
   cancelled: boolean;
 }
 
+export interface Connection {
+  path: string;
+  title: string;
+  score: number;
+  /** The wikilink to write in the note: '[[Name]]', or '[[Folder/Name]]' when another note has that name */
+  link: string;
+  /** The target's frontmatter aliases: display text for '[[Name|alias]]', never a link target */
+  aliases?: string[];
+}
+
 export interface Document {
   path: string;
   title: string;
@@ -239,6 +249,7 @@ export interface RelatedNotesParams {
   path?: string | null;
   limit?: number | null;
   chunk_id?: number | null;
+  unlinked_only?: boolean | null;
 }
 
 export interface ResolveLinkParams {
@@ -313,6 +324,8 @@ export interface Similar {
   path: string;
   title: string;
   score: number;
+  /** A link joins the two notes, in either direction (resolved as backlinks and outgoing links are) */
+  linked?: boolean;
 }
 
 export interface Skipped {
@@ -336,6 +349,17 @@ export interface TagCount {
 export interface TagList {
   tags: TagCount[];
   total: number;
+}
+
+export interface UnlinkedConnections {
+  path: string;
+  /** The most similar notes no link joins to this one, nearest first */
+  connections: Connection[];
+}
+
+export interface UnlinkedConnectionsParams {
+  path: string;
+  limit?: number | null;
 }
 
 /** The in-memory copy big vaults search their vectors in (ADR 0121, 0133, 0134) */
@@ -373,6 +397,7 @@ export interface Methods {
   cancel: [CancelParams, Cancelled];
   get_document: [GetDocumentParams, Document];
   related_notes: [RelatedNotesParams, Related];
+  unlinked_connections: [UnlinkedConnectionsParams, UnlinkedConnections];
   resolve_link: [ResolveLinkParams, ResolvedLink];
   read_note: [ReadNoteParams, NoteText];
   index_status: [IndexStatusParams, IndexStatus];
@@ -389,6 +414,7 @@ export type SearchResult = SearchResponse;
 export type CancelResult = Cancelled;
 export type GetDocumentResult = Document;
 export type RelatedNotesResult = Related;
+export type UnlinkedConnectionsResult = UnlinkedConnections;
 export type ResolveLinkResult = ResolvedLink;
 export type ReadNoteResult = NoteText;
 export type IndexStatusResult = IndexStatus;

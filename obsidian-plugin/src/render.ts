@@ -310,6 +310,10 @@ export interface RelatedHandlers {
   onOpenLink(linktext: string, fromPath: string, evt: MouseEvent | KeyboardEvent): void;
   /** Another note has the same name (Obsidian's fileToLinktext would need the path). */
   nameIsAmbiguous?(path: string): boolean;
+  /** "Insert link" on a similar note: write a link to `path` at the editor's cursor. */
+  onInsertLink?(path: string): void;
+  /** The list holds only unlinked notes (the heading says so). */
+  unlinkedOnly?: boolean;
 }
 
 /**
@@ -354,8 +358,22 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
     return li;
   };
 
-  const sim = section("similar", "Similar", related.similar.length);
-  for (const s of related.similar) item(sim, s.title || s.path, where(s.title || s.path, s.path), formatScore(s.score), (e) => h.onOpenPath(s.path, null, e));
+  const sim = section("similar", h.unlinkedOnly ? "Similar, not linked" : "Similar", related.similar.length);
+  for (const s of related.similar) {
+    const sub = s.linked ? `${formatScore(s.score)} · linked` : formatScore(s.score);
+    const li = item(sim, s.title || s.path, where(s.title || s.path, s.path), sub, (e) => h.onOpenPath(s.path, null, e));
+    li.setAttribute("data-path", s.path);
+    if (s.linked) li.classList.add("groove-linked");
+    if (h.onInsertLink) {
+      const b = el(li, "button", { cls: "groove-insert-link", text: "Insert link", attr: { type: "button", "aria-label": `Insert a link to ${s.title || s.path} at the cursor` } });
+      // The button is not the row: no open, and the row's keys stay the row's.
+      b.addEventListener("click", (e) => {
+        e.stopPropagation();
+        h.onInsertLink!(s.path);
+      });
+      b.addEventListener("keydown", (e) => e.stopPropagation());
+    }
+  }
   const back = section("backlinks", "Backlinks", related.backlinks.length);
   for (const b of related.backlinks) item(back, b.title || b.path, where(b.title || b.path, b.path), `line ${b.line}`, (e) => h.onOpenPath(b.path, b.line, e));
   const out = section("outgoing", "Outgoing links", related.outgoing.length);

@@ -19,6 +19,8 @@ export interface GrooveSettings {
   /** Ask for `explain` and show under each hit why it ranked there. */
   explain: boolean;
   debounceMs: number;
+  /** Related notes: only the similar notes no link joins to the active note. */
+  unlinkedOnly: boolean;
 }
 
 export const DEFAULT_SETTINGS: GrooveSettings = {
@@ -31,6 +33,7 @@ export const DEFAULT_SETTINGS: GrooveSettings = {
   showContext: false,
   explain: false,
   debounceMs: 150,
+  unlinkedOnly: false,
 };
 
 export function triToParam(t: TriState): boolean | null {

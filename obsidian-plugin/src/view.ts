@@ -1,9 +1,10 @@
-import { ItemView, Notice, type TFile, type WorkspaceLeaf } from "obsidian";
-import type { RelatedNotesResult, SearchHit } from "@groove/editor-client/protocol";
+import { ItemView, MarkdownView, Notice, type TFile, type WorkspaceLeaf } from "obsidian";
+import type { SearchHit } from "@groove/editor-client/protocol";
 import type GroovePlugin from "./main";
 import { SearchPanel } from "./panel";
-import { el, clear } from "./dom";
-import { renderRelated } from "./render";
+import { clear } from "./dom";
+import { RelatedPanel } from "./related";
+import { insertLink } from "./insert";
 import { openHit, openPathAtLine } from "./jump";
 
 export const VIEW_TYPE_SEARCH = "groove-search-view";
@@ -12,8 +13,7 @@ export const VIEW_TYPE_SEARCH = "groove-search-view";
 export class GrooveSearchView extends ItemView {
   private plugin: GroovePlugin;
   panel: SearchPanel | null = null;
-  private relatedEl: HTMLElement | null = null;
-  private relatedFor: string | null = null;
+  related: RelatedPanel | null = null;
 
   constructor(leaf: WorkspaceLeaf, plugin: GroovePlugin) {
     super(leaf);
@@ -54,9 +54,21 @@ export class GrooveSearchView extends ItemView {
     });
     const panel = this.panel;
     this.register(this.plugin.onState((s) => panel.setConnection(s)));
-    const details = el(root, "details", { cls: "groove-related", attr: { open: true } });
-    el(details, "summary", { text: "Related notes" });
-    this.relatedEl = el(details, "div", { cls: "groove-related-body" });
+    this.related = new RelatedPanel(root, {
+      source: {
+        related: (path, unlinkedOnly) => this.plugin.client().relatedNotes(path, 10, { unlinkedOnly }),
+        status: (why) => this.plugin.client().indexStatus(why),
+      },
+      unlinkedOnly: s.unlinkedOnly,
+      onUnlinkedOnly: (on) => {
+        this.plugin.settings.unlinkedOnly = on;
+        void this.plugin.saveSettings();
+      },
+      onOpenPath: (path, line, evt) => void openPathAtLine(this.app, path, line, evt).catch((e) => new Notice(`groove: ${e.message}`)),
+      onOpenLink: (link, from, evt) => void this.plugin.followLink(link, from, evt),
+      nameIsAmbiguous: (path) => this.plugin.nameIsAmbiguous(path),
+      onInsertLink: (path) => this.insertLinkTo(path),
+    });
     this.registerEvent(this.app.workspace.on("file-open", (f) => void this.showRelated(f)));
     void this.showRelated(this.app.workspace.getActiveFile());
     this.panel.focus();
@@ -78,27 +90,32 @@ export class GrooveSearchView extends ItemView {
   /** Re-run the visible query, e.g. after index.changed. */
   refresh(): void {
     this.panel?.refresh();
-    if (this.relatedFor) void this.showRelated(this.app.vault.getFileByPath(this.relatedFor), true);
+    const shown = this.related?.path;
+    if (shown) void this.showRelated(this.app.vault.getFileByPath(shown), true);
   }
 
   async showRelated(file: TFile | null, force = false): Promise<void> {
-    if (!this.relatedEl || !file || file.extension !== "md") return;
-    if (!force && this.relatedFor === file.path) return;
-    this.relatedFor = file.path;
-    const target = this.relatedEl;
-    let related: RelatedNotesResult | null = null;
-    try {
-      related = await this.plugin.client().relatedNotes(file.path, 10);
-    } catch (e) {
-      clear(target);
-      el(target, "div", { cls: "groove-related-empty", text: (e as Error).message });
+    if (!this.related || !file || file.extension !== "md") return;
+    await this.related.show(file.path, force);
+  }
+
+  /**
+   * A link to `path` at the cursor of the note the related notes are for:
+   * the sidebar has the focus when its button is clicked, so the editor is
+   * the Markdown leaf showing that note, not "the active view".
+   */
+  insertLinkTo(path: string): void {
+    const source = this.related?.path;
+    const editors = this.app.workspace.getLeavesOfType("markdown").map((l) => l.view).filter((v): v is MarkdownView => v instanceof MarkdownView);
+    const view = editors.find((v) => v.file?.path === source);
+    if (!source || !view?.file) {
+      new Notice("groove: open the note in an editor to insert a link into it");
       return;
     }
-    if (this.relatedFor !== file.path) return; // another note was opened meanwhile
-    renderRelated(target, related, {
-      onOpenPath: (path, line, evt) => void openPathAtLine(this.app, path, line, evt).catch((e) => new Notice(`groove: ${e.message}`)),
-      onOpenLink: (link, from, evt) => void this.plugin.followLink(link, from, evt),
-      nameIsAmbiguous: (path) => this.plugin.nameIsAmbiguous(path),
-    });
+    try {
+      insertLink(this.app, view.editor, view.file.path, path);
+    } catch (e) {
+      new Notice(`groove: ${(e as Error).message}`);
+    }
   }
 }

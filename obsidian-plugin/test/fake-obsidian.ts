@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import * as nodePath from "node:path";
+import { generateMarkdownLink } from "./link-text";
 
 type Fn = (...args: any[]) => any;
 
@@ -93,6 +94,18 @@ export class FakeEditor {
   }
   getCursor() {
     return this.cursor;
+  }
+  /** Writes `text` at the cursor (no selection in this fake); the cursor ends after it. */
+  replaceSelection(text: string) {
+    this.calls.push(["replaceSelection", text]);
+    const line = this.getLine(this.cursor.line);
+    const parts = (line.slice(0, this.cursor.ch) + text).split("\n");
+    const rest = line.slice(this.cursor.ch);
+    this.lines.splice(this.cursor.line, 1, ...parts.slice(0, -1), parts.at(-1)! + rest);
+    this.cursor = { line: this.cursor.line + parts.length - 1, ch: parts.at(-1)!.length };
+  }
+  getValue() {
+    return this.lines.join("\n");
   }
   setSelection(anchor: unknown, head?: unknown) {
     this.calls.push(["setSelection", anchor, head]);
@@ -412,12 +425,23 @@ export class MetadataCache {
   }
 }
 
+/** Obsidian's FileManager: link text as the default link settings write it (test/link-text.ts). */
+export class FileManager {
+  useMarkdownLinks = false;
+  constructor(private vault: Vault) {}
+  generateMarkdownLink(file: TFile, _sourcePath: string) {
+    return generateMarkdownLink(this.vault.getFiles().map((f) => f.path), file.path, { useMarkdownLinks: this.useMarkdownLinks });
+  }
+}
+
 export class App {
   workspace: Workspace;
   vault: Vault;
   metadataCache: MetadataCache;
+  fileManager: FileManager;
   constructor(base: string) {
     this.vault = new Vault(base);
+    this.fileManager = new FileManager(this.vault);
     this.metadataCache = new MetadataCache(this.vault);
     this.workspace = new Workspace(this);
   }

@@ -224,6 +224,31 @@ describe("search view", () => {
     expect(editor.getLine(5)).toBe("## 競合の解決");
   });
 
+  it("the Unlinked only toggle asks the daemon for unlinked notes and is saved; Insert link writes Obsidian's link text at the note's cursor", async () => {
+    daemon.relatedResult = (p) => ({ path: p.path, similar: [{ path: NOTE_PATH, title: "同期", score: 0.8, linked: false }], backlinks: [], outgoing: [] });
+    const { TFile } = await import("./fake-obsidian");
+    const view = await openView();
+    const leaf = app.workspace.getLeaf();
+    await leaf.openFile(new TFile("Other.md")); // file-open: the view shows its related notes
+    await until(() => view.contentEl.querySelectorAll(".groove-insert-link").length === 1, 8000, "related");
+    const toggle = view.contentEl.querySelector<HTMLInputElement>(".groove-unlinked-only input")!;
+    toggle.checked = true;
+    toggle.dispatchEvent(new Event("change"));
+    await until(() => daemon.received.some((r) => r.method === "related_notes" && r.params.unlinked_only === true), 8000, "unlinked request");
+    expect(daemon.received.find((r) => r.method === "related_notes" && r.params.unlinked_only)!.params).toEqual({ path: "Other.md", limit: 10, unlinked_only: true });
+    expect(plugin.settings.unlinkedOnly).toBe(true);
+    expect((plugin as unknown as { data: { unlinkedOnly: boolean } }).data.unlinkedOnly).toBe(true);
+    await until(() => view.contentEl.querySelector(".groove-related-heading")?.textContent === "Similar, not linked (1)", 8000, "re-rendered");
+
+    // The sidebar has the focus, not the editor: the link goes to the editor showing Other.md.
+    const editor = (leaf.view as MarkdownView).editor;
+    editor.cursor = { line: 2, ch: 4 };
+    view.contentEl.querySelector<HTMLButtonElement>(".groove-insert-link")!.click();
+    expect(editor.getLine(2)).toBe("See [[同期]][[同期#競合の解決]].");
+    expect(editor.calls.map((c) => c[0])).toEqual(expect.arrayContaining(["replaceSelection", "focus"]));
+    expect(editor.cursor).toEqual({ line: 2, ch: 10 });
+  });
+
   it("asks the daemon only for the heading line of a note Obsidian has not parsed yet, naming the note Obsidian chose", async () => {
     app.metadataCache.unparsed.add(NOTE_PATH);
     daemon.resolveResult = (p) => ({ path: NOTE_PATH, heading: "競合の解決", block: null, line_range: [6, 8], exists: p.link === `[[${NOTE_PATH}#競合の解決]]` });

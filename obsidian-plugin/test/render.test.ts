@@ -264,6 +264,29 @@ describe("renderRelated", () => {
     ]);
   });
 
+  it("marks linked notes, and Insert link inserts without opening the note", () => {
+    const root = document.createElement("div");
+    const onOpenPath = vi.fn();
+    const onInsertLink = vi.fn();
+    renderRelated(
+      root,
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9, linked: true }, { path: "c.md", title: "C", score: 0.8, linked: false }], backlinks: [], outgoing: [] },
+      { onOpenPath, onOpenLink: vi.fn(), onInsertLink },
+    );
+    const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
+    expect(items.map((i) => i.classList.contains("groove-linked"))).toEqual([true, false]);
+    expect(items[0]!.querySelector(".groove-related-sub")!.textContent).toMatch(/· linked$/);
+    expect(items[1]!.querySelector(".groove-related-sub")!.textContent).not.toMatch(/linked/);
+    items[1]!.querySelector<HTMLButtonElement>(".groove-insert-link")!.click();
+    expect(onInsertLink).toHaveBeenCalledWith("c.md");
+    items[1]!.querySelector(".groove-insert-link")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    expect(onOpenPath).not.toHaveBeenCalled();
+    // Without an insert handler (the modal, VS Code) there is no button.
+    renderRelated(root, { path: "a.md", similar: [{ path: "c.md", title: "C", score: 0.8 }], backlinks: [], outgoing: [] }, { onOpenPath, onOpenLink: vi.fn(), unlinkedOnly: true });
+    expect(root.querySelector(".groove-insert-link")).toBeNull();
+    expect(root.querySelector(".groove-related-heading")!.textContent).toBe("Similar, not linked (1)");
+  });
+
   it("is keyboard-operable: arrows move the focus, Enter and Space open", () => {
     const root = document.createElement("div");
     document.body.appendChild(root);

@@ -23,7 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 GROOVE = str(Path(sys.executable).with_name("groove"))
 TOOLS = {"search", "get_document", "get_documents", "related_notes", "resolve_link", "index_status", "reindex",
-         "list_notes", "recent_notes", "list_tags"}
+         "list_notes", "recent_notes", "list_tags", "unlinked_connections"}
 
 
 def groove_index(vault: Path, index: Path, model: Path | str, env: dict[str, str]) -> dict[str, Any]:

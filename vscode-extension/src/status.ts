@@ -1,6 +1,6 @@
 /** The status-bar item: the active folder's connection state, one text per cause. */
 import * as vscode from "vscode";
-import { describeState, type ConnectionState } from "@groove/editor-client";
+import { describeState, exclusionLine, type ConnectionState } from "@groove/editor-client";
 
 const ICON: Record<ConnectionState["kind"], string> = {
   idle: "$(search)",
@@ -16,7 +16,10 @@ export function statusText(s: ConnectionState | null): { text: string; tooltip: 
   if (!s) return { text: "$(search) groove", tooltip: "groove: no workspace folder", error: false };
   const d = describeState(s);
   if (s.kind === "ready" && !s.status.last_error && !s.status.stale_files) {
-    return { text: `${ICON.ready} groove: ${s.status.documents.toLocaleString("en-US")} notes`, tooltip: d.tooltip, error: false };
+    // What the index leaves out, and by which rule (ADR 0190, 0201): "why is my note not found?"
+    const rules = (s.status.exclusions ?? []).map((x) => `• ${exclusionLine(x)}`);
+    const tooltip = rules.length ? `${d.tooltip}\n\nExcluded from search:\n${rules.join("\n")}` : d.tooltip;
+    return { text: `${ICON.ready} groove: ${s.status.documents.toLocaleString("en-US")} notes`, tooltip, error: false };
   }
   if (s.kind === "problem") {
     const icon = s.problem.cause === "backend-not-found" ? "$(error)" : s.problem.transient ? "$(debug-disconnect)" : "$(warning)";

@@ -159,4 +159,15 @@ describe("status bar text", async () => {
   ])("%o -> %s", (state, text) => {
     expect(statusText(state as never).text).toBe(text);
   });
+  it("lists the exclusion rules in force in the ready tooltip, Obsidian's entries as written", () => {
+    const exclusions = [
+      { rule: "hidden and tool folders", entries: 4 },
+      { rule: "Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters)", entries: 2, values: ["Templates/", "/\\.excalidraw\\.md$/"] },
+    ];
+    const t = statusText({ kind: "ready", status: { ...status, exclusions } } as never).tooltip;
+    expect(t.split("Excluded from search:\n")[1]).toBe(
+      "• hidden and tool folders — 4 entries\n• Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters) — 2 entries: Templates/, /\\.excalidraw\\.md$/",
+    );
+    expect(statusText({ kind: "ready", status } as never).tooltip).not.toContain("Excluded from search");
+  });
 });

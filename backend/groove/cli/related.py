@@ -18,23 +18,32 @@ from .common import daemon_options, daemon_or_here, index_option, vault_option
 @vault_option
 @index_option
 @click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True, help="Similar notes to list.")
+@click.option("--unlinked", is_flag=True,
+              help="Only similar notes no link joins to NOTE (either way); still --limit of them.")
 @click.option("--json", "as_json", is_flag=True)
 @daemon_options
-def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: int, as_json: bool,
+def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: int, unlinked: bool, as_json: bool,
                 use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False) -> None:
     """Notes similar to NOTE (a vault-relative path, as search prints it),
     the notes that link to it, and where its links go.
 
+    Similar notes a link already joins to NOTE are marked "linked";
+    --unlinked lists only the others (candidates for a new link).
+
     Example: groove related "Obsidian Sync/Sync settings.md" --vault ~/Notes
     """
-    res = daemon_or_here(vault, index_path, "related_notes", {"path": note, "limit": limit}, use_daemon=use_daemon,
+    params: dict[str, object] = {"path": note, "limit": limit}
+    if unlinked:
+        params["unlinked_only"] = True
+    res = daemon_or_here(vault, index_path, "related_notes", params, use_daemon=use_daemon,
                          no_daemon=no_daemon, verbose=verbose)
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return
-    click.echo(f"similar to {escape_controls(res['path'])}:")
+    click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}:")
     for s in res["similar"]:
-        click.echo(f"  {s['score']:.3f}  {escape_controls(s['path'])}")
+        mark = "  (linked)" if s.get("linked") else ""
+        click.echo(f"  {s['score']:.3f}  {escape_controls(s['path'])}{mark}")
     click.echo(f"linking here ({len(res['backlinks'])}):")
     for b in res["backlinks"]:
         click.echo(f"  {escape_controls(b['path'])}:{b['line']}")

@@ -20,7 +20,7 @@ from pydantic import Field
 
 from .. import __version__
 from ..config import load_config
-from . import browse_tools, read_tools
+from . import browse_tools, link_tools, read_tools
 from .backend import Backend, ServerOptions
 from .budget import DEFAULT_MAX_TOKENS
 from .session import Session
@@ -32,7 +32,8 @@ WORKFLOW = """\
 groove searches the user's Markdown notes (an Obsidian-style vault) by meaning and by exact words.
 Workflow: `search` with a natural-language query -> read a hit in context with `get_document`
 (pass the hit's `path`, and its `line_range` as line_start/line_end, or a heading) -> follow
-[[wikilinks]] with `resolve_link`, or explore neighbours with `related_notes`. Browse without a
+[[wikilinks]] with `resolve_link`, or explore neighbours with `related_notes` (`unlinked_connections`: similar
+notes not linked yet, with the [[link]] to write). Browse without a
 query with `list_notes`, `recent_notes` and `list_tags`; read several notes with `get_documents`.
 Every result stays under `max_tokens` (default {budget:,}); cut content is flagged `truncated`
 with how to read the rest. Paths are vault-relative ('Folder/Note.md'). `index_status` tells
@@ -131,6 +132,7 @@ def build_server(opts: ServerOptions) -> MCPServer:
     log.debug("instructions read in %.3f s", time.perf_counter() - t0)
     read_tools.register(mcp, state)
     browse_tools.register(mcp, state)
+    link_tools.register(mcp, state)
     _register_prompts(mcp)
     if not load_config(opts.vault).search.reranker:
         mcp.remove_argument("search", "rerank", NO_RERANKER)

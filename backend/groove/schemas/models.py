@@ -61,6 +61,13 @@ class RelatedNotesParams(Params):
     path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)] | None = None
     limit: Annotated[int, Field(ge=1, le=MAX_RELATED)] | None = None
     chunk_id: Annotated[int, Field(ge=-MAX_INT, le=MAX_INT)] | None = None
+    unlinked_only: bool | None = None
+    """Leave out the similar notes a link already joins to this one (either way), before ``limit`` applies"""
+
+
+class UnlinkedConnectionsParams(Params):
+    path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS)]
+    limit: Annotated[int, Field(ge=1, le=MAX_RELATED)] | None = None
 
 
 class ResolveLinkParams(Params):
@@ -149,6 +156,8 @@ class Similar(Result):
     path: str
     title: str
     score: float
+    linked: bool = False
+    """A link joins the two notes, in either direction (resolved as backlinks and outgoing links are)"""
 
 
 class Backlink(Result):
@@ -173,6 +182,22 @@ class Related(Result):
     similar: list[Similar]
     backlinks: list[Backlink]
     outgoing: list[Outgoing]
+
+
+class Connection(Result):
+    path: str
+    title: str
+    score: float
+    link: str
+    """The wikilink to write in the note: '[[Name]]', or '[[Folder/Name]]' when another note has that name"""
+    aliases: list[str] = []
+    """The target's frontmatter aliases: display text for '[[Name|alias]]', never a link target"""
+
+
+class UnlinkedConnections(Result):
+    path: str
+    connections: list[Connection]
+    """The most similar notes no link joins to this one, nearest first"""
 
 
 class ResolvedLink(Result):
@@ -346,6 +371,7 @@ METHODS: dict[str, tuple[type, type]] = {
     "cancel": (CancelParams, Cancelled),
     "get_document": (GetDocumentParams, Document),
     "related_notes": (RelatedNotesParams, Related),
+    "unlinked_connections": (UnlinkedConnectionsParams, UnlinkedConnections),
     "resolve_link": (ResolveLinkParams, ResolvedLink),
     "read_note": (ReadNoteParams, NoteText),
     "index_status": (IndexStatusParams, IndexStatus),

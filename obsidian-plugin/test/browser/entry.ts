@@ -12,12 +12,19 @@ import { hitSelection } from "@groove/editor-client/hits";
 import { textBetween } from "@groove/editor-client/offsets";
 import type { RelatedNotesResult, SearchParams, SearchResponse } from "@groove/editor-client/protocol";
 import { GrooveError } from "@groove/editor-client/errors";
+import type { IndexStatus } from "@groove/editor-client/protocol";
+import { RelatedPanel } from "../../src/related";
+import { insertLink } from "../../src/insert";
+import { generateMarkdownLink } from "../link-text";
 
 declare global {
   interface Window {
     __grooveSearch(token: number, params: SearchParams): Promise<{ response?: SearchResponse; error?: { kind: string; code?: number; message: string } }>;
     __grooveCancel(token: number): Promise<void>;
     __grooveReadNote(path: string): Promise<string>;
+    /** related_notes / index_status through the Node side's real GrooveClient (related-notes test). */
+    __grooveRelated?(path: string, unlinkedOnly: boolean): Promise<RelatedNotesResult>;
+    __grooveStatus?(why?: string): Promise<IndexStatus>;
     /** A card's button, run by the Node side's VaultConnection (first-run tests). */
     __grooveAction?(action: "retry" | "build-index" | "download-model" | "restart" | "copy", arg?: string): Promise<void>;
     grooveTest: typeof api;
@@ -57,11 +64,51 @@ document.addEventListener(
 );
 
 let current: SearchPanel | null = null;
+/** The links "Insert link" wrote, in order. */
+const inserted: string[] = [];
 
 const api = {
   renders,
   opened,
   inputs,
+  inserted,
+  /**
+   * The plugin's related-notes section over the real daemon, and an editor
+   * standing in for Obsidian's: a textarea with a real caret, holding the
+   * note `source`; "Insert link" runs the plugin's insertLink with an app
+   * whose generateMarkdownLink writes Obsidian's default link text for `files`.
+   */
+  mountRelated(opts: { files: string[]; source: string; text: string }) {
+    const ta = document.createElement("textarea");
+    ta.className = "groove-test-editor";
+    ta.value = opts.text;
+    document.querySelector(".editor-stub")!.replaceChildren(ta);
+    // Like CodeMirror, the editor keeps its cursor while the sidebar has the focus.
+    let cursor = 0;
+    ta.addEventListener("blur", () => (cursor = ta.selectionEnd));
+    const editor = {
+      replaceSelection: (t: string) => {
+        ta.setRangeText(t, ta.selectionStart, ta.selectionEnd, "end");
+        cursor = ta.selectionEnd;
+      },
+      focus: () => {
+        ta.focus();
+        ta.setSelectionRange(cursor, cursor);
+      },
+    };
+    const app = {
+      vault: { getFileByPath: (p: string) => (opts.files.includes(p) ? { path: p } : null) },
+      fileManager: { generateMarkdownLink: (f: { path: string }) => generateMarkdownLink(opts.files, f.path) },
+    };
+    const panel = new RelatedPanel(document.getElementById("view")!, {
+      source: { related: (p, u) => window.__grooveRelated!(p, u), status: (w) => window.__grooveStatus!(w) },
+      onOpenPath: () => {},
+      onOpenLink: () => {},
+      onInsertLink: (p) => inserted.push(insertLink(app as never, editor as never, opts.source, p)),
+    });
+    (window as unknown as { related: RelatedPanel }).related = panel;
+    return panel;
+  },
   mount(container: HTMLElement, opts: { limit?: number; showContext?: boolean; debounceMs?: number } = {}) {
     current = new SearchPanel(container, {
       runner: {

@@ -1,0 +1,52 @@
+"""unlinked_connections: the notes most like one note that no link joins to
+it yet, each with the wikilink to write (``notes.unlinked_connections``,
+ADR 0200), so Claude can propose links. Its own module: the other tool
+modules are registered from their own argument lists."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp_types import CallToolResult
+from pydantic import Field
+
+from ..bounds import MAX_PATH_CHARS
+from ..notes import MAX_RELATED
+from ..schemas.models import UnlinkedConnections
+from .session import READ_ONLY, Session, call, fresh, result
+
+
+def _text(d: dict[str, Any]) -> str:
+    rows = d["connections"]
+    if not rows:
+        return f"No unlinked connections for {d['path']}: its nearest notes are all linked to it (or it has none)."
+    lines = [f"{len(rows)} notes like {d['path']} that no link joins to it (nearest first); "
+             "to link one, write its `link` in the note:"]
+    for c in rows:
+        alias = f" | aliases: {', '.join(c['aliases'])}" if c["aliases"] else ""
+        lines.append(f"- {c['link']} | {c['title']} | {c['path']} | score {c['score']:.3f}{alias}")
+    lines += [f"warning: {w}" for w in d.get("warnings", [])]
+    return "\n".join(lines)
+
+
+def register(mcp: MCPServer, state: Session) -> None:
+    backend = state.backend
+
+    @mcp.tool(name="unlinked_connections", title="Unlinked connections", annotations=READ_ONLY, description=(
+        "Notes similar in meaning to one note that are not linked to it in either direction (it has no "
+        "[[link]] to them and they have none to it): candidates for new links. Each comes with its "
+        "title, path, similarity score (cosine), and `link`: the wikilink to write in the note, as "
+        "Obsidian writes it ('[[Name]]', or '[[Folder/Name]]' when another note has the same name). "
+        "Aliases are display text, not link targets: write '[[Name|alias]]' to show one. Read both "
+        "notes (get_document) before proposing a link, and say why they belong together."))
+    async def unlinked_connections(
+        path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
+            "Vault-relative note path, e.g. 'Projects/Plan.md'."))],
+        limit: Annotated[int, Field(ge=1, le=MAX_RELATED, description="Number of notes (1-50).")] = 10,
+    ) -> Annotated[CallToolResult, UnlinkedConnections]:
+        warnings = await fresh(state)
+        d = await call(backend.call, "unlinked_connections", {"path": path, "limit": limit})
+        if warnings:
+            d["warnings"] = warnings
+        return result(_text(d), d)  # at most 50 short rows: well under any max_tokens
