@@ -294,6 +294,8 @@ export interface SearchParams {
   tags_all?: string[];
   date_from?: string | null;
   date_to?: string | null;
+  /** Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``, ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>`` order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2`` */
+  where?: string[];
   min_confidence_ratio?: number | null;
   /** Give each hit an ``explain`` object: why it ranked where it did */
   explain?: boolean | null;
