@@ -106,7 +106,7 @@ class _FilterNotes:
     ids: list[int]
     paths: list[str]
     tags: list[frozenset[str]]  # lowercased
-    days: list[str]  # the note's date, else its modification day (ISO)
+    days: list[str]  # the note's date (a daily note's day, ADR 0191), else its modification day (ISO)
     answers: dict[tuple, Restriction]  # a filter's restriction, by its parameters
 
 
