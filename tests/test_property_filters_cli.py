@@ -120,6 +120,9 @@ def test_a_changed_property_is_filtered_on_after_the_incremental_index(cli):
     assert out["indexed"] == 1
     assert cli.paths("--where", "status=done") == {ALPHA, BETA}
     assert cli.paths("--where", "status=todo") == set()
+    r = _groove("index", str(cli.vault), "--index", str(cli.index), "--model", str(cli.model), "--rebuild")
+    assert r.returncode == 0, r.stderr  # built aside and copied in: the property rows come along
+    assert cli.paths("--where", "status=done") == {ALPHA, BETA}
 
 
 def test_new_daily_notes_settings_re_date_the_notes_without_re_embedding(cli):
