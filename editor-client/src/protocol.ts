@@ -174,7 +174,7 @@ export interface NoteEntry {
   path: string;
   title: string;
   tags: string[];
-  /** The frontmatter date, if any */
+  /** The note's day, if it has one: a daily note's from its file name, else the frontmatter date or created */
   date: string | null;
   /** The file's modification time when indexed, seconds since the epoch */
   modified: number;
