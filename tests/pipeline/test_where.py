@@ -36,6 +36,7 @@ def test_entries_are_typed_by_how_the_value_reads(written, key, op, kind, value)
     ("done<true", "a boolean"),
     ("due<2026-13-40", "not a day of the calendar"),
     ("a==b", "'==' is not an operator"),
+    ("status=\ud800", "not valid Unicode text"),
 ])
 def test_a_bad_entry_is_refused_with_what_to_write(written, says):
     with pytest.raises(InvalidArgument) as e:

@@ -47,6 +47,10 @@ def _fail(written: str, why: str) -> InvalidArgument:
 
 def parse_condition(written: str) -> Condition:
     """One ``where`` entry, checked: a clear error names what is wrong."""
+    try:
+        written.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON allows "\ud800"): SQLite cannot take it
+        raise _fail(written, "not valid Unicode text") from None
     m = _SPLIT.match(written.strip())
     if not m:
         raise _fail(written, f"no operator; {_HOW}")
