@@ -64,6 +64,7 @@ texts = st.text(max_size=8)
     path_globs=st.lists(texts, max_size=2).map(tuple), tags_any=st.lists(texts, max_size=2).map(tuple),
     tags_all=st.lists(texts, max_size=2).map(tuple), date_from=st.none() | st.just("2024-01-02"),
     date_to=st.none() | st.just("2024-12-31"), min_confidence_ratio=st.none() | st.floats(0, 1),
+    where=st.lists(texts, max_size=2).map(tuple),
 ))
 def test_search_params_survive_the_wire(p):
     wire = p.to_json()

@@ -24,7 +24,7 @@ from .bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUE
 
 __all__ = ["ByteSpan", "Date", "Field", "Ge", "Glob", "Interval", "LineRange", "MAX_FILTER_ITEMS", "MAX_INT",
            "MAX_PATH_CHARS", "MAX_PATTERN_CHARS", "MAX_QUERY_CHARS", "MinLen", "NonNeg", "SkipJsonSchema", "Tag",
-           "Unit"]
+           "Unit", "Where"]
 
 # Named so the schemas carry them as $defs.
 ByteSpan = TypeAliasType("ByteSpan", tuple[Annotated[int, Ge(0)], Annotated[int, Ge(0)]])
@@ -37,3 +37,4 @@ Date = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}")]
 # Bounds on what a caller may send: the one table (bounds.py, ADR 0153).
 Glob = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
 Tag = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]
+Where = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]  # key=value, key<value, ... (pipeline/where.py)

@@ -39,6 +39,7 @@ from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .types import ParsedNote
+from .vault.daily_notes import DAILY_NOTES_FILE, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
 from .vault.scan import (
@@ -295,6 +296,8 @@ def _index_vault(
     run = _Run(idx, summary, rebuild)
     files, skipped = scan_vault(vault)
     summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
+    daily = daily_notes(vault)  # a daily note's day is the one in its name (ADR 0191)
+    summary.warnings += [(DAILY_NOTES_FILE, w) for w in daily.warnings]
     for sk in skipped:
         if only is None or sk.path in only:
             run.skip(sk.path, sk.reason)
@@ -413,6 +416,7 @@ def _index_vault(
             continue
         for w in note.warnings:
             summary.warnings.append((nf.path, w))
+        note.date = daily.date_of(nf.path) or note.date
         old = by_hash.pop(h, None) if not rebuild and d is None else None
         if old is not None and store.move_note(idx, old, note, size=size, mtime_ns=mtime, content_hash=h):
             summary.renamed.append((old, nf.path))
@@ -430,6 +434,11 @@ def _index_vault(
             continue
         if store.delete_doc(idx, p):
             summary.deleted.append(p)
+    if idx.get_meta("daily_notes") != daily.key:
+        # The daily-notes settings changed (or this index predates them): every
+        # note's date is worked out again from what the index holds.
+        store.redate(idx, daily.date_of)
+        idx.set_meta("daily_notes", daily.key)
     store.record_skipped(idx, run.rows, scope=None if only is None else set(only) | {r.path for r in run.rows})
     try:
         # low_confidence's yardstick (ADR 0103): measured when missing or outdated.

@@ -73,7 +73,7 @@ class ParsedNote:
     aliases: list[str]
     tags: list[str]
     description: str
-    date: str | None  # ISO date from frontmatter, if any
+    date: str | None  # ISO day: a daily note's from its name (set by the indexer), else frontmatter date/created
     frontmatter: dict[str, Any]
     chunks: list[Chunk]
     links: list[WikiLink]

@@ -184,7 +184,7 @@ export interface NoteEntry {
   path: string;
   title: string;
   tags: string[];
-  /** The frontmatter date, if any */
+  /** The note's day, if it has one: a daily note's from its file name, else the frontmatter date or created */
   date: string | null;
   /** The file's modification time when indexed, seconds since the epoch */
   modified: number;
@@ -305,6 +305,8 @@ export interface SearchParams {
   tags_all?: string[];
   date_from?: string | null;
   date_to?: string | null;
+  /** Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``, ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>`` order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2`` */
+  where?: string[];
   min_confidence_ratio?: number | null;
   /** Give each hit an ``explain`` object: why it ranked where it did */
   explain?: boolean | null;

@@ -55,8 +55,8 @@ def test_lists_tools_with_llm_facing_schemas(s) -> None:
     props = search.input_schema["properties"]
     # No reranker configured for the test vault: `rerank` is not offered (M6).
     assert set(props) == {"query", "limit", "offset", "path_globs", "tags_any", "tags_all", "date_from", "date_to",
-                          "mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever", "min_confidence_ratio",
-                          "explain", "max_tokens"}
+                          "where", "mmr", "mmr_lambda", "mmr_same_doc_penalty", "parent_retriever",
+                          "min_confidence_ratio", "explain", "max_tokens"}
     assert search.input_schema["required"] == ["query"]
     assert props["limit"]["default"] == 10 and props["limit"]["maximum"] == 50
     assert '"double quotes"' in search.description and "'-' before a word" in search.description

@@ -128,7 +128,7 @@ def test_every_surface_publishes_and_enforces_one_bound_table(raw, indexed, vaul
     tools = {t["name"]: t["inputSchema"]["properties"] for t in s.answer(1)["result"]["tools"]}
     search = tools["search"]
     assert search["query"]["maxLength"] == bounds.MAX_QUERY_CHARS
-    for name in ("path_globs", "tags_any", "tags_all"):
+    for name in ("path_globs", "tags_any", "tags_all", "where"):
         arr = next(k for k in search[name]["anyOf"] if k.get("type") == "array")
         assert arr["maxItems"] == bounds.MAX_FILTER_ITEMS and arr["items"]["maxLength"] == bounds.MAX_PATTERN_CHARS
     assert tools["get_document"]["path"]["maxLength"] == bounds.MAX_PATH_CHARS

@@ -35,7 +35,9 @@ def rt(tmp_path_factory, tiny_embedder):
         folder = vault / ["work", "home", "work/archive"][i % 3]
         folder.mkdir(parents=True, exist_ok=True)
         tags = rng.sample(["project", "idea", "project/alpha", "日記"], rng.randint(0, 2))
-        front = f"---\ntags: [{', '.join(tags)}]\ndate: 2026-0{1 + i % 9}-1{i % 10}\n---\n"
+        kind = "meeting" if i % 4 == 0 else "note"
+        front = (f"---\ntags: [{', '.join(tags)}]\ndate: 2026-0{1 + i % 9}-1{i % 10}\nn: {i}\n"
+                 f"kind: {kind}\n---\n")
         body = "\n\n".join(f"## {rng.choice(WORDS)} {j}\n\n" + " ".join(rng.choice(WORDS) for _ in range(40))
                            for j in range(rng.randint(1, 4)))
         (folder / f"note {i:02d}.md").write_text(front + f"# Note {i}\n\n{body}\n", encoding="utf-8")
@@ -52,6 +54,8 @@ FILTERS = [
     {"date_from": "2026-03-01", "date_to": "2026-06-30"},
     {"path_globs": ("work/**",), "tags_any": ("日記",)},
     {"path_globs": ("nowhere/**",)},
+    {"where": ("kind=meeting",)},  # frontmatter properties (ADR 0191)
+    {"where": ("n>=30", "kind!=meeting"), "path_globs": ("work/**",)},
 ]
 
 
@@ -66,6 +70,13 @@ def test_filtered_stage1_in_memory_equals_sqlite(rt, monkeypatch, query):
         r = resolve_params(SearchParams(query=query, **filters), cfg)
         restriction = build_restriction(idx, r)
         s = hybrid_candidates(idx, parse_query(r.query, short_cjk=r.short_cjk), qvec, r, restriction)
+        if "where" in filters:  # the legs saw only the notes the properties allow (ADR 0191)
+            props = {d: (n, k) for d, n, k in idx.conn.execute(
+                "SELECT id, json_extract(frontmatter, '$.n'), json_extract(frontmatter, '$.kind') FROM documents")}
+            meetings = filters["where"] == ("kind=meeting",)
+            for c in s.candidates:
+                n, kind = props[c.doc_id]
+                assert kind == "meeting" if meetings else (n >= 30 and kind == "note")
         return s.fts_ids, s.vec_ids, [c.chunk_id for c in s.candidates]
 
     for filters in FILTERS:

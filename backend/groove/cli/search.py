@@ -55,6 +55,9 @@ def filter_options(f):
         click.option("--all-tags", "tags_all", multiple=True, help="Only notes with all of these tags (repeatable)."),
         click.option("--from", "date_from", default=None, help="Only notes dated on/after (YYYY-MM-DD)."),
         click.option("--to", "date_to", default=None, help="Only notes dated on/before (YYYY-MM-DD)."),
+        click.option("--where", "where", multiple=True, metavar="KEY=VALUE",
+                     help="Only notes whose property matches (repeatable, all must hold): key=value, key!=value, "
+                          "key<value, key>value, key<=value, key>=value; e.g. status=done, priority>2."),
     ]
     for o in reversed(opts):
         f = o(f)

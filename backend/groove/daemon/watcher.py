@@ -31,6 +31,7 @@ from .. import service
 from ..errors import GrooveError
 from ..indexer import IndexSummary
 from ..runtime import Runtime
+from ..vault.daily_notes import DAILY_NOTES_FILE
 from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS
 
 log = logging.getLogger("groove.daemon.watcher")
@@ -198,8 +199,9 @@ def _rel(vault: Path, abspath: str) -> str | None:
     parts = rel.parts
     if not parts:
         return None
-    if rel.as_posix() == OBSIDIAN_APP_FILE:
-        return OBSIDIAN_APP_FILE  # Obsidian's Excluded files live there (ADR 0190)
+    if rel.as_posix() in (OBSIDIAN_APP_FILE, DAILY_NOTES_FILE):
+        # Obsidian's Excluded files (ADR 0190) and daily-notes settings (ADR 0191)
+        return rel.as_posix()
     # Folders the scanner never indexes: skip their (frequent) churn early.
     for p in parts[:-1]:
         if p in SKIP_DIRS or p.startswith("."):
@@ -364,8 +366,8 @@ class VaultWatcher:
             if rel is None:
                 continue
             name = rel.rsplit("/", 1)[-1]
-            if rel in (IGNORE_FILE, OBSIDIAN_APP_FILE):
-                return None  # what counts as a note changed
+            if rel in (IGNORE_FILE, OBSIDIAN_APP_FILE, DAILY_NOTES_FILE):
+                return None  # what counts as a note, or a daily note's day, changed
             if is_note_name(name):
                 notes.add(rel)
                 continue

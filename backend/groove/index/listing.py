@@ -67,7 +67,8 @@ def list_notes(
     """One page of the notes matching every filter given, and how many match in all.
     ``folder`` matches the folder and everything under it; ``glob`` is a
     gitignore-style pattern like the search's path_globs; dates compare the
-    frontmatter date, else the file's modification day (as search does)."""
+    note's date (a daily note's day from its name, else its frontmatter date,
+    ADR 0191), else the file's modification day (as search does)."""
     where: list[str] = []
     args: list[Any] = []
     # Names, globs and tags compare in one Unicode form (NFC, issue 35 F5): a

@@ -7,11 +7,12 @@ embedder, which the first index run decides.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 import apsw
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -123,6 +124,45 @@ def m004_link_target_indexes(conn: apsw.Connection) -> None:
     conn.execute(f"CREATE INDEX IF NOT EXISTS links_target_tail ON links({LINK_TARGET_TAIL})")
 
 
+PROPERTY_COLUMNS = "doc_id, key, value_text, value_num, value_date"
+
+
+def m005_note_properties(conn: apsw.Connection) -> None:
+    # Every scalar value of every frontmatter property, a list's items one row
+    # each, for `where` filters (ADR 0191): key and text folded as
+    # vault/properties.py folds them; value_num / value_date when the value is
+    # a number / a day. An index made before this migration fills the table
+    # from the frontmatter it already stores, so no --rebuild is needed.
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'note_properties'").fetchone():
+        return
+    conn.execute(
+        """
+        CREATE TABLE note_properties (
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            value_text TEXT NOT NULL,
+            value_num REAL,
+            value_date TEXT
+        );
+        CREATE INDEX note_properties_text ON note_properties(key, value_text);
+        CREATE INDEX note_properties_num ON note_properties(key, value_num) WHERE value_num IS NOT NULL;
+        CREATE INDEX note_properties_date ON note_properties(key, value_date) WHERE value_date IS NOT NULL;
+        CREATE INDEX note_properties_doc ON note_properties(doc_id);
+        """
+    )
+    from ..vault.properties import property_values
+
+    rows = []
+    for doc_id, raw in conn.execute("SELECT id, frontmatter FROM documents"):
+        try:
+            meta = json.loads(raw or "{}")
+        except ValueError:
+            continue
+        if isinstance(meta, dict):
+            rows += [(doc_id, *v) for v in property_values(meta)]
+    conn.executemany(f"INSERT INTO note_properties({PROPERTY_COLUMNS}) VALUES (?,?,?,?,?)", rows)
+
+
 def rows_version(conn: apsw.Connection) -> str | None:
     """The counter m003 keeps: it moves with every note or chunk change, so
     an in-memory copy made at one value is current while it holds."""
@@ -131,7 +171,8 @@ def rows_version(conn: apsw.Connection) -> str | None:
 
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
-    m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes]
+    m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
+    m005_note_properties]
 
 
 def create_vec_table(conn: apsw.Connection, dim: int) -> None:

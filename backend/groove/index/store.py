@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..types import ParsedNote
+from ..vault.properties import note_date, property_values
 from . import shortcjk
+from .schema import PROPERTY_COLUMNS
 
 if TYPE_CHECKING:
     from ..models.base import Embedder
@@ -134,6 +137,12 @@ def _delete_doc_rows(c, doc_id: int) -> None:
     c.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
+    c.execute("DELETE FROM note_properties WHERE doc_id = ?", (doc_id,))
+
+
+def _insert_properties(c, doc_id: int, note: ParsedNote) -> None:
+    c.executemany(f"INSERT INTO note_properties({PROPERTY_COLUMNS}) VALUES (?,?,?,?,?)",
+                  [(doc_id, *v) for v in property_values(note.frontmatter)])
 
 
 def _has_vec(c) -> bool:
@@ -189,6 +198,7 @@ def upsert_note(
         c.executemany(
             "INSERT INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in note.tags]
         )
+        _insert_properties(c, doc_id, note)
         c.executemany(
             "INSERT INTO links(doc_id, target, heading, block, alias, embed, line) VALUES (?,?,?,?,?,?,?)",
             [(doc_id, ln.target, ln.heading, ln.block, ln.alias, int(ln.embed), ln.line) for ln in note.links],
@@ -254,6 +264,8 @@ def move_note(
                 size, mtime_ns, content_hash, time.time(), doc_id,
             ),
         )
+        c.execute("DELETE FROM note_properties WHERE doc_id = ?", (doc_id,))
+        _insert_properties(c, doc_id, note)
         for (cid,), ch in zip(old, note.chunks):
             ctx = fts_context(note, ch.context)
             c.execute("UPDATE chunks SET context = ? WHERE id = ?", (ch.context, cid))
@@ -283,6 +295,26 @@ def delete_doc(idx: Index, path: str) -> bool:
         return True
 
 
+def redate(idx: Index, daily_day: Callable[[str], str | None]) -> int:
+    """Give every note the date the indexer would give it now: its daily-note
+    day (``daily_day(path)``), else its frontmatter ``date``/``created``
+    (ADR 0191). For a change of the daily-notes settings: nothing is
+    re-read or re-embedded. Returns how many notes changed date."""
+    changed = []
+    for doc_id, path, raw, old in idx.conn.execute("SELECT id, path, frontmatter, date FROM documents"):
+        try:
+            meta = json.loads(raw or "{}")
+        except ValueError:
+            meta = {}
+        new = daily_day(path) or (note_date(meta) if isinstance(meta, dict) else None)
+        if new != old:
+            changed.append((new, doc_id))
+    if changed:
+        with idx.atomic() as c:
+            c.executemany("UPDATE documents SET date = ? WHERE id = ?", changed)
+    return len(changed)
+
+
 def clear_all(idx: Index) -> None:
     """For --rebuild: drop every row and the vector table (its dim may change)."""
     with idx.atomic() as c:
@@ -290,6 +322,7 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM documents")
         c.execute("DELETE FROM links")
         c.execute("DELETE FROM tags")
+        c.execute("DELETE FROM note_properties")
         c.execute("DELETE FROM skipped")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")

@@ -76,8 +76,14 @@ def _register_search(mcp: MCPServer, state: Session) -> None:
         tags_all: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
             "Only notes with all of these tags (no '#')."))] = None,
         date_from: Annotated[str | None, Field(description=(
-            "Only notes dated on/after this day (YYYY-MM-DD, frontmatter date)."))] = None,
+            "Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the "
+            "frontmatter date or created, else the file's modification day."))] = None,
         date_to: Annotated[str | None, Field(description="Only notes dated on/before this day (YYYY-MM-DD).")] = None,
+        where: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
+            "Only notes whose frontmatter properties satisfy all of these, each 'key=value', 'key!=value', "
+            "'key<value', 'key>value', 'key<=value' or 'key>=value', e.g. ['status=done', 'priority>2', "
+            "'due<=2026-12-31']. A list property matches when it contains the value; < and > order "
+            "numbers and YYYY-MM-DD dates; quote a value to compare it as text."))] = None,
         rerank: Annotated[bool | None, Field(description=(
             "Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."))] = None,
         mmr: Annotated[bool | None, Field(description=(
@@ -103,8 +109,8 @@ def _register_search(mcp: MCPServer, state: Session) -> None:
         warnings = await fresh(state)
         params = {
             "query": query, "limit": offset + limit, "path_globs": path_globs or [], "tags_any": tags_any or [],
-            "tags_all": tags_all or [], "date_from": date_from, "date_to": date_to, "rerank": rerank,
-            "mmr": mmr, "mmr_lambda": mmr_lambda, "mmr_same_doc_penalty": mmr_same_doc_penalty,
+            "tags_all": tags_all or [], "date_from": date_from, "date_to": date_to, "where": where or [],
+            "rerank": rerank, "mmr": mmr, "mmr_lambda": mmr_lambda, "mmr_same_doc_penalty": mmr_same_doc_penalty,
             "parent_retriever": parent_retriever, "min_confidence_ratio": min_confidence_ratio,
         }
         if explain:

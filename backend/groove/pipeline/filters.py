@@ -1,4 +1,5 @@
-"""Filters (path globs, tags, dates) as a set of allowed documents.
+"""Filters (path globs, tags, dates, frontmatter properties) as a set of
+allowed documents.
 
 They are applied *inside* both legs before fusion (as ``rowid IN (...)``), so
 a filter never empties a top-k that a post-filter would have thinned out.
@@ -23,6 +24,7 @@ from ..index.db import Index
 from ..index.notes import documents_signature
 from ..vault.encoding import nfc
 from .params import Resolved
+from .where import condition_sql
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,8 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
         applied["date_from"] = dfrom
     if dto:
         applied["date_to"] = dto
+    if r.where:
+        applied["where"] = [w.written for w in r.where]
     if not applied:
         return Restriction(None, {})
     try:
@@ -75,10 +79,11 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
     except ValueError as e:  # pathspec's GitWildMatchPatternError
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     notes = _filter_notes(idx)
-    ask = (tuple(r.path_globs), tuple(r.tags_any), tuple(r.tags_all), dfrom, dto)
+    ask = (tuple(r.path_globs), tuple(r.tags_any), tuple(r.tags_all), dfrom, dto,
+           tuple((w.key, w.op, w.kind, w.value) for w in r.where))
     known = notes.answers.get(ask)
     if known is None:
-        allowed = _judge(notes, spec, r, dfrom, dto)
+        allowed = _judge(notes, spec, r, dfrom, dto, _with_properties(idx, notes, r))
         allowed.flags.writeable = False  # shared by every search that asks the same filter
         known = Restriction(chunks_of_notes_sql(allowed.tolist()), applied, allowed)
         with _ANSWERS_LOCK:  # the daemon's reader threads share the index's cache
@@ -101,7 +106,7 @@ class _FilterNotes:
     ids: list[int]
     paths: list[str]
     tags: list[frozenset[str]]  # lowercased
-    days: list[str]  # the note's date, else its modification day (ISO)
+    days: list[str]  # the note's date (a daily note's day, ADR 0191), else its modification day (ISO)
     answers: dict[tuple, Restriction]  # a filter's restriction, by its parameters
 
 
@@ -121,10 +126,29 @@ def _filter_notes(idx: Index) -> _FilterNotes:
     return notes
 
 
+def _with_properties(idx: Index, notes: _FilterNotes, r: Resolved) -> set[int] | None:
+    """The notes every ``where`` condition holds for (None: no condition).
+    Each is one read of an index on note_properties (schema m005)."""
+    if not r.where:
+        return None
+    keep: set[int] | None = None
+    for cond in r.where:
+        sql, args = condition_sql(cond)
+        hits = {row[0] for row in idx.conn.execute(sql, args)}
+        if cond.op == "!=":  # every note that is not one of those, those without the property included
+            hits = set(notes.ids) - hits
+        keep = hits if keep is None else keep & hits
+        if not keep:
+            break
+    return keep
+
+
 def _judge(notes: _FilterNotes, spec: pathspec.GitIgnoreSpec | None, r: Resolved,
-           dfrom: str | None, dto: str | None) -> np.ndarray:
+           dfrom: str | None, dto: str | None, props: set[int] | None) -> np.ndarray:
     allowed: list[int] = []
     for doc_id, path, tags, day in zip(notes.ids, notes.paths, notes.tags, notes.days):
+        if props is not None and doc_id not in props:
+            continue
         if spec and not spec.match_file(path):
             continue
         if r.tags_any and not any(_tag_match(tags, t) for t in r.tags_any):

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ..bounds import MAX_FILTER_ITEMS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
+from .where import Condition, parse_where
 
 if TYPE_CHECKING:
     from .. import constraints as c
@@ -54,6 +55,10 @@ class SearchParams:
     tags_all: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
     date_from: c.Date | None = None
     date_to: c.Date | None = None
+    where: Annotated[tuple[c.Where, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    """Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``,
+    ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
+    order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
     min_confidence_ratio: c.Unit | None = None
     explain: bool | None = None
     """Give each hit an ``explain`` object: why it ranked where it did"""
@@ -105,6 +110,7 @@ class Resolved:
     tags_all: tuple[str, ...] = ()
     date_from: str | None = None
     date_to: str | None = None
+    where: tuple[Condition, ...] = ()
     warnings: tuple[str, ...] = field(default=())
     # low_confidence (pipeline/confidence.py): the calibrated rule unless the
     # request names a min_confidence_ratio, which asks for the margin rule.
@@ -137,7 +143,7 @@ def check_bounds(p: SearchParams) -> None:
     if len(p.query) > MAX_QUERY_CHARS:
         raise InvalidArgument(f"'query' is {len(p.query):,} characters; at most {MAX_QUERY_CHARS:,} are accepted "
                               "(search for its key sentences instead)", param="query")
-    for name in ("path_globs", "tags_any", "tags_all"):
+    for name in ("path_globs", "tags_any", "tags_all", "where"):
         items = getattr(p, name)
         if len(items) > MAX_FILTER_ITEMS:
             raise InvalidArgument(f"'{name}' has {len(items):,} items; at most {MAX_FILTER_ITEMS} are accepted",
@@ -202,6 +208,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         tags_all=tuple(p.tags_all),
         date_from=p.date_from,
         date_to=p.date_to,
+        where=parse_where(tuple(p.where)),
         warnings=tuple(warnings),
         confidence_rule="calibrated" if p.min_confidence_ratio is None else "margin",
         low_confidence_threshold=cfg.low_confidence_threshold,

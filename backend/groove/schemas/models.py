@@ -325,7 +325,7 @@ class NoteEntry(Result):
     title: str
     tags: list[str]
     date: str | None
-    """The frontmatter date, if any"""
+    """The note's day, if it has one: a daily note's from its file name, else the frontmatter date or created"""
     modified: float
     """The file's modification time when indexed, seconds since the epoch"""
     size: NonNeg

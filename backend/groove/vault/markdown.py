@@ -37,7 +37,7 @@ import mistletoe.span_token
 from ..tokens import estimate_tokens
 from ..types import Chunk, ParsedNote, WikiLink
 from .encoding import decode_note_bytes, nfc
-from .properties import as_list, iso_date, jsonable, load_frontmatter
+from .properties import as_list, jsonable, load_frontmatter, note_date
 
 # Deeper block nesting (quotes, lists) than this is not handed to mistletoe,
 # which recurses ~5 Python frames per level (a list nested 200 levels, or
@@ -281,7 +281,7 @@ def parse_note(
     aliases = as_list(meta.get("aliases") or meta.get("alias"))
     fm_tags = [t.lstrip("#") for t in as_list(meta.get("tags") or meta.get("tag"))]
     description = str(meta.get("description") or "").strip()
-    date = iso_date(meta.get("date") or meta.get("created"))
+    date = note_date(meta)
 
     body_text = "".join(ln.text for ln in body)
     tags = list(dict.fromkeys(fm_tags + parse_inline_tags(body_text)))

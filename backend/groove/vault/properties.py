@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from typing import Any
+import unicodedata
+from typing import Any, NamedTuple
 
 import frontmatter
 import yaml
@@ -40,6 +41,78 @@ def iso_date(value: Any) -> str | None:
         m = re.match(r"^\d{4}-\d{2}-\d{2}", value.strip())
         return m.group(0) if m else None
     return None
+
+
+def note_date(meta: dict[str, Any]) -> str | None:
+    """A note's own date: its ``date`` property, else ``created`` (ISO day)."""
+    return iso_date(meta.get("date") or meta.get("created"))
+
+
+class PropertyValue(NamedTuple):
+    """One value of a note's property as the index keeps it for ``where``
+    filters (ADR 0191): a list property gives one per item."""
+
+    key: str  # property_key(name)
+    text: str  # property_text(value): compared by = and !=
+    num: float | None  # a number (or a string that is one): ordered by < and >
+    day: str | None  # an ISO day (a date, a datetime's day, or a string starting with one)
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
+_WIKILINK = re.compile(r"\[\[([^\[\]|#]*)(?:#[^\[\]|]*)?(?:\|[^\[\]]*)?\]\]")
+
+
+def property_key(name: str) -> str:
+    """Property names compare without case, in NFC (``Status`` is ``status``)."""
+    return unicodedata.normalize("NFC", str(name).strip().lower())
+
+
+def property_text(value: Any) -> str:
+    """A value as ``=`` compares it: without case, in NFC; a value that is one
+    wikilink stands for its target (``[[Groove|g]]`` is ``groove``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    s = unicodedata.normalize("NFC", str(value).strip()).lower()
+    m = _WIKILINK.fullmatch(s)
+    return m.group(1).strip() if m else s
+
+
+def number_of(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        f = float(value)
+        return f if f == f and abs(f) != float("inf") else None
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value.strip())
+    return None
+
+
+def day_of(value: Any) -> str | None:
+    """The ISO day of a date, a datetime or a string starting with a real one."""
+    d = iso_date(value)
+    if d is None:
+        return None
+    try:
+        return _dt.date.fromisoformat(d).isoformat()
+    except ValueError:
+        return None
+
+
+def property_values(meta: dict[str, Any]) -> list[PropertyValue]:
+    """Every scalar value of every property (items of a list included);
+    empty values and nested objects are left out."""
+    out: list[PropertyValue] = []
+    for name, value in meta.items():
+        key = property_key(name)
+        if not key:
+            continue
+        items = value if isinstance(value, (list, tuple)) else [value]
+        for v in items:
+            if v is None or isinstance(v, (dict, list, tuple)) or (isinstance(v, str) and not v.strip()):
+                continue
+            out.append(PropertyValue(key, property_text(v), number_of(v), day_of(v)))
+    return list(dict.fromkeys(out))
 
 
 class _FrontmatterTooBig(ValueError):
