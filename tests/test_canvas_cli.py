@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write_note
+from helpers import canvas_node, obsidian_canvas, write_note
 
 
 def _groove(*args: str) -> subprocess.CompletedProcess:
@@ -21,16 +21,7 @@ def _groove(*args: str) -> subprocess.CompletedProcess:
                           env={**os.environ})
 
 
-def obsidian_canvas(nodes: list[dict], edges: list[dict] | None = None) -> str:
-    """A canvas written as Obsidian writes one: tab-indented, one node per line."""
-    def line(o: dict) -> str:
-        return "\t\t" + json.dumps(o, ensure_ascii=False, separators=(",", ":"))
-    return ("{\n\t\"nodes\":[\n" + ",\n".join(line(n) for n in nodes) + "\n\t],\n\t\"edges\":[\n"
-            + ",\n".join(line(e) for e in edges or []) + "\n\t]\n}")
-
-
-def node(id_: str, type_: str, x: int, y: int, w: int = 250, h: int = 60, **extra: object) -> dict:
-    return {"id": id_, "type": type_, "x": x, "y": y, "width": w, "height": h, **extra}
+node = canvas_node
 
 
 BOARD = [
