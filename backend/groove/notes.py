@@ -38,7 +38,7 @@ from .runtime import Runtime
 from .types import ParsedNote, WikiLink
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
-from .vault.canvas import BadCanvas, Card, is_canvas, read_canvas
+from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.reader import parse_file
 from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
@@ -324,60 +324,17 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
 
 def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end: int | None,
                      heading: str | None, max_chars: int) -> dict[str, Any]:
-    """get_document of a canvas (ADR 0195): its cards' text in reading order
-    (a file card as ``![[file]]``, a link card as its URL), each group's
-    labels as a ``## Outer > Inner`` line where its cards begin, cards
-    separated by a blank line. Lines are the file's, as in search hits:
-    ``line_start``/``line_end`` pick the cards written on those lines,
-    ``heading`` the cards inside the group with that label."""
+    """get_document of a canvas: its cards' text (``vault/canvas.py``, ADR 0195)."""
     try:
         canvas = read_canvas(note.data)
     except BadCanvas as e:
         raise InvalidArgument(f"'{note.path}' cannot be read as a canvas: {e}", param="path") from None
-    total = len(note.lines)
-    cards = canvas.cards
-    if heading:
-        want = heading.lstrip("#").strip().casefold()
-        cards = [c for c in cards if any(g.casefold() == want for g in c.groups)]
-        if not cards:
-            labels = sorted({str(g.node.get("label") or "").strip() for g in canvas.groups} - {""})[:30]
-            raise InvalidArgument(f"no group {heading!r} in '{note.path}'; its groups are: "
-                                  + (", ".join(repr(lb) for lb in labels) if labels else "(none)"), param="heading")
-        a, b = min(c.line_start for c in cards), max(c.line_end for c in cards)
-    else:
-        a, b = line_start or 1, min(line_end or total, total)
-        if total and a > total:
-            raise InvalidArgument(f"'line_start' {a} is past the end of '{note.path}' ({total} lines)",
-                                  param="line_start")
-        if total and b < a:
-            raise InvalidArgument(f"'line_end' ({line_end}) is before 'line_start' ({a})", param="line_end")
-        cards = [c for c in cards if c.line_end >= a and c.line_start <= b]
-    parts: list[str] = []
-    used = 0
-    shown: list[Card] = []
-    groups: tuple[str, ...] = ()
-    for c in cards:
-        block = c.reading_text().strip("\n")
-        if c.groups and c.groups != groups:
-            block = "## " + " > ".join(c.groups) + "\n\n" + block
-        groups = c.groups
-        if shown and used + len(block) + 2 > max_chars:
-            break
-        parts.append(block[:max_chars])
-        used += len(block) + 2
-        shown.append(c)
-    content = "\n\n".join(parts)
-    truncated = len(shown) < len(cards) or any(len(p) >= max_chars for p in parts)
-    if truncated:
-        rest = cards[len(shown):]
-        nxt = (f"; the next card is on line {rest[0].line_start}: ask with line_start={rest[0].line_start} "
-               f"and line_end={rest[0].line_end}") if rest else ""
-        content += (f"\n\n[truncated: showing {len(shown)} of {len(cards)} cards{nxt}, "
-                    "or read one group with heading]")
+    content, line_range, truncated = reading_text(canvas, note.path, len(note.lines), line_start, line_end,
+                                                  heading, max_chars)
     resolve = _Resolver(rt, read_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {"path": note.path, "title": note.parsed.title, "content": content, "frontmatter": {},
-            "links": links, "line_range": [a, b] if total else [1, 0], "truncated": truncated}
+            "links": links, "line_range": line_range, "truncated": truncated}
 
 
 def read_note(rt: Runtime, path: str) -> dict[str, Any]:

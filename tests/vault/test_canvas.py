@@ -119,3 +119,17 @@ def test_reading_order_keeps_a_groups_cards_together():
         node("high", "text", 10, 20, text="high in G"),
     ]
     assert [c.id for c in read_canvas(obsidian_canvas(nodes).encode()).cards] == ["high", "low", "free"]
+
+
+def test_reading_text_ends_after_a_whole_card_and_names_the_next_cards_lines():
+    from groove.vault.canvas import reading_text
+
+    nodes = [node(f"c{i}", "text", 0, 100 * i, text=f"card {i} " + "words " * 20) for i in range(6)]
+    raw = obsidian_canvas(nodes)
+    canvas = read_canvas(raw.encode())
+    content, rng, truncated = reading_text(canvas, "B.canvas", len(raw.split("\n")), None, None, None, 300)
+    assert truncated and "card 1 " in content and "card 2 " not in content and "showing 2 of 6 cards" in content
+    nxt = canvas.cards[2]
+    assert f"ask with line_start={nxt.line_start} and line_end={nxt.line_end}" in content
+    rest, _, _ = reading_text(canvas, "B.canvas", len(raw.split("\n")), nxt.line_start, nxt.line_end, None, 300)
+    assert rest.startswith("card 2 ")

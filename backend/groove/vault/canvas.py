@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
+from ..errors import InvalidArgument
 from ..tokens import estimate_tokens
 from ..types import Chunk, ParsedNote, WikiLink
 from .encoding import decode_note_bytes
@@ -372,3 +373,56 @@ def parse_canvas(
                 token_count=count_tokens(content),
             ))
     return ParsedNote(path, title, [], list(dict.fromkeys(tags)), "", None, {}, chunks, links, warnings)
+
+
+# ----------------------------------------------------------------------------- reading a canvas as text
+
+
+def reading_text(canvas: Canvas, path: str, total_lines: int, line_start: int | None, line_end: int | None,
+                 heading: str | None, max_chars: int) -> tuple[str, list[int], bool]:
+    """What get_document returns for a canvas: (content, line_range, truncated).
+
+    The cards' text in reading order (``Card.reading_text``), separated by a
+    blank line, each run of cards in one group preceded by a line
+    ``## Outer > Inner`` of its labels. Lines are the file's, as in search
+    hits: ``line_start``/``line_end`` pick the cards written on those lines,
+    ``heading`` the cards inside the group with that label. Over
+    ``max_chars`` the text ends after a whole card with a marker naming the
+    next card's lines."""
+    cards = canvas.cards
+    if heading:
+        want = heading.lstrip("#").strip().casefold()
+        cards = [c for c in cards if any(g.casefold() == want for g in c.groups)]
+        if not cards:
+            labels = sorted({str(g.node.get("label") or "").strip() for g in canvas.groups} - {""})[:30]
+            raise InvalidArgument(f"no group {heading!r} in '{path}'; its groups are: "
+                                  + (", ".join(repr(lb) for lb in labels) if labels else "(none)"), param="heading")
+        a, b = min(c.line_start for c in cards), max(c.line_end for c in cards)
+    else:
+        a, b = line_start or 1, min(line_end or total_lines, total_lines)
+        if total_lines and a > total_lines:
+            raise InvalidArgument(f"'line_start' {a} is past the end of '{path}' ({total_lines} lines)",
+                                  param="line_start")
+        if total_lines and b < a:
+            raise InvalidArgument(f"'line_end' ({line_end}) is before 'line_start' ({a})", param="line_end")
+        cards = [c for c in cards if c.line_end >= a and c.line_start <= b]
+    parts: list[str] = []
+    used = 0
+    groups: tuple[str, ...] = ()
+    for c in cards:
+        block = c.reading_text().strip("\n")
+        if c.groups and c.groups != groups:
+            block = "## " + " > ".join(c.groups) + "\n\n" + block
+        groups = c.groups
+        if parts and used + len(block) + 2 > max_chars:
+            break
+        parts.append(block[:max_chars])  # one enormous card: its start rather than nothing
+        used += len(block) + 2
+    content = "\n\n".join(parts)
+    truncated = len(parts) < len(cards) or used - 2 > max_chars
+    if truncated:
+        rest = cards[len(parts):]
+        nxt = (f"; the next card is on line {rest[0].line_start}: ask with line_start={rest[0].line_start} "
+               f"and line_end={rest[0].line_end}") if rest else ""
+        content += f"\n\n[truncated: showing {len(parts)} of {len(cards)} cards{nxt}, or read one group with heading]"
+    return content, ([a, b] if total_lines else [1, 0]), truncated
