@@ -5,6 +5,7 @@ file, file cards and card wikilinks become links, wrong shapes a reason."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -121,15 +122,24 @@ def test_reading_order_keeps_a_groups_cards_together():
     assert [c.id for c in read_canvas(obsidian_canvas(nodes).encode()).cards] == ["high", "low", "free"]
 
 
-def test_reading_text_ends_after_a_whole_card_and_names_the_next_cards_lines():
+def test_reading_text_pages_by_file_lines_so_the_next_line_gives_the_rest():
     from groove.vault.canvas import reading_text
 
-    nodes = [node(f"c{i}", "text", 0, 100 * i, text=f"card {i} " + "words " * 20) for i in range(6)]
+    # Reading order (by y) is the reverse of file order here: pages must still lose and repeat nothing.
+    nodes = [node(f"c{i}", "text", 0, 1000 - 100 * i, text=f"card {i} " + "words " * 20) for i in range(6)]
     raw = obsidian_canvas(nodes)
+    total = len(raw.split("\n"))
     canvas = read_canvas(raw.encode())
-    content, rng, truncated = reading_text(canvas, "B.canvas", len(raw.split("\n")), None, None, None, 300)
-    assert truncated and "card 1 " in content and "card 2 " not in content and "showing 2 of 6 cards" in content
-    nxt = canvas.cards[2]
-    assert f"ask with line_start={nxt.line_start} and line_end={nxt.line_end}" in content
-    rest, _, _ = reading_text(canvas, "B.canvas", len(raw.split("\n")), nxt.line_start, nxt.line_end, None, 300)
-    assert rest.startswith("card 2 ")
+    seen: list[str] = []
+    start = None
+    for _ in range(6):
+        content, (a, b), truncated = reading_text(canvas, "B.canvas", total, start, None, None, 300)
+        seen += re.findall(r"card (\d)", content)
+        if not truncated:
+            break
+        assert f"ask for the rest with line_start={b + 1}" in content and len(content) < 300 + 200
+        start = b + 1
+    assert not truncated and start is not None  # it did take more than one page
+    assert sorted(seen) == [str(i) for i in range(6)]
+    first, _, _ = reading_text(canvas, "B.canvas", total, None, None, None, 10_000)
+    assert re.findall(r"card (\d)", first) == ["5", "4", "3", "2", "1", "0"]  # reading order

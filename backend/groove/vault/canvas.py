@@ -387,8 +387,9 @@ def reading_text(canvas: Canvas, path: str, total_lines: int, line_start: int | 
     ``## Outer > Inner`` of its labels. Lines are the file's, as in search
     hits: ``line_start``/``line_end`` pick the cards written on those lines,
     ``heading`` the cards inside the group with that label. Over
-    ``max_chars`` the text ends after a whole card with a marker naming the
-    next card's lines."""
+    ``max_chars`` the cards of the first file lines that fit are shown and
+    ``line_range`` ends at their last line, so the rest is asked for as a
+    note's is, from the next line."""
     cards = canvas.cards
     if heading:
         want = heading.lstrip("#").strip().casefold()
@@ -406,23 +407,34 @@ def reading_text(canvas: Canvas, path: str, total_lines: int, line_start: int | 
         if total_lines and b < a:
             raise InvalidArgument(f"'line_end' ({line_end}) is before 'line_start' ({a})", param="line_end")
         cards = [c for c in cards if c.line_end >= a and c.line_start <= b]
-    parts: list[str] = []
+    # Pages are cut by file lines, so "the rest" is line_start = the last line + 1 (as for
+    # notes) and nothing is lost or repeated; each page reads in reading order.
+    page = sorted(cards, key=lambda c: c.line_start)
     used = 0
+    for k, c in enumerate(page):
+        used += len(c.reading_text()) + 2 + (len(" > ".join(c.groups)) + 5 if c.groups else 0)
+        if k and used > max_chars:
+            cut = c.line_start
+            page = [p for p in page[:k] if p.line_end < cut] or page[:k]
+            break
+    truncated = len(page) < len(cards)
+    if truncated:
+        b = max(c.line_end for c in page)
+    shown = set(map(id, page))
+    parts: list[str] = []
     groups: tuple[str, ...] = ()
     for c in cards:
+        if id(c) not in shown:
+            continue
         block = c.reading_text().strip("\n")
         if c.groups and c.groups != groups:
             block = "## " + " > ".join(c.groups) + "\n\n" + block
         groups = c.groups
-        if parts and used + len(block) + 2 > max_chars:
-            break
-        parts.append(block[:max_chars])  # one enormous card: its start rather than nothing
-        used += len(block) + 2
+        if len(block) > max_chars:  # one enormous card: its start rather than nothing
+            block, truncated = block[:max_chars], True
+        parts.append(block)
     content = "\n\n".join(parts)
-    truncated = len(parts) < len(cards) or used - 2 > max_chars
     if truncated:
-        rest = cards[len(parts):]
-        nxt = (f"; the next card is on line {rest[0].line_start}: ask with line_start={rest[0].line_start} "
-               f"and line_end={rest[0].line_end}") if rest else ""
-        content += f"\n\n[truncated: showing {len(parts)} of {len(cards)} cards{nxt}, or read one group with heading]"
+        content += (f"\n\n[truncated: showing {len(parts)} of {len(cards)} cards, those written on lines {a}-{b}; "
+                    f"ask for the rest with line_start={b + 1}, or read one group with heading]")
     return content, ([a, b] if total_lines else [1, 0]), truncated
