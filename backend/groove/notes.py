@@ -36,9 +36,9 @@ from .index.notes import (
 )
 from .runtime import Runtime
 from .types import ParsedNote, WikiLink
+from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
-from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.reader import parse_file
 from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
