@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
@@ -44,6 +45,7 @@ from .markdown import TokenCounter, chunk_markdown, context_of, parse_inline_tag
 CANVAS_SUFFIX = ".canvas"
 _FIX = "fix it (the format is jsoncanvas.org) and it is indexed on the next run"
 _GEOMETRY = ("x", "y", "width", "height")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class BadCanvas(ValueError):
@@ -238,7 +240,7 @@ def read_canvas(data: bytes) -> Canvas:
         places = None
     if places is None and nodes:
         warnings.append("node positions in the file could not be found: hits open the canvas at its first line")
-    canvas = Canvas(text, [], [], warnings, [i for i, c in enumerate(text) if c == "\n"])
+    canvas = Canvas(text, [], [], warnings, [m.start() for m in re.finditer("\n", text)])
     if places and not text.isascii():  # one pass over the file for every string's byte offset
         pos = byte = 0
         for at in sorted({a for _, _, spans in places for a, _ in spans.values()}):
@@ -318,7 +320,7 @@ class _Places:
 
 def _clean(s: str) -> str:
     """A lone surrogate (an unpaired \\ud83d escape) cannot be stored as UTF-8: one '?' for one."""
-    return s.encode("utf-8", "replace").decode("utf-8") if any("\ud800" <= c <= "\udfff" for c in s) else s
+    return s.encode("utf-8", "replace").decode("utf-8") if _SURROGATE.search(s) else s
 
 
 def _file_link(card: Card, line: int) -> WikiLink | None:
@@ -357,7 +359,7 @@ def parse_canvas(
         for ln in parse_links(body):
             links.append(WikiLink(ln.target, ln.heading, ln.block, ln.alias, ln.embed,
                                   at.line(line_starts[min(ln.line, len(line_starts)) - 1])))
-        tags += parse_inline_tags(body)
+        tags += parse_inline_tags(body)  # per card: an unclosed fence in one card hides nothing in the next
         utf8 = body.encode("utf-8")
         for ck in chunk_markdown(body, title, chunk_tokens=chunk_tokens, count_tokens=count_tokens,
                                  warnings=warnings):
