@@ -292,8 +292,8 @@ def _raw_starts(lit: str) -> list[int]:
 
 class _Places:
     """File offsets of positions in one card's string value (``key``):
-    UTF-8 byte offsets into the file's text and 1-based file lines. A JSON
-    string cannot hold a raw line break, so it is written on one line."""
+    UTF-8 byte offsets into the file's text, and the 1-based file line of
+    the string (a JSON string cannot hold a raw line break: one line)."""
 
     def __init__(self, canvas: Canvas, card: Card, value: str, key: str) -> None:
         span = card.spans.get(key)
@@ -310,9 +310,6 @@ class _Places:
         if self.base is None:
             return 0
         return self.base + len(self.lit[:self.starts[char]].encode("utf-8", "surrogatepass"))
-
-    def line(self, char: int) -> int:
-        return self.at_line
 
 
 # ----------------------------------------------------------------------------- the note
@@ -346,7 +343,7 @@ def parse_canvas(
     tags: list[str] = []
     for card in canvas.cards:
         if card.kind == "file":
-            link = _file_link(card, _Places(canvas, card, card.node["file"], "file").line(0))
+            link = _file_link(card, _Places(canvas, card, card.node["file"], "file").at_line)
             if link:
                 links.append(link)
             continue
@@ -355,10 +352,8 @@ def parse_canvas(
         value = card.node["text"]
         body = _clean(value)
         at = _Places(canvas, card, value, "text")
-        line_starts = [0] + [i + 1 for i, c in enumerate(body) if c == "\n"]
         for ln in parse_links(body):
-            links.append(WikiLink(ln.target, ln.heading, ln.block, ln.alias, ln.embed,
-                                  at.line(line_starts[min(ln.line, len(line_starts)) - 1])))
+            links.append(WikiLink(ln.target, ln.heading, ln.block, ln.alias, ln.embed, at.at_line))
         tags += parse_inline_tags(body)  # per card: an unclosed fence in one card hides nothing in the next
         utf8 = body.encode("utf-8")
         for ck in chunk_markdown(body, title, chunk_tokens=chunk_tokens, count_tokens=count_tokens,
@@ -371,7 +366,7 @@ def parse_canvas(
                 ordinal=len(chunks), level=ck.level, heading=ck.heading, heading_path=heading_path,
                 context=context_of(title, heading_path), content=content,
                 byte_start=at.byte(a), byte_end=at.byte(b),
-                line_start=at.line(a), line_end=at.line(max(a, b - 1)),
+                line_start=at.at_line, line_end=at.at_line,
                 token_count=count_tokens(content),
             ))
     return ParsedNote(path, title, [], list(dict.fromkeys(tags)), "", None, {}, chunks, links, warnings)
