@@ -18,6 +18,21 @@ def write_note(vault: Path, rel: str, text: str) -> Path:
     return p
 
 
+def canvas_node(id_: str, type_: str, x: int, y: int, w: int = 250, h: int = 60, **extra: object) -> dict:
+    """A JSON Canvas node (jsoncanvas.org): ``text=``, ``file=``/``subpath=``, ``url=`` or ``label=`` in extra."""
+    return {"id": id_, "type": type_, "x": x, "y": y, "width": w, "height": h, **extra}
+
+
+def obsidian_canvas(nodes: list[dict], edges: list[dict] | None = None) -> str:
+    """A .canvas file's text as Obsidian writes it: tab-indented, one node or edge per line."""
+    import json
+
+    def line(o: dict) -> str:
+        return "\t\t" + json.dumps(o, ensure_ascii=False, separators=(",", ":"))
+    return ("{\n\t\"nodes\":[\n" + ",\n".join(line(n) for n in nodes) + "\n\t],\n\t\"edges\":[\n"
+            + ",\n".join(line(e) for e in edges or []) + "\n\t]\n}")
+
+
 def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
     """A Runtime on ``vault`` with an already-loaded embedder (no reload)."""
     from groove.runtime import open_runtime

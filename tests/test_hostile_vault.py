@@ -213,14 +213,14 @@ def test_groove_index_prints_each_skip_with_control_characters_escaped(hostile, 
 def test_a_note_whose_parser_fails_is_skipped_and_the_run_goes_on(hostile, tiny_embedder, tmp_path, monkeypatch):
     from groove import indexer
 
-    real = indexer.parse_note
+    real = indexer.parse_file
 
-    def parse_note(path, data, **kw):  # a parser bug that only this note triggers
+    def parse_file(path, data, **kw):  # a parser bug that only this note triggers
         if path == "good/pears.md":
             raise RecursionError("maximum recursion depth exceeded")
         return real(path, data, **kw)
 
-    monkeypatch.setattr(indexer, "parse_note", parse_note)
+    monkeypatch.setattr(indexer, "parse_file", parse_file)
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
     s = service.reindex(rt)
     reasons = {sk.path: sk.reason for sk in s.skipped}

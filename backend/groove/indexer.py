@@ -41,7 +41,7 @@ from .models.llama_embedder import file_sha256
 from .types import ParsedNote
 from .vault.daily_notes import DAILY_NOTES_FILE, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
-from .vault.markdown import parse_note
+from .vault.reader import NotANote, parse_file
 from .vault.scan import (
     OBSIDIAN_APP_FILE,
     NoteFile,
@@ -146,7 +146,7 @@ def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: Index
             if data is None:
                 continue
             try:
-                note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+                note = parse_file(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
             except Exception:  # noqa: BLE001 - the main pass reports it
                 continue
             first = store.first_chunk_vector(idx, doc_id)
@@ -409,7 +409,11 @@ def _index_vault(
             done += 1
             continue
         try:
-            note = parse_note(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+            note = parse_file(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
+        except NotANote as e:  # a canvas that is not JSON Canvas: its own reason
+            content_skip(nf, str(e))
+            done += 1
+            continue
         except Exception as e:  # noqa: BLE001 - RecursionError, MemoryError, a parser bug: skip this note
             content_skip(nf, _failure("could not be parsed", e))
             done += 1

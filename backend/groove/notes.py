@@ -36,10 +36,11 @@ from .index.notes import (
 )
 from .runtime import Runtime
 from .types import ParsedNote, WikiLink
+from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
-from .vault.markdown import parse_note
-from .vault.scan import IgnoreRules, note_paths, other_files
+from .vault.reader import parse_file
+from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
 
 # A whole note above this many characters is cut at a line boundary; the
@@ -86,7 +87,7 @@ class _Note:
     def parsed(self) -> ParsedNote:
         # Title, frontmatter and links, parsed like the indexer does; only
         # get_document needs them (resolving a link reads lines only).
-        return parse_note(self.path, self.data, chunk_tokens=self.chunk_tokens)
+        return parse_file(self.path, self.data, chunk_tokens=self.chunk_tokens)
 
 
 def _lookup_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
@@ -100,8 +101,8 @@ def _lookup_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
 def _find_note(rt: Runtime, user_path: str) -> tuple[Path, str]:
     full, rel = safe_path(rt.vault, user_path)
     if full.is_file():
-        if not rel.lower().endswith(".md"):
-            raise NoteNotFound(f"'{rel}' is not a Markdown note (only .md files can be read)")
+        if not is_note_name(rel.rsplit("/", 1)[-1]):
+            raise NoteNotFound(f"'{rel}' is not a note (only Markdown .md and canvas .canvas files can be read)")
         return full, rel
     hits = name_index(rt.index).lookup_all(rel)
     if len(hits) > 1:  # 'README.md' for 'Readme.md' and 'readme.md': which one is not ours to guess
@@ -262,6 +263,8 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
     if heading and (line_start or line_end):
         raise InvalidArgument("pass either 'heading' or 'line_start'/'line_end', not both", param="heading")
     note = _read_note(rt, path)
+    if is_canvas(note.path):
+        return _canvas_document(rt, note, line_start, line_end, heading, max_chars)
     total = len(note.lines)
     if heading:
         sec = find_section(sections(note.lines), heading.lstrip("#").strip())
@@ -317,6 +320,21 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
         "line_range": [a, max(last, a - 1) if total else 0],
         "truncated": truncated,
     }
+
+
+def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end: int | None,
+                     heading: str | None, max_chars: int) -> dict[str, Any]:
+    """get_document of a canvas: its cards' text (``vault/canvas.py``, ADR 0195)."""
+    try:
+        canvas = read_canvas(note.data)
+    except BadCanvas as e:
+        raise InvalidArgument(f"'{note.path}' cannot be read as a canvas: {e}", param="path") from None
+    content, line_range, truncated = reading_text(canvas, note.path, len(note.lines), line_start, line_end,
+                                                  heading, max_chars)
+    resolve = _Resolver(rt, read_rules(rt.vault))
+    links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
+    return {"path": note.path, "title": note.parsed.title, "content": content, "frontmatter": {},
+            "links": links, "line_range": line_range, "truncated": truncated}
 
 
 def read_note(rt: Runtime, path: str) -> dict[str, Any]:

@@ -166,6 +166,30 @@ describe("search view", () => {
     expect(app.workspace.getLeafCalls).toEqual([false]);
   });
 
+  it("a canvas hit (ADR 0195) highlights in the card's text and opens the .canvas file at the card", async () => {
+    const card = 'Pour "coffee" at 94°C 😀\nthen rest';
+    const written = JSON.stringify(card).slice(1, -1);
+    const canvas = '{\n\t"nodes":[\n\t\t{"id":"a","type":"text","text":"' + written + '","x":0,"y":0,"width":1,"height":1}\n\t]\n}';
+    fs.mkdirSync(path.join(vault, "Boards"), { recursive: true });
+    fs.writeFileSync(path.join(vault, "Boards", "Plan.canvas"), canvas);
+    const content = card + "\n";
+    const at = B(canvas.slice(0, canvas.indexOf(written)));
+    const hit: SearchHit = {
+      path: "Boards/Plan.canvas", title: "Plan", heading_path: [], level: 0, content, score: 0.5, rank: 1,
+      match_spans: [[B(content.slice(0, content.indexOf("rest"))), B(content.slice(0, content.indexOf("rest"))) + 4]],
+      expanded_from: [], byte_range: [at, at + B(written)], line_range: [3, 3], chunk_id: 9,
+    };
+    daemon.searchResult = () => ({ results: [hit], low_confidence: false, filter_applied: {}, warnings: [], confidence: null });
+    const view = await openView();
+    type(view.panel!.input, "rest");
+    await until(() => view.contentEl.querySelectorAll("mark").length === 1, 8000, "results");
+    expect(view.contentEl.querySelector("mark")!.textContent).toBe("rest");
+    view.contentEl.querySelector<HTMLElement>("mark")!.click();
+    await until(() => app.workspace.leaves.some((l) => l.view?.file?.path === "Boards/Plan.canvas"), 8000, "open");
+    const leaf = app.workspace.leaves.find((l) => l.view?.file?.path === "Boards/Plan.canvas")!;
+    expect(leaf.openState).toEqual({ active: true, eState: { line: 2 } }); // the card's line (0-based)
+  });
+
   it("opens in a new tab on modifier-click", async () => {
     const view = await openView();
     type(view.panel!.input, "競合");

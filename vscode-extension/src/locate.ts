@@ -46,6 +46,33 @@ function movedPieces(docText: string, doc: Utf8Mapper, hit: SearchHit): Piece[] 
   return [{ contentStart: 0, contentEnd: len, fileStart, fileEnd: fileStart + len }];
 }
 
+/**
+ * A canvas hit (ADR 0195): `content` is a card's text as JSON decodes it (plus
+ * a final newline), `byte_range` where that text is written inside its JSON
+ * string. Returns content byte -> document index, walking the escapes
+ * JSON.stringify (and Obsidian) write; null when the document does not hold
+ * the text there so written (edited since, or other escapes): the caller
+ * then lands on `line_range`, the card's line.
+ */
+export function canvasOffsets(docText: string, doc: Utf8Mapper, hit: SearchHit): ((contentByte: number) => number | undefined) | null {
+  if (!/\.canvas$/i.test(hit.path) || hit.expanded_from.length > 0) return null;
+  const text = hit.content.endsWith("\n") ? hit.content.slice(0, -1) : hit.content;
+  const at = new Map<number, number>();
+  let cb = 0;
+  let di = doc.toIndex(hit.byte_range[0]);
+  for (const ch of text) {
+    at.set(cb, di);
+    const written = JSON.stringify(ch).slice(1, -1);
+    if (!docText.startsWith(written, di)) return null;
+    cb += utf8Length(ch);
+    di += written.length;
+  }
+  if (doc.toByte(di) !== hit.byte_range[1]) return null;
+  at.set(cb, di);
+  at.set(cb + 1, di); // the final newline the daemon adds has no place of its own
+  return (b) => at.get(b);
+}
+
 /** UTF-16 offset of the start of 1-based `line` (\n, \r\n and \r all break lines, as in VS Code). */
 export function lineStartOffset(text: string, line: number): number {
   let at = 0;
@@ -63,6 +90,17 @@ export function locateHit(docText: string, hit: SearchHit, spanIndex?: number): 
   let quality: HitLocation["quality"] = "exact";
   let pieces = verifiedPieces(hit, docText);
   if (!pieces) {
+    const canvas = canvasOffsets(docText, doc, hit);
+    if (canvas) {
+      const located: LocatedSpan[] = [];
+      hit.match_spans.forEach(([s, e], span) => {
+        const [from, to] = [canvas(s), canvas(e)];
+        if (from !== undefined && to !== undefined && to > from) located.push({ range: [from, to], span });
+      });
+      const own = doc.toIndex(hit.byte_range[0]);
+      const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex) : undefined) ?? located[0];
+      return { spans: located.map((l) => l.range), located, selection: chosen ? chosen.range : [own, own], quality };
+    }
     pieces = movedPieces(docText, doc, hit);
     quality = pieces ? "moved" : "lines";
   }

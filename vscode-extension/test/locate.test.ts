@@ -87,3 +87,34 @@ describe("locateHit: UTF-8 byte offsets to document positions", () => {
     expect(loc.selection).toEqual([JA.indexOf("## 衝突"), JA.indexOf("## 衝突")]);
   });
 });
+
+describe("locateHit on a canvas (ADR 0195): spans inside a card's JSON string", () => {
+  const card = 'Pour-over "coffee" at 94°C 😀\nthen rest';
+  const file = ['{', '\t"nodes":[', '\t\t{"id":"a","type":"text","text":' + JSON.stringify(card) + ',"x":0,"y":0,"width":1,"height":1}', "\t]", "}"].join("\n");
+  const written = JSON.stringify(card).slice(1, -1);
+  const content = card + "\n";
+  const span = (t: string): [number, number] => [byteOf(content, t), byteOf(content, t) + bytes(t)];
+  const hit = {
+    ...hitFor(file, "Board.canvas", written, null, []),
+    content,
+    match_spans: [span("coffee"), span("rest")],
+    byte_range: [byteOf(file, written), byteOf(file, written) + bytes(written)] as [number, number],
+    line_range: [3, 3] as [number, number],
+  };
+
+  it("selects each match where the card text is written, escapes walked", () => {
+    const doc = new FakeTextDocument(Uri.file("/v/Board.canvas"), file);
+    const loc = locateHit(doc.getText(), hit);
+    expect(loc.quality).toBe("exact");
+    expect(loc.spans.map((s) => textAt(doc, s))).toEqual(["coffee", "rest"]);
+    expect(doc.positionAt(loc.selection[0]).line).toBe(2);
+  });
+
+  it("lands on the card's line when the canvas was written with other escapes", () => {
+    const ascii = file.replace(written, JSON.stringify(card).slice(1, -1).replace("°", "\\u00b0"));
+    const doc = new FakeTextDocument(Uri.file("/v/Board.canvas"), ascii);
+    const loc = locateHit(doc.getText(), hit);
+    expect(loc.quality).toBe("lines");
+    expect(doc.positionAt(loc.selection[0]).line).toBe(2);
+  });
+});

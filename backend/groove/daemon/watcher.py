@@ -32,7 +32,7 @@ from ..errors import GrooveError
 from ..indexer import IndexSummary
 from ..runtime import Runtime
 from ..vault.daily_notes import DAILY_NOTES_FILE
-from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS
+from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS, is_note_name
 
 log = logging.getLogger("groove.daemon.watcher")
 
@@ -207,10 +207,6 @@ def _rel(vault: Path, abspath: str) -> str | None:
         if p in SKIP_DIRS or p.startswith("."):
             return None
     return rel.as_posix()
-
-
-def is_note_name(name: str) -> bool:
-    return name.lower().endswith(".md") and not name.startswith(".")
 
 
 class VaultWatcher:

@@ -156,12 +156,13 @@ def _register_reading(mcp: MCPServer, state: Session) -> None:
             "results; to read around a hit pass its line_range as line_start/line_end (widen it for "
             "more context). The answer stays under max_tokens: a long note is cut at a line boundary "
             "(truncated: true) and next_line_start says where to continue. Lines are 1-based, "
-            "inclusive. A path that names no note gets did-you-mean suggestions."
+            "inclusive. A path that names no note gets did-you-mean suggestions. A .canvas gives its "
+            "cards' text in reading order under '## Group' lines (heading = a group label)."
         ),
     )
     async def get_document(
         path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
-            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted)."))],
+            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted) or 'Boards/Plan.canvas'."))],
         line_start: Annotated[int | None, Field(ge=1, le=MAX_INT,
                                                 description="First line to return (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, le=MAX_INT, description="Last line to return (inclusive).")] = None,

@@ -426,3 +426,19 @@ def headings(lines: list[str]) -> list[tuple[int, int, str]]:
     first = _frontmatter_end([_Line(t, 0, 0) for t in lines])
     body = [_Line(t + "\n", 0, 0) for t in lines[first:]]
     return [(first + i, *_heading_text(body, i)) for i, kind in _block_starts(body) if kind == "heading"]
+
+
+def chunk_markdown(
+    text: str, title: str, *, chunk_tokens: int = 400, count_tokens: TokenCounter = estimate_tokens,
+    warnings: list[str] | None = None,
+) -> list[Chunk]:
+    """Chunks of a Markdown text that is not a note file of its own (a
+    canvas card): heading sections and block-boundary cuts as for a note,
+    no frontmatter; ``byte_*`` are UTF-8 offsets into ``text``, lines 1-based in it."""
+    lines, _ = _split_lines(text.encode("utf-8"))
+    return _chunk(lines, 0, title, chunk_tokens, count_tokens, warnings if warnings is not None else [])
+
+
+def context_of(title: str, heading_path: list[str]) -> str:
+    """The contextual prefix the chunker gives a chunk under ``heading_path``."""
+    return _context(title, heading_path)

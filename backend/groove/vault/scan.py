@@ -29,6 +29,13 @@ SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
 IGNORE_FILE = ".grooveignore"
 OBSIDIAN_APP_FILE = ".obsidian/app.json"  # Settings → Files and links → Excluded files (ADR 0190)
 OBSIDIAN_RULE = "Obsidian's Excluded files"
+# The files that are notes: Markdown, and Obsidian's JSON canvases (ADR 0195).
+NOTE_SUFFIXES = (".md", ".canvas")
+
+
+def is_note_name(name: str) -> bool:
+    """A file name the vault's notes may have (hidden files are never notes)."""
+    return name.lower().endswith(NOTE_SUFFIXES) and not name.startswith(".")
 
 
 @dataclass(frozen=True)
@@ -352,7 +359,7 @@ def _os_reason(e: OSError) -> str:
 
 
 def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
-    """Every regular ``*.md`` file under the vault, except ignored ones;
+    """Every regular ``*.md`` and ``*.canvas`` file under the vault, except ignored ones;
     symlinks that leave the vault are not followed (a symlinked note inside
     the vault is fine)."""
     vault = check_vault(vault)
@@ -377,7 +384,7 @@ def scan_vault(vault: Path) -> tuple[list[NoteFile], list[Skipped]]:
         for entry in entries:
             p = Path(entry.path)
             rel = p.relative_to(vault).as_posix()
-            is_note = entry.name.lower().endswith(".md") and not entry.name.startswith(".")
+            is_note = is_note_name(entry.name)
             try:
                 is_link = entry.is_symlink()
                 if not is_link and not is_note:  # attachments: no stat call (d_type suffices)
@@ -460,7 +467,7 @@ def _files(vault: Path, *, notes: bool) -> list[str]:
     for prefix, files in found.dirs:
         for f, link in files:
             rel = prefix + f
-            if f.lower().endswith(".md") != notes or rules.skips_file(rel):
+            if f.lower().endswith(NOTE_SUFFIXES) != notes or rules.skips_file(rel):
                 continue
             if link and (not _inside(vault, vault / rel) or rules.link_reason(rel) is not None):
                 continue
