@@ -58,8 +58,8 @@ def main() -> None:
         for share in (float(s) for s in a.shares.split(",")):
             t = threshold(share, n)
             bp = Boilerplate(frozenset(k for k, c in counts.items() if c >= t))
-            touched = sum(1 for x in notes for ch in x.chunks if bp.strip(ch.content) != ch.content)
-            gone = sum(1 for x in notes for ch in x.chunks if bp.strip(ch.content) is None)
+            touched = sum(1 for x in notes for ch in x.chunks if bp.embedded(ch.content) != ch.content)
+            gone = sum(1 for x in notes for ch in x.chunks if bp.embedded(ch.content) is None)
             print(f"  {share:6.2f} {t:6d} {len(bp.common):13d} {touched:15d} {gone:18d}")
 
 

@@ -49,10 +49,10 @@ def vectors(index: Path) -> tuple[dict[tuple[str, int], np.ndarray], dict[str, n
         idx.close()
 
 
-def run(vault: Path, index: Path, embedder, cfg: IndexConfig = IndexConfig()):
+def run(vault: Path, index: Path, embedder, cfg: IndexConfig | None = None):
     idx = Index(index)
     try:
-        return index_vault(vault, idx, embedder, cfg)
+        return index_vault(vault, idx, embedder, cfg or IndexConfig())
     finally:
         idx.close()
 

@@ -57,10 +57,10 @@ def test_a_common_line_stays_common_a_little_below_the_threshold_but_a_new_one_d
 
 def test_the_view_drops_common_lines_and_keeps_the_writing():
     bp = Boilerplate(frozenset({line_key("## Log"), line_key("```dataview"), line_key('LIST FROM ""')}))
-    assert bp.strip("## Log\n- Called the garage about the brakes\n") == "- Called the garage about the brakes\n"
+    assert bp.embedded("## Log\n- Called the garage about the brakes\n") == "- Called the garage about the brakes\n"
     # scaffold only: nothing to embed, the wordless closing fence included
-    assert bp.strip('## Log\n```dataview\nLIST FROM ""\n```') is None
-    assert Boilerplate().strip("## Log\n") == "## Log\n"  # nothing common: the chunk as written
+    assert bp.embedded('## Log\n```dataview\nLIST FROM ""\n```') is None
+    assert Boilerplate().embedded("## Log\n") == "## Log\n"  # nothing common: the chunk as written
 
 
 def test_body_keys_read_from_the_file_match_the_chunks_lines():

@@ -111,7 +111,7 @@ class Boilerplate:
 
     common: frozenset[int] = field(default_factory=frozenset)
 
-    def strip(self, content: str) -> str | None:
+    def embedded(self, content: str) -> str | None:
         """``content`` without its common lines; None when no word is left
         (the chunk is scaffold only and gets no vector). A wordless line
         right after a removed one goes too: a dataview block's closing fence."""
@@ -130,13 +130,13 @@ class Boilerplate:
         return text if any(ch.isalnum() for ch in text) else None
 
     def view(self, note: ParsedNote) -> ParsedNote:
-        """What is embedded of ``note``: its chunks stripped (``strip``),
+        """What is embedded of ``note``: its chunks stripped (``embedded``),
         scaffold-only ones left out; ordinals stay the chunks' own."""
         if not self.common:
             return note
         chunks: list[Chunk] = []
         for ch in note.chunks:
-            text = self.strip(ch.content)
+            text = self.embedded(ch.content)
             if text is not None:
                 chunks.append(replace(ch, content=text))
         return replace(note, chunks=chunks)
@@ -287,8 +287,8 @@ def refresh(idx: Index, embed_passages: Callable[[list[str]], np.ndarray], note_
                 "SELECT h FROM note_lines WHERE doc_id = ? AND suppressed = 1", (doc_id,))))
             changed: dict[int, str | None] = {}
             for cid, ch in zip(ids, note.chunks):
-                new = bp.strip(ch.content)
-                if new != was.strip(ch.content):
+                new = bp.embedded(ch.content)
+                if new != was.embedded(ch.content):
                     changed[cid] = None if new is None else store.embed_text(ch.context, new)
             texts += [t for t in changed.values() if t is not None]
             batch.append((doc_id, bp.view(note), ids, changed))
