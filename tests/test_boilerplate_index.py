@@ -179,3 +179,21 @@ def test_cli_a_scaffold_only_section_is_not_embedded_yet_found_and_shown(tmp_pat
     assert top["content"].startswith("## Linked today\n```dataview")
     a, b = top["match_spans"][0]
     assert top["content"].encode()[a:b].decode().lower() == "file.cday"
+
+
+def test_a_watcher_batch_of_one_note_that_tips_a_line_over_settles_the_others(tmp_path, tiny_embedder):
+    gratitude = "Gratitude: three good things\n"
+    early = {i: gratitude for i in range(9)}  # 9 notes: one short of common
+    vault = make_vault(tmp_path / "v", early)
+    run(vault, tmp_path / "inc.sqlite", tiny_embedder)
+    tipped = {**early, 9: gratitude}
+    write_note(vault, "Daily/2026-01-10.md", daily(9, gratitude))
+    idx = Index(tmp_path / "inc.sqlite")
+    try:
+        s = index_vault(vault, idx, tiny_embedder, IndexConfig(), only={"Daily/2026-01-10.md"})
+    finally:
+        idx.close()
+    assert s.indexed == ["Daily/2026-01-10.md"] and s.boilerplate_refreshed == 9
+    make_vault(tmp_path / "fresh", tipped)
+    run(tmp_path / "fresh", tmp_path / "fresh.sqlite", tiny_embedder)
+    assert_same_vectors(tmp_path / "inc.sqlite", tmp_path / "fresh.sqlite")
