@@ -3,6 +3,7 @@ module named conftest would be shadowed by the sub-folders' conftest files)."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -42,6 +43,20 @@ def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
     return rt
 
 
+def scaffold_only_chunks(conn) -> set[int]:
+    """Chunks the index left without a vector on purpose: every line of them
+    template boilerplate by their note's own census rows (ADR 0210)."""
+    from groove.index.boilerplate import Boilerplate
+
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'note_lines'").fetchone():
+        return set()
+    left_out: dict[int, set[int]] = {}
+    for doc_id, h in conn.execute("SELECT doc_id, h FROM note_lines WHERE suppressed = 1"):
+        left_out.setdefault(doc_id, set()).add(h)
+    return {cid for cid, doc_id, content in conn.execute("SELECT id, doc_id, content FROM chunks")
+            if doc_id in left_out and Boilerplate(frozenset(left_out[doc_id])).embedded(content) is None}
+
+
 def index_health(index_path: Path) -> dict:
     """What a crashed or failed run must leave: an intact SQLite file whose
     full-text and vector rows match its chunks exactly."""
@@ -51,12 +66,17 @@ def index_health(index_path: Path) -> dict:
     try:
         c = idx.conn
         chunk_ids = {r[0] for r in c.execute("SELECT id FROM chunks")}
-        docs_with_chunks = {r[0] for r in c.execute("SELECT DISTINCT doc_id FROM chunks")}
+        unembedded = scaffold_only_chunks(c)
+        docs_with_chunks = {r[0] for r in c.execute("SELECT DISTINCT doc_id FROM chunks")
+                            if r[0] in {d for (d,) in c.execute(
+                                "SELECT doc_id FROM chunks WHERE id NOT IN (SELECT value FROM json_each(?))",
+                                (json.dumps(sorted(unembedded)),))}}
         has_vec = idx.has_vec_table()
         return {
             "integrity": c.execute("PRAGMA integrity_check").fetchone()[0],
             "fts_matches": {r[0] for r in c.execute("SELECT rowid FROM fts_chunks")} == chunk_ids,
-            "vec_matches": not has_vec or {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == chunk_ids,
+            "vec_matches": not has_vec
+            or {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == chunk_ids - unembedded,
             "note_vec_matches": not has_vec
             or {r[0] for r in c.execute("SELECT rowid FROM vec_notes")} == docs_with_chunks,
             "orphans": c.execute(

@@ -21,7 +21,7 @@ from groove.index import store
 from groove.index.store import note_text
 from groove.runtime import open_runtime
 from groove.vault.markdown import parse_note
-from helpers import make_runtime
+from helpers import make_runtime, scaffold_only_chunks
 
 
 def write(vault: Path, rel: str, text: str) -> Path:
@@ -44,14 +44,15 @@ def assert_consistent(rt) -> None:
     c = rt.index.conn
     n = c.execute("SELECT count(*) FROM chunks").fetchone()[0]
     assert c.execute("SELECT count(*) FROM fts_chunks").fetchone()[0] == n
-    assert c.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] == n
     orphans = c.execute("SELECT count(*) FROM chunks WHERE doc_id NOT IN (SELECT id FROM documents)").fetchone()[0]
     assert orphans == 0
     ids = {r[0] for r in c.execute("SELECT id FROM chunks")}
-    assert {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == ids
+    # a vector for every chunk but the template-only ones (ADR 0210)
+    scaffold = scaffold_only_chunks(c)
+    assert {r[0] for r in c.execute("SELECT rowid FROM vec_chunks")} == ids - scaffold
     assert {r[0] for r in c.execute("SELECT rowid FROM fts_chunks")} == ids
-    # one summary vector per note that has chunks (ADR-0076)
-    with_chunks = {r[0] for r in c.execute("SELECT DISTINCT doc_id FROM chunks")}
+    # one summary vector per note that has an embedded chunk (ADR-0076)
+    with_chunks = {d for cid, d in c.execute("SELECT id, doc_id FROM chunks") if cid not in scaffold}
     assert {r[0] for r in c.execute("SELECT rowid FROM vec_notes")} == with_chunks
 
 

@@ -112,6 +112,11 @@ class IndexConfig:
     # from an in-memory copy (ADR 0121, 0133; ~154 MB at 100k chunks of
     # 384-d): false leaves every KNN to sqlite-vec, exact and ~10x slower.
     vector_copy: bool = True
+    # Template boilerplate (ADR 0210): a line found in at least this share of
+    # the vault's notes (and in 10 or more) is left out of what is embedded,
+    # kept for full text and display. false embeds every line as written.
+    boilerplate: bool = True
+    boilerplate_share: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -151,6 +156,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.parent_retriever.max_expanded_tokens": (lambda v: v >= 1, "an integer >= 1"),
     "index.chunk_tokens": (lambda v: 32 <= v <= 8192, "an integer between 32 and 8192"),
     "index.max_file_bytes": (lambda v: v >= 1, "an integer >= 1"),
+    "index.boilerplate_share": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
     "watch.debounce_ms": (lambda v: v >= 0, "an integer >= 0"),
 }
 

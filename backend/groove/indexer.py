@@ -34,7 +34,7 @@ import numpy as np
 from . import __version__
 from .config import IndexConfig
 from .errors import EmbedderMismatch, IndexWriteFailed, ModelFailed
-from .index import calibration, store
+from .index import boilerplate, calibration, store
 from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
@@ -71,6 +71,8 @@ class IndexSummary:
     warnings: list[tuple[str, str]] = field(default_factory=list)
     chunks_embedded: int = 0
     seconds: float = 0.0
+    boilerplate_lines: int = 0  # the vault's common lines, left out of what is embedded (ADR 0210)
+    boilerplate_refreshed: int = 0  # other notes whose vectors were redone because that set changed
 
     def to_json(self) -> dict:
         return {
@@ -82,6 +84,8 @@ class IndexSummary:
             "warnings": [{"path": p, "warning": w} for p, w in self.warnings],
             "chunks_embedded": self.chunks_embedded,
             "seconds": round(self.seconds, 3),
+            "boilerplate_lines": self.boilerplate_lines,
+            "boilerplate_refreshed": self.boilerplate_refreshed,
         }
 
 
@@ -318,6 +322,10 @@ def _index_vault(
         else:
             todo.append(f)
     emit({"phase": "scan", "done": 0, "total": len(todo)})
+    # --- template boilerplate (ADR 0210): the common lines, decided before anything is embedded
+    bp = boilerplate.plan(idx, cfg, todo, known, gone, notes=len(present))
+    summary.boilerplate_lines = len(bp.common)
+    # ---
 
     pending: list[tuple[NoteFile, ParsedNote, int, int, str]] = []
     done = 0
@@ -329,11 +337,12 @@ def _index_vault(
             summary.deleted.append(nf.path)
 
     def embed(batch: list[tuple[NoteFile, ParsedNote, int, int, str]]) -> tuple[np.ndarray | None, np.ndarray | None]:
-        texts = [store.embed_text(ch.context, ch.content) for _, n, *_ in batch for ch in n.chunks]
+        views = [bp.view(n) for _, n, *_ in batch]  # what is embedded: boilerplate left out (ADR 0210)
+        texts = [store.embed_text(ch.context, ch.content) for n in views for ch in n.chunks]
         vecs = embedder.embed_passages(texts) if texts else None
-        notes = [store.note_text(n) for _, n, *_ in batch if n.chunks]
-        starts = np.cumsum([0] + [len(n.chunks) for _, n, *_ in batch])[:-1]
-        firsts = [vecs[at] for at, (_, n, *_) in zip(starts, batch) if n.chunks] if vecs is not None else []
+        notes = [store.note_text(n) for n in views if n.chunks]
+        starts = np.cumsum([0] + [len(n.chunks) for n in views])[:-1]
+        firsts = [vecs[at] for at, n in zip(starts, views) if n.chunks] if vecs is not None else []
         note_vecs = store.note_vectors(embedder, notes, np.array(firsts)) if notes else None
         return vecs, note_vecs
 
@@ -343,13 +352,15 @@ def _index_vault(
         pos = 0
         note_pos = 0
         for nf, note, size, mtime, h in batch:
-            k = len(note.chunks)
-            v = vecs[pos:pos + k] if vecs is not None and k else None
+            view = bp.view(note)
+            k = len(view.chunks)
+            v = bp.spread(note, view, vecs[pos:pos + k]) if vecs is not None and k else None
             nv = note_vecs[note_pos] if note_vecs is not None and k else None
             pos += k
             note_pos += 1 if k else 0
             try:
-                store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv)
+                store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv,
+                                  lines=bp.flags(note))
             except apsw.TooBigError as e:
                 content_skip(nf, _failure("too big for the index", e))
             except apsw.Error:
@@ -443,6 +454,12 @@ def _index_vault(
         # note's date is worked out again from what the index holds.
         store.redate(idx, daily.date_of)
         idx.set_meta("daily_notes", daily.key)
+    # --- template boilerplate (ADR 0210): notes embedded under another common set are redone
+    settled = boilerplate.settle(idx, embedder, cfg, notes=len(present))
+    summary.boilerplate_lines = settled.common
+    summary.boilerplate_refreshed = settled.notes
+    summary.chunks_embedded += settled.chunks_embedded
+    # ---
     store.record_skipped(idx, run.rows, scope=None if only is None else set(only) | {r.path for r in run.rows})
     try:
         # low_confidence's yardstick (ADR 0103): measured when missing or outdated.

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import apsw
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -163,6 +163,41 @@ def m005_note_properties(conn: apsw.Connection) -> None:
     conn.executemany(f"INSERT INTO note_properties({PROPERTY_COLUMNS}) VALUES (?,?,?,?,?)", rows)
 
 
+def m006_line_census(conn: apsw.Connection) -> None:
+    # Template boilerplate (index/boilerplate.py, ADR 0210): each note's
+    # distinct line keys, and whether its stored vectors left the line out;
+    # line_counts keeps, per key, how many notes hold it and how many of them
+    # suppressed it, in the writer's own transaction.
+    conn.execute(
+        """
+        CREATE TABLE IF NOT EXISTS note_lines (
+            doc_id INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+            h INTEGER NOT NULL,
+            suppressed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (doc_id, h)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS note_lines_h ON note_lines(h, suppressed);
+        CREATE TABLE IF NOT EXISTS line_counts (
+            h INTEGER PRIMARY KEY,
+            notes INTEGER NOT NULL,
+            suppressed INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS line_counts_notes ON line_counts(notes);
+        CREATE TRIGGER IF NOT EXISTS note_lines_insert_counts AFTER INSERT ON note_lines BEGIN
+            INSERT INTO line_counts(h, notes, suppressed) VALUES (new.h, 1, new.suppressed)
+            ON CONFLICT(h) DO UPDATE SET notes = notes + 1, suppressed = suppressed + new.suppressed;
+        END;
+        CREATE TRIGGER IF NOT EXISTS note_lines_delete_counts AFTER DELETE ON note_lines BEGIN
+            UPDATE line_counts SET notes = notes - 1, suppressed = suppressed - old.suppressed WHERE h = old.h;
+            DELETE FROM line_counts WHERE h = old.h AND notes <= 0;
+        END;
+        CREATE TRIGGER IF NOT EXISTS note_lines_update_counts AFTER UPDATE OF suppressed ON note_lines BEGIN
+            UPDATE line_counts SET suppressed = suppressed - old.suppressed + new.suppressed WHERE h = new.h;
+        END;
+        """
+    )
+
+
 def rows_version(conn: apsw.Connection) -> str | None:
     """The counter m003 keeps: it moves with every note or chunk change, so
     an in-memory copy made at one value is current while it holds."""
@@ -172,7 +207,7 @@ def rows_version(conn: apsw.Connection) -> str | None:
 
 MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
     m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
-    m005_note_properties]
+    m005_note_properties, m006_line_census]
 
 
 def create_vec_table(conn: apsw.Connection, dim: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -138,6 +138,7 @@ def _delete_doc_rows(c, doc_id: int) -> None:
     c.execute("DELETE FROM links WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM tags WHERE doc_id = ?", (doc_id,))
     c.execute("DELETE FROM note_properties WHERE doc_id = ?", (doc_id,))
+    c.execute("DELETE FROM note_lines WHERE doc_id = ?", (doc_id,))
 
 
 def _insert_properties(c, doc_id: int, note: ParsedNote) -> None:
@@ -156,10 +157,14 @@ def upsert_note(
     size: int,
     mtime_ns: int,
     content_hash: str,
-    vectors: np.ndarray | None,
+    vectors: np.ndarray | Sequence[np.ndarray | None] | None,
     note_vector: np.ndarray | None = None,
+    lines: dict[int, bool] | None = None,
 ) -> int:
-    """Replace everything stored for ``note.path`` in one transaction."""
+    """Replace everything stored for ``note.path`` in one transaction.
+    ``vectors``: one per chunk, None for a chunk that is not embedded (all
+    template boilerplate); ``lines``: the note's line census rows (line key
+    -> left out of its vectors, index/boilerplate.py)."""
     with idx.atomic() as c:
         row = c.execute("SELECT id FROM documents WHERE path = ?", (note.path,)).fetchone()
         values = (
@@ -199,6 +204,9 @@ def upsert_note(
             "INSERT INTO tags(doc_id, tag) VALUES (?, ?)", [(doc_id, t) for t in note.tags]
         )
         _insert_properties(c, doc_id, note)
+        if lines is not None:
+            c.executemany("INSERT INTO note_lines(doc_id, h, suppressed) VALUES (?, ?, ?)",
+                          [(doc_id, k, int(v)) for k, v in lines.items()])
         c.executemany(
             "INSERT INTO links(doc_id, target, heading, block, alias, embed, line) VALUES (?,?,?,?,?,?,?)",
             [(doc_id, ln.target, ln.heading, ln.block, ln.alias, int(ln.embed), ln.line) for ln in note.links],
@@ -206,7 +214,8 @@ def upsert_note(
         return doc_id
 
 
-def _insert_chunks(c, doc_id: int, note: ParsedNote, vectors: np.ndarray | None) -> None:
+def _insert_chunks(c, doc_id: int, note: ParsedNote,
+                   vectors: np.ndarray | Sequence[np.ndarray | None] | None) -> None:
     if vectors is not None and len(vectors) != len(note.chunks):
         raise ValueError("one vector per chunk expected")
     for i, ch in enumerate(note.chunks):
@@ -226,7 +235,7 @@ def _insert_chunks(c, doc_id: int, note: ParsedNote, vectors: np.ndarray | None)
             (cid, ch.heading, ctx, ch.content),
         )
         shortcjk.upsert(c, cid, ch.heading, ctx, ch.content)
-        if vectors is not None:
+        if vectors is not None and vectors[i] is not None:
             c.execute(
                 "INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                 (cid, np.ascontiguousarray(vectors[i], dtype=np.float32).tobytes()),
@@ -324,6 +333,7 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM tags")
         c.execute("DELETE FROM note_properties")
         c.execute("DELETE FROM skipped")
+        c.execute("DELETE FROM note_lines")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
         c.execute("DROP TABLE IF EXISTS vec_chunks")
