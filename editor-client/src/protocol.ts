@@ -281,21 +281,33 @@ export interface SearchHit {
 
 /** ``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``); null or absent = the vault's groove.toml. */
 export interface SearchParams {
+  /** What to look for, in natural language. */
   query: string;
   limit?: number | null;
+  /** Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting. */
   rerank?: boolean | null;
   reranker?: string | null;
+  /** Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting. */
   mmr?: boolean | null;
+  /** MMR balance: 1 = relevance only, 0 = diversity only. */
   mmr_lambda?: number | null;
+  /** Extra MMR penalty for another passage of a note already picked. */
   mmr_same_doc_penalty?: number | null;
+  /** Return the surrounding section (or the whole short note) instead of the bare passage. */
   parent_retriever?: boolean | null;
+  /** Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']. */
   path_globs?: string[];
+  /** Only notes with at least one of these tags. */
   tags_any?: string[];
+  /** Only notes with all of these tags (no '#'). */
   tags_all?: string[];
+  /** Only notes dated on/after this day (YYYY-MM-DD, frontmatter date). */
   date_from?: string | null;
+  /** Only notes dated on/before this day (YYYY-MM-DD). */
   date_to?: string | null;
+  /** Threshold for low_confidence (advanced; omit). */
   min_confidence_ratio?: number | null;
-  /** Give each hit an ``explain`` object: why it ranked where it did */
+  /** Give each result an `explain` object: which retrieval legs found it (vector, full text, note, named note) with its rank and RRF contribution in each, the fused score, and what reranking, MMR and the parent retriever did; and the response a `confidence` object saying why low_confidence is what it is. For debugging a ranking; omit otherwise. */
   explain?: boolean | null;
 }
 
