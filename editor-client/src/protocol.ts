@@ -87,38 +87,45 @@ export interface IndexProgress {
   done: number;
   total: number;
   path?: string;
+  /** Chunks embedded so far (embed events) */
+  chunks?: number;
 }
 
+/** The index's state: counts, model, freshness, skipped notes, the rules that leave notes out; a daemon adds watching, watch_problem, pending_changes and last_error */
 export interface IndexStatus {
+  vault?: string;
+  index_path: string;
   documents: number;
   chunks: number;
   model: string | null;
   dim: number | null;
   last_indexed: number | null;
+  last_indexed_iso?: string | null;
   /** Notes changed on disk since they were indexed; null when the vault could not be scanned */
   stale_files: number | null;
   /** The first 100 of those notes (new, changed or deleted) */
   stale_paths?: string[];
+  /** Notes left out of the index and why (the first 100; see skipped_count) */
+  skipped?: SkippedNote[];
+  skipped_count?: number;
   indexing: boolean;
   progress: IndexProgress | null;
-  index_path: string;
+  model_load_seconds?: number | null;
+  groove_version?: string;
+  warnings?: string[];
+  /** The rules that leave notes out of the index, with their entry counts (ADR 0190) */
+  exclusions?: ExclusionSource[];
+  low_confidence?: LowConfidenceStatus | null;
+  word_index?: WordIndexStatus | null;
+  vector_copy?: VectorCopyStatus | null;
+  /** Present when the params named a path */
+  why?: WhyExcluded | null;
   watching?: boolean;
   /** Why the daemon is not watching the vault (its folder is gone or was replaced), or null */
   watch_problem?: string | null;
   pending_changes?: number;
   /** The daemon's last index job's failure; null when it succeeded (docs/protocol.md) */
   last_error?: string | null;
-  warnings?: string[];
-  /** Notes left out of the index and why (the first 100; see skipped_count) */
-  skipped?: Skipped[];
-  skipped_count?: number;
-  low_confidence?: LowConfidenceStatus | null;
-  word_index?: WordIndexStatus | null;
-  vector_copy?: VectorCopyStatus | null;
-  /** The rules that leave notes out of the index, with their entry counts (ADR 0190) */
-  exclusions?: ExclusionSource[];
-  /** Present when the params named a path */
-  why?: WhyExcluded | null;
 }
 
 export interface IndexStatusParams {
@@ -224,7 +231,7 @@ export interface ReindexSummary {
   indexed: number;
   unchanged: number;
   deleted: number;
-  skipped: Skipped[];
+  skipped: SkippedNote[];
 }
 
 export interface Related {
@@ -327,7 +334,7 @@ export interface Similar {
   score: number;
 }
 
-export interface Skipped {
+export interface SkippedNote {
   path: string;
   reason: string;
 }

@@ -28,6 +28,7 @@ from typing import Any
 from .. import __version__, service
 from ..errors import clip
 from ..runtime import Runtime
+from ..status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
 from .protocol import RpcError
@@ -404,7 +405,7 @@ class Daemon:
     def capabilities(self) -> list[str]:
         return sorted(self.methods - {"hello"})
 
-    def _index_status(self, p: dict) -> dict:
+    def _index_status(self, p: dict) -> IndexStatus:
         # The worker's state first, then the counts (see service.index_status).
         busy, pending = self.worker.busy, self.worker.pending_paths()
         st = service.index_status(self.rt, why=p.get("why"))
