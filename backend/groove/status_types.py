@@ -4,30 +4,20 @@ They are TypedDicts: the operation's result is the JSON object itself (a
 dict at run time), so what a surface sends is what the code built, byte for
 byte, and ``schemas/protocol.json`` is generated from these same classes
 (field docstrings as descriptions; a ``NotRequired`` key is one a reply may
-leave out). Imports nothing of pydantic: the bounds load lazily, as in
-``groove.types``.
+leave out). Imports nothing of pydantic: the bounds load lazily
+(``lazy_constraints.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from typing_extensions import NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from . import constraints
 else:
-
-    class _Constraints:
-        """``groove.constraints``, imported when an annotation below is first
-        evaluated (by pydantic, building the schema)."""
-
-        def __getattr__(self, name: str) -> Any:
-            from . import constraints
-
-            return getattr(constraints, name)
-
-    constraints = _Constraints()
+    from .lazy_constraints import constraints
 
 
 class SkippedNote(TypedDict):

@@ -24,17 +24,7 @@ from ..errors import InvalidArgument
 if TYPE_CHECKING:
     from .. import constraints as c
 else:
-
-    class _Constraints:
-        """``groove.constraints`` (pydantic's Field among them), imported only
-        when the wire schema is built: a search never evaluates these annotations."""
-
-        def __getattr__(self, name: str) -> Any:
-            from .. import constraints
-
-            return getattr(constraints, name)
-
-    c = _Constraints()
+    from ..lazy_constraints import constraints as c  # pydantic's Field among them: loaded for a schema only
 
 @dataclass(frozen=True)
 class SearchParams:
