@@ -21,7 +21,6 @@ trivial text ends the run, with one message naming the cause.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -38,6 +37,7 @@ from .index import calibration, store
 from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
+from .note_vector_upgrade import upgrade_note_vectors
 from .types import ParsedNote
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.markdown import parse_note
@@ -119,51 +119,6 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
     idx.check_embedder(embedder.model_id, embedder.dim, recipe=store.EMBED_RECIPE)
     if idx.embedder_info() is None or not idx.has_vec_table():
         idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=store.EMBED_RECIPE)
-
-
-def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
-                         emit: Progress | None = None) -> int:
-    """Recipes 2 to 4 differ from this one only in how note vectors are made
-    (ADR-0077, ADR-0128, ADR-0142): re-make those from the notes on disk and
-    the stored chunk vectors instead of asking for a full --rebuild.
-
-    Returns the number of notes upgraded. Idempotent: the recipe is raised
-    only after every note is done, so a killed upgrade starts over. A note
-    that cannot be read keeps its old vector until the main pass re-indexes
-    or deletes it."""
-    info = idx.embedder_info()
-    if (info is None or int(info.get("recipe", 1)) not in store.NOTE_VECTOR_ONLY_RECIPES
-            or info.get("model_id") != embedder.model_id or int(info.get("dim", -1)) != embedder.dim
-            or idx.get_meta("chunk_tokens") != str(cfg.chunk_tokens) or not idx.has_vec_table()):
-        return 0  # nothing to upgrade, or a mismatch prepare_embedder reports
-    docs = list(idx.conn.execute("SELECT id, path FROM documents ORDER BY id"))
-    done = 0
-    for start in range(0, len(docs), EMBED_BATCH_CHUNKS):
-        ids, texts, firsts = [], [], []
-        for doc_id, path in docs[start:start + EMBED_BATCH_CHUNKS]:
-            data, _, _ = read_regular_file(vault / path, cfg.max_file_bytes)
-            if data is None:
-                continue
-            try:
-                note = parse_note(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
-            except Exception:  # noqa: BLE001 - the main pass reports it
-                continue
-            first = store.first_chunk_vector(idx, doc_id)
-            if note.chunks and first is not None:
-                ids.append(doc_id)
-                texts.append(store.note_text(note))
-                firsts.append(first)
-        vecs = store.note_vectors(embedder, texts, np.array(firsts)) if texts else []
-        with idx.atomic() as c:
-            for doc_id, v in zip(ids, vecs):
-                c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
-                c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
-                          (doc_id, np.ascontiguousarray(v, dtype=np.float32).tobytes()))
-        done += len(ids)
-        if emit:
-            emit({"phase": "embed", "done": min(start + EMBED_BATCH_CHUNKS, len(docs)), "total": len(docs)})
-    idx.set_meta("embedder", json.dumps({**info, "recipe": store.EMBED_RECIPE}))
-    return done
 
 
 def _check_chunk_budget(idx: Index, budget: int) -> None:
