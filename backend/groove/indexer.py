@@ -21,7 +21,6 @@ trivial text ends the run, with one message naming the cause.
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -38,8 +37,9 @@ from .index import boilerplate, calibration, store
 from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
+from .note_vector_upgrade import upgrade_note_vectors
 from .types import ParsedNote
-from .vault.daily_notes import DAILY_NOTES_FILE, daily_notes
+from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.reader import NotANote, parse_file
 from .vault.scan import (
@@ -126,51 +126,6 @@ def prepare_embedder(idx: Index, embedder: Embedder, *, rebuild: bool = False) -
         idx.set_embedder(embedder.model_id, embedder.dim, file_sha256(embedder.model_path), recipe=store.EMBED_RECIPE)
 
 
-def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig,
-                         emit: Progress | None = None) -> int:
-    """Recipes 2 to 4 differ from this one only in how note vectors are made
-    (ADR-0077, ADR-0128, ADR-0142): re-make those from the notes on disk and
-    the stored chunk vectors instead of asking for a full --rebuild.
-
-    Returns the number of notes upgraded. Idempotent: the recipe is raised
-    only after every note is done, so a killed upgrade starts over. A note
-    that cannot be read keeps its old vector until the main pass re-indexes
-    or deletes it."""
-    info = idx.embedder_info()
-    if (info is None or int(info.get("recipe", 1)) not in store.NOTE_VECTOR_ONLY_RECIPES
-            or info.get("model_id") != embedder.model_id or int(info.get("dim", -1)) != embedder.dim
-            or idx.get_meta("chunk_tokens") != str(cfg.chunk_tokens) or not idx.has_vec_table()):
-        return 0  # nothing to upgrade, or a mismatch prepare_embedder reports
-    docs = list(idx.conn.execute("SELECT id, path FROM documents ORDER BY id"))
-    done = 0
-    for start in range(0, len(docs), EMBED_BATCH_CHUNKS):
-        ids, texts, firsts = [], [], []
-        for doc_id, path in docs[start:start + EMBED_BATCH_CHUNKS]:
-            data, _, _ = read_regular_file(vault / path, cfg.max_file_bytes)
-            if data is None:
-                continue
-            try:
-                note = parse_file(path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
-            except Exception:  # noqa: BLE001 - the main pass reports it
-                continue
-            first = store.first_chunk_vector(idx, doc_id)
-            if note.chunks and first is not None:
-                ids.append(doc_id)
-                texts.append(store.note_text(note))
-                firsts.append(first)
-        vecs = store.note_vectors(embedder, texts, np.array(firsts)) if texts else []
-        with idx.atomic() as c:
-            for doc_id, v in zip(ids, vecs):
-                c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))
-                c.execute("INSERT INTO vec_notes(rowid, embedding) VALUES (?, ?)",
-                          (doc_id, np.ascontiguousarray(v, dtype=np.float32).tobytes()))
-        done += len(ids)
-        if emit:
-            emit({"phase": "embed", "done": min(start + EMBED_BATCH_CHUNKS, len(docs)), "total": len(docs)})
-    idx.set_meta("embedder", json.dumps({**info, "recipe": store.EMBED_RECIPE}))
-    return done
-
-
 def _check_chunk_budget(idx: Index, budget: int) -> None:
     """Chunks cut under one budget are not mixed with chunks cut under another."""
     stored = idx.get_meta("chunk_tokens")
@@ -252,21 +207,47 @@ def _rebuild_aside(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig
     return summary
 
 
-class _Run:
-    """One run's bookkeeping of skipped notes."""
+@dataclass
+class Ready:
+    """A note read and parsed, waiting for its vectors (``nf`` holds the
+    stat of the bytes read)."""
 
-    def __init__(self, idx: Index, summary: IndexSummary, rebuild: bool) -> None:
-        self.idx = idx
-        self.summary = summary
-        self.known_skips = {} if rebuild else store.skipped_notes(idx)
-        self.rows: list[store.SkipRow] = []
+    nf: NoteFile
+    note: ParsedNote
+    content_hash: str
+
+
+@dataclass
+class IndexRun:
+    """One run's state, shared by its steps: plan_run -> read_note (each
+    file to do) -> flush_pending (embed_batch, write_batch) -> finish_run."""
+
+    idx: Index
+    embedder: Embedder
+    cfg: IndexConfig
+    rebuild: bool
+    only: set[str] | None
+    emit: Progress
+    summary: IndexSummary = field(default_factory=IndexSummary)
+    known: dict[str, store.DocRow] = field(default_factory=dict)  # what the index held at the start
+    gone: dict[str, store.DocRow] = field(default_factory=dict)  # to delete at the end, unless renamed
+    by_hash: dict[str, str] = field(default_factory=dict)  # content hash -> a vanished note's path
+    todo: list[NoteFile] = field(default_factory=list)  # files whose stat moved
+    pending: list[Ready] = field(default_factory=list)  # parsed, not yet embedded
+    done: int = 0  # files of ``todo`` settled, for progress
+    known_skips: dict[str, store.SkipRow] = field(default_factory=dict)
+    daily: DailyNotes | None = None  # a daily note's day is the one in its name (ADR 0191)
+    bp: boilerplate.Boilerplate = boilerplate.OFF  # lines left out of what is embedded (ADR 0210)
+    notes: int = 0  # notes in the vault (present), the census's denominator
+    skip_rows: list[store.SkipRow] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
 
     def skip(self, path: str, reason: str, nf: NoteFile | None = None, *, sticky: bool = False) -> None:
         """``sticky``: the reason is the content's, so the note is not retried
         while its stat (from ``nf``) stays the same."""
         self.summary.skipped.append(Skipped(path, reason))
-        self.rows.append(store.SkipRow(path, reason, nf.size if nf else None, nf.mtime_ns if nf else None,
-                                       sticky and nf is not None, __version__))
+        self.skip_rows.append(store.SkipRow(path, reason, nf.size if nf else None, nf.mtime_ns if nf else None,
+                                            sticky and nf is not None, __version__))
         if path not in self.known_skips or self.known_skips[path].reason != reason:
             log.info("skipped %r: %s", path, reason)
 
@@ -279,6 +260,12 @@ class _Run:
         self.skip(nf.path, row.reason, nf, sticky=True)
         return True
 
+    def content_skip(self, nf: NoteFile, reason: str) -> None:
+        """The file is not a note any more: what the index had of it goes."""
+        self.skip(nf.path, reason, nf, sticky=True)
+        if nf.path in self.known and store.delete_doc(self.idx, nf.path):
+            self.summary.deleted.append(nf.path)
+
 
 def _index_vault(
     vault: Path,
@@ -290,180 +277,192 @@ def _index_vault(
     only: set[str] | None,
     progress: Progress | None,
 ) -> IndexSummary:
-    t0 = time.perf_counter()
-    emit = progress or (lambda e: None)
+    run = plan_run(vault, idx, embedder, cfg, rebuild=rebuild, only=only, progress=progress)
+    for nf in run.todo:
+        ready = read_note(run, nf)
+        if ready is None:
+            run.done += 1
+            continue
+        run.pending.append(ready)
+        if sum(len(r.note.chunks) for r in run.pending) >= EMBED_BATCH_CHUNKS:
+            flush_pending(run)
+    if run.pending:
+        flush_pending(run)
+    return finish_run(run)
+
+
+def plan_run(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig, *,
+             rebuild: bool, only: set[str] | None, progress: Progress | None) -> IndexRun:
+    """Check the index against the model, scan the vault, and list what to do:
+    files whose stat moved (``todo``), notes gone (``gone``), scan skips."""
+    run = IndexRun(idx, embedder, cfg, rebuild, only, progress or (lambda e: None))
     if not rebuild:
-        upgrade_note_vectors(vault, idx, embedder, cfg, emit)
+        upgrade_note_vectors(vault, idx, embedder, cfg, run.emit)
     prepare_embedder(idx, embedder, rebuild=rebuild)
     _check_chunk_budget(idx, cfg.chunk_tokens)
-    summary = IndexSummary()
-    run = _Run(idx, summary, rebuild)
+    run.known_skips = {} if rebuild else store.skipped_notes(idx)
     files, skipped = scan_vault(vault)
-    summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
-    daily = daily_notes(vault)  # a daily note's day is the one in its name (ADR 0191)
-    summary.warnings += [(DAILY_NOTES_FILE, w) for w in daily.warnings]
+    run.summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
+    run.daily = daily_notes(vault)
+    run.summary.warnings += [(DAILY_NOTES_FILE, w) for w in run.daily.warnings]
     for sk in skipped:
         if only is None or sk.path in only:
             run.skip(sk.path, sk.reason)
-    known = store.all_docs(idx)
+    run.known = store.all_docs(idx)
     present = {f.path for f in files}
+    run.notes = len(present)
     if only is not None:
         files = [f for f in files if f.path in only]
-    gone_all = {p: d for p, d in known.items() if p not in present}
+    gone_all = {p: d for p, d in run.known.items() if p not in present}
     # A partial run deletes only what it was told about (or what a rename explains).
-    gone = gone_all if only is None else {p: d for p, d in gone_all.items() if p in only}
-    by_hash: dict[str, str] = {d.content_hash: p for p, d in gone_all.items()}
-
-    todo: list[NoteFile] = []
+    run.gone = gone_all if only is None else {p: d for p, d in gone_all.items() if p in only}
+    run.by_hash = {d.content_hash: p for p, d in gone_all.items()}
     for f in files:
-        d = known.get(f.path)
+        d = run.known.get(f.path)
         if d and d.size == f.size and d.mtime_ns == f.mtime_ns and not rebuild:
-            summary.unchanged += 1
+            run.summary.unchanged += 1
         else:
-            todo.append(f)
-    emit({"phase": "scan", "done": 0, "total": len(todo)})
-    # --- template boilerplate (ADR 0210): the common lines, decided before anything is embedded
-    bp = boilerplate.plan(idx, cfg, todo, known, gone, notes=len(present))
-    summary.boilerplate_lines = len(bp.common)
-    # ---
+            run.todo.append(f)
+    run.emit({"phase": "scan", "done": 0, "total": len(run.todo)})
+    # The common lines, decided before anything is embedded (ADR 0210).
+    run.bp = boilerplate.plan(idx, cfg, run.todo, run.known, run.gone, notes=run.notes)
+    run.summary.boilerplate_lines = len(run.bp.common)
+    return run
 
-    pending: list[tuple[NoteFile, ParsedNote, int, int, str]] = []
-    done = 0
 
-    def content_skip(nf: NoteFile, reason: str) -> None:
-        """The file is not a note any more: what the index had of it goes."""
-        run.skip(nf.path, reason, nf, sticky=True)
-        if nf.path in known and store.delete_doc(idx, nf.path):
-            summary.deleted.append(nf.path)
+def read_note(run: IndexRun, nf: NoteFile) -> Ready | None:
+    """Read and parse one file of ``todo``. None when it needs no model: it
+    is skipped (unreadable, binary, unparsable, still the content skipped
+    before), unchanged but for its stat, or a renamed note (moved in place)."""
+    if not run.rebuild and run.still_skipped(nf):
+        return None
+    data, reason, size, mtime = _read(nf, run.cfg)
+    if data is None:
+        run.skip(nf.path, reason or "unreadable", nf)
+        # What the index holds of it is no longer what is on disk (unreadable, too
+        # large, gone): it leaves search (ADR 0150). A note changed while it was
+        # read keeps its last text until the next run reads it whole.
+        if reason != CHANGED_WHILE_READ and nf.path in run.known and store.delete_doc(run.idx, nf.path):
+            run.summary.deleted.append(nf.path)
+        return None
+    nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read
+    h = content_hash(data)
+    d = run.known.get(nf.path)
+    if d and d.content_hash == h and not run.rebuild:
+        store.touch_doc(run.idx, nf.path, size, mtime)
+        run.summary.unchanged += 1
+        return None
+    reason = binary_reason(decode_note_bytes(data).data)
+    if reason:
+        run.content_skip(nf, reason)
+        return None
+    try:
+        note = parse_file(nf.path, data, chunk_tokens=run.cfg.chunk_tokens, count_tokens=run.embedder.count_tokens)
+    except NotANote as e:  # a canvas that is not JSON Canvas: its own reason (ADR 0195)
+        run.content_skip(nf, str(e))
+        return None
+    except Exception as e:  # noqa: BLE001 - RecursionError, MemoryError, a parser bug: skip this note
+        run.content_skip(nf, _failure("could not be parsed", e))
+        return None
+    for w in note.warnings:
+        run.summary.warnings.append((nf.path, w))
+    if run.daily is not None:
+        note.date = run.daily.date_of(nf.path) or note.date
+    old = run.by_hash.pop(h, None) if not run.rebuild and d is None else None
+    if old is not None and store.move_note(run.idx, old, note, size=size, mtime_ns=mtime, content_hash=h):
+        run.summary.renamed.append((old, nf.path))
+        run.gone.pop(old, None)
+        return None
+    return Ready(nf, note, h)
 
-    def embed(batch: list[tuple[NoteFile, ParsedNote, int, int, str]]) -> tuple[np.ndarray | None, np.ndarray | None]:
-        views = [bp.view(n) for _, n, *_ in batch]  # what is embedded: boilerplate left out (ADR 0210)
-        texts = [store.embed_text(ch.context, ch.content) for n in views for ch in n.chunks]
-        vecs = embedder.embed_passages(texts) if texts else None
-        notes = [store.note_text(n) for n in views if n.chunks]
-        starts = np.cumsum([0] + [len(n.chunks) for n in views])[:-1]
-        firsts = [vecs[at] for at, n in zip(starts, views) if n.chunks] if vecs is not None else []
-        note_vecs = store.note_vectors(embedder, notes, np.array(firsts)) if notes else None
-        return vecs, note_vecs
 
-    def store_batch(batch: list[tuple[NoteFile, ParsedNote, int, int, str]],
-                    vecs: np.ndarray | None, note_vecs: np.ndarray | None) -> None:
-        nonlocal done
-        pos = 0
-        note_pos = 0
-        for nf, note, size, mtime, h in batch:
-            view = bp.view(note)
-            k = len(view.chunks)
-            v = bp.spread(note, view, vecs[pos:pos + k]) if vecs is not None and k else None
-            nv = note_vecs[note_pos] if note_vecs is not None and k else None
-            pos += k
-            note_pos += 1 if k else 0
+def embed_batch(embedder: Embedder, batch: list[Ready],
+                bp: boilerplate.Boilerplate = boilerplate.OFF) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The chunk vectors of every note in ``batch`` (in order; of what is
+    embedded, ``bp.view``) and one note vector per note that has chunks;
+    None where there is nothing to embed."""
+    views = [bp.view(r.note) for r in batch]  # boilerplate left out (ADR 0210)
+    texts = [store.embed_text(ch.context, ch.content) for n in views for ch in n.chunks]
+    vecs = embedder.embed_passages(texts) if texts else None
+    notes = [store.note_text(n) for n in views if n.chunks]
+    starts = np.cumsum([0] + [len(n.chunks) for n in views])[:-1]
+    firsts = [vecs[at] for at, n in zip(starts, views) if n.chunks] if vecs is not None else []
+    note_vecs = store.note_vectors(embedder, notes, np.array(firsts)) if notes else None
+    return vecs, note_vecs
+
+
+def write_batch(run: IndexRun, batch: list[Ready], vecs: np.ndarray | None, note_vecs: np.ndarray | None) -> None:
+    """Store each note of ``batch`` in its own transaction. A note the index
+    refuses is skipped; a broken index (apsw.Error) stops the run."""
+    pos = 0
+    note_pos = 0
+    for r in batch:
+        view = run.bp.view(r.note)
+        nf, k = r.nf, len(view.chunks)
+        v = run.bp.spread(r.note, view, vecs[pos:pos + k]) if vecs is not None and k else None
+        nv = note_vecs[note_pos] if note_vecs is not None and k else None
+        pos += k
+        note_pos += 1 if k else 0
+        try:
+            store.upsert_note(run.idx, r.note, size=nf.size, mtime_ns=nf.mtime_ns, content_hash=r.content_hash,
+                              vectors=v, note_vector=nv, lines=run.bp.flags(r.note))
+        except apsw.TooBigError as e:
+            run.content_skip(nf, _failure("too big for the index", e))
+        except apsw.Error:
+            raise  # the index, not the note: the run stops (index_vault says why)
+        except Exception as e:  # noqa: BLE001 - one note's failure stays that note's
+            run.content_skip(nf, _failure("could not be stored", e))
+        else:
+            run.summary.indexed.append(nf.path)
+            run.summary.chunks_embedded += k
+        run.done += 1
+        run.emit({"phase": "embed", "done": run.done, "total": len(run.todo), "path": nf.path,
+                  "chunks": run.summary.chunks_embedded})
+
+
+def flush_pending(run: IndexRun) -> None:
+    """Embed and store ``pending``. When the batch fails, each note is tried
+    alone: the one at fault is skipped, or the model is (ModelFailed)."""
+    try:
+        vecs, note_vecs = embed_batch(run.embedder, run.pending, run.bp)
+    except Exception:  # noqa: BLE001 - find the note (or the model) at fault
+        _check_model(run.embedder)
+        for item in run.pending:
             try:
-                store.upsert_note(idx, note, size=size, mtime_ns=mtime, content_hash=h, vectors=v, note_vector=nv,
-                                  lines=bp.flags(note))
-            except apsw.TooBigError as e:
-                content_skip(nf, _failure("too big for the index", e))
-            except apsw.Error:
-                raise  # the index, not the note: the run stops (index_vault says why)
-            except Exception as e:  # noqa: BLE001 - one note's failure stays that note's
-                content_skip(nf, _failure("could not be stored", e))
-            else:
-                summary.indexed.append(nf.path)
-                summary.chunks_embedded += k
-            done += 1
-            emit({"phase": "embed", "done": done, "total": len(todo), "path": nf.path,
-                  "chunks": summary.chunks_embedded})
+                one, note_one = embed_batch(run.embedder, [item], run.bp)
+            except Exception as e:  # noqa: BLE001
+                _check_model(run.embedder)
+                run.content_skip(item.nf, _failure("could not be embedded", e))
+                continue
+            write_batch(run, [item], one, note_one)
+    else:
+        write_batch(run, run.pending, vecs, note_vecs)
+    run.pending.clear()
 
-    def flush() -> None:
-        try:
-            vecs, note_vecs = embed(pending)
-        except Exception:  # noqa: BLE001 - find the note (or the model) at fault
-            _check_model(embedder)
-            for item in pending:
-                try:
-                    one, note_one = embed([item])
-                except Exception as e:  # noqa: BLE001
-                    _check_model(embedder)
-                    nf, _, size, mtime, _ = item
-                    content_skip(nf, _failure("could not be embedded", e))
-                    continue
-                store_batch([item], one, note_one)
-        else:
-            store_batch(pending, vecs, note_vecs)
-        pending.clear()
 
-    for nf in todo:
-        if not rebuild and run.still_skipped(nf):
-            done += 1
-            continue
-        data, reason, size, mtime = _read(nf, cfg)
-        if data is None:
-            run.skip(nf.path, reason or "unreadable", nf)
-            # What the index holds of it is no longer what is on disk (unreadable, too
-            # large, gone): it leaves search (ADR 0150). A note changed while it was
-            # read keeps its last text until the next run reads it whole.
-            if reason != CHANGED_WHILE_READ and nf.path in known and store.delete_doc(idx, nf.path):
-                summary.deleted.append(nf.path)
-            done += 1
-            continue
-        nf = replace(nf, size=size, mtime_ns=mtime)  # the stat of the bytes read
-        h = content_hash(data)
-        d = known.get(nf.path)
-        if d and d.content_hash == h and not rebuild:
-            store.touch_doc(idx, nf.path, size, mtime)
-            summary.unchanged += 1
-            done += 1
-            continue
-        reason = binary_reason(decode_note_bytes(data).data)
-        if reason:
-            content_skip(nf, reason)
-            done += 1
-            continue
-        try:
-            note = parse_file(nf.path, data, chunk_tokens=cfg.chunk_tokens, count_tokens=embedder.count_tokens)
-        except NotANote as e:  # a canvas that is not JSON Canvas: its own reason
-            content_skip(nf, str(e))
-            done += 1
-            continue
-        except Exception as e:  # noqa: BLE001 - RecursionError, MemoryError, a parser bug: skip this note
-            content_skip(nf, _failure("could not be parsed", e))
-            done += 1
-            continue
-        for w in note.warnings:
-            summary.warnings.append((nf.path, w))
-        note.date = daily.date_of(nf.path) or note.date
-        old = by_hash.pop(h, None) if not rebuild and d is None else None
-        if old is not None and store.move_note(idx, old, note, size=size, mtime_ns=mtime, content_hash=h):
-            summary.renamed.append((old, nf.path))
-            gone.pop(old, None)
-            done += 1
-            continue
-        pending.append((nf, note, size, mtime, h))
-        if sum(len(p[1].chunks) for p in pending) >= EMBED_BATCH_CHUNKS:
-            flush()
-    if pending:
-        flush()
-
-    for p in gone:
+def finish_run(run: IndexRun) -> IndexSummary:
+    """Delete the notes gone (not renamed), record the skips, calibrate, stamp."""
+    summary, idx = run.summary, run.idx
+    for p in run.gone:
         if p in {new for _, new in summary.renamed}:
             continue
         if store.delete_doc(idx, p):
             summary.deleted.append(p)
-    if idx.get_meta("daily_notes") != daily.key:
+    if run.daily is not None and idx.get_meta("daily_notes") != run.daily.key:
         # The daily-notes settings changed (or this index predates them): every
         # note's date is worked out again from what the index holds.
-        store.redate(idx, daily.date_of)
-        idx.set_meta("daily_notes", daily.key)
-    # --- template boilerplate (ADR 0210): notes embedded under another common set are redone
-    settled = boilerplate.settle(idx, embedder, cfg, notes=len(present))
+        store.redate(idx, run.daily.date_of)
+        idx.set_meta("daily_notes", run.daily.key)
+    # Notes embedded under another set of common lines are redone (ADR 0210).
+    settled = boilerplate.settle(idx, run.embedder, run.cfg, notes=run.notes)
     summary.boilerplate_lines = settled.common
     summary.boilerplate_refreshed = settled.notes
     summary.chunks_embedded += settled.chunks_embedded
-    # ---
-    store.record_skipped(idx, run.rows, scope=None if only is None else set(only) | {r.path for r in run.rows})
+    scope = None if run.only is None else set(run.only) | {r.path for r in run.skip_rows}
+    store.record_skipped(idx, run.skip_rows, scope=scope)
     try:
         # low_confidence's yardstick (ADR 0103): measured when missing or outdated.
-        calibration.ensure(idx, embedder)
+        calibration.ensure(idx, run.embedder)
     except apsw.Error:
         raise  # the index cannot be written: reported as such, not as a calibration problem
     except Exception as e:  # noqa: BLE001 - searches fall back to the margin rule and say so
@@ -472,8 +471,8 @@ def _index_vault(
         idx.set_meta("last_indexed", str(time.time()))
     elif idx.get_meta("last_indexed") is None:
         idx.set_meta("last_indexed", str(time.time()))
-    summary.seconds = time.perf_counter() - t0
-    emit({"phase": "done", "done": len(todo), "total": len(todo)})
+    summary.seconds = time.perf_counter() - run.started
+    run.emit({"phase": "done", "done": len(run.todo), "total": len(run.todo)})
     return summary
 
 

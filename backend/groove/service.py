@@ -25,6 +25,7 @@ from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
+from .status_types import ExclusionSource, IndexStatus, WhyExcluded
 from .types import SearchResponse
 from .vault.gate import safe_path
 from .vault.scan import IgnoreRules, ignore_rules, scan_vault
@@ -66,7 +67,7 @@ def reindex(
             _reindex_state.pop(key, None)
 
 
-def _why(rt: Runtime, rules: IgnoreRules | None, path: str) -> dict[str, Any]:
+def _why(rt: Runtime, rules: IgnoreRules | None, path: str) -> WhyExcluded:
     """Which rule leaves the note at ``path`` out (ADR 0190); null when none does."""
     _, rel = safe_path(rt.vault, path, param="why")
     if rules is None:
@@ -74,7 +75,7 @@ def _why(rt: Runtime, rules: IgnoreRules | None, path: str) -> dict[str, Any]:
     return {"path": rel, "excluded_by": rules.rule_for(rel) or rules.why_left_out(rel)}
 
 
-def index_status(rt: Runtime, why: str | None = None) -> dict[str, Any]:
+def index_status(rt: Runtime, why: str | None = None) -> IndexStatus:
     idx = rt.index
     # Read "is a job running" before the counts: a report that says idle must
     # not carry counts read while the last job was still committing.
@@ -89,7 +90,7 @@ def index_status(rt: Runtime, why: str | None = None) -> dict[str, Any]:
     stale: int | None = 0
     stale_paths: list[str] = []
     warnings: list[str] = []
-    exclusions: list[dict[str, Any]] = []
+    exclusions: list[ExclusionSource] = []
     rules: IgnoreRules | None = None
     try:
         rules = ignore_rules(rt.vault)
@@ -108,7 +109,7 @@ def index_status(rt: Runtime, why: str | None = None) -> dict[str, Any]:
         stale_paths += [p for p in docs_known if p not in present]
         stale = len(stale_paths)
     last = idx.get_meta("last_indexed")
-    out: dict[str, Any] = {
+    out: IndexStatus = {
         "vault": str(rt.vault),
         "index_path": str(idx.path),
         "documents": docs,

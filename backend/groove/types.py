@@ -20,17 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 if TYPE_CHECKING:
     from . import constraints
 else:
-
-    class _Constraints:
-        """``groove.constraints``, imported when an annotation below is first
-        evaluated: the socket client's path never evaluates one (see there)."""
-
-        def __getattr__(self, name: str) -> Any:
-            from . import constraints
-
-            return getattr(constraints, name)
-
-    constraints = _Constraints()
+    from .lazy_constraints import constraints
 
 _DOCSTRINGS = {"use_attribute_docstrings": True}  # pydantic reads field descriptions from them
 

@@ -97,38 +97,45 @@ export interface IndexProgress {
   done: number;
   total: number;
   path?: string;
+  /** Chunks embedded so far (embed events) */
+  chunks?: number;
 }
 
+/** The index's state: counts, model, freshness, skipped notes, the rules that leave notes out; a daemon adds watching, watch_problem, pending_changes and last_error */
 export interface IndexStatus {
+  vault?: string;
+  index_path: string;
   documents: number;
   chunks: number;
   model: string | null;
   dim: number | null;
   last_indexed: number | null;
+  last_indexed_iso?: string | null;
   /** Notes changed on disk since they were indexed; null when the vault could not be scanned */
   stale_files: number | null;
   /** The first 100 of those notes (new, changed or deleted) */
   stale_paths?: string[];
+  /** Notes left out of the index and why (the first 100; see skipped_count) */
+  skipped?: SkippedNote[];
+  skipped_count?: number;
   indexing: boolean;
   progress: IndexProgress | null;
-  index_path: string;
+  model_load_seconds?: number | null;
+  groove_version?: string;
+  warnings?: string[];
+  /** The rules that leave notes out of the index, with their entry counts (ADR 0190) */
+  exclusions?: ExclusionSource[];
+  low_confidence?: LowConfidenceStatus | null;
+  word_index?: WordIndexStatus | null;
+  vector_copy?: VectorCopyStatus | null;
+  /** Present when the params named a path */
+  why?: WhyExcluded | null;
   watching?: boolean;
   /** Why the daemon is not watching the vault (its folder is gone or was replaced), or null */
   watch_problem?: string | null;
   pending_changes?: number;
   /** The daemon's last index job's failure; null when it succeeded (docs/protocol.md) */
   last_error?: string | null;
-  warnings?: string[];
-  /** Notes left out of the index and why (the first 100; see skipped_count) */
-  skipped?: Skipped[];
-  skipped_count?: number;
-  low_confidence?: LowConfidenceStatus | null;
-  word_index?: WordIndexStatus | null;
-  vector_copy?: VectorCopyStatus | null;
-  /** The rules that leave notes out of the index, with their entry counts (ADR 0190) */
-  exclusions?: ExclusionSource[];
-  /** Present when the params named a path */
-  why?: WhyExcluded | null;
 }
 
 export interface IndexStatusParams {
@@ -234,7 +241,7 @@ export interface ReindexSummary {
   indexed: number;
   unchanged: number;
   deleted: number;
-  skipped: Skipped[];
+  skipped: SkippedNote[];
 }
 
 export interface Related {
@@ -292,23 +299,35 @@ export interface SearchHit {
 
 /** ``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``); null or absent = the vault's groove.toml. */
 export interface SearchParams {
+  /** What to look for, in natural language. */
   query: string;
   limit?: number | null;
+  /** Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting. */
   rerank?: boolean | null;
   reranker?: string | null;
+  /** Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting. */
   mmr?: boolean | null;
+  /** MMR balance: 1 = relevance only, 0 = diversity only. */
   mmr_lambda?: number | null;
+  /** Extra MMR penalty for another passage of a note already picked. */
   mmr_same_doc_penalty?: number | null;
+  /** Return the surrounding section (or the whole short note) instead of the bare passage. */
   parent_retriever?: boolean | null;
+  /** Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']. */
   path_globs?: string[];
+  /** Only notes with at least one of these tags. */
   tags_any?: string[];
+  /** Only notes with all of these tags (no '#'). */
   tags_all?: string[];
+  /** Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the frontmatter date or created, else the file's modification day. */
   date_from?: string | null;
+  /** Only notes dated on/before this day (YYYY-MM-DD). */
   date_to?: string | null;
   /** Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``, ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>`` order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2`` */
   where?: string[];
+  /** Threshold for low_confidence (advanced; omit). */
   min_confidence_ratio?: number | null;
-  /** Give each hit an ``explain`` object: why it ranked where it did */
+  /** Give each result an `explain` object: which retrieval legs found it (vector, full text, note, named note) with its rank and RRF contribution in each, the fused score, and what reranking, MMR and the parent retriever did; and the response a `confidence` object saying why low_confidence is what it is. For debugging a ranking; omit otherwise. */
   explain?: boolean | null;
 }
 
@@ -330,7 +349,7 @@ export interface Similar {
   linked?: boolean;
 }
 
-export interface Skipped {
+export interface SkippedNote {
   path: string;
   reason: string;
 }

@@ -28,7 +28,8 @@ from typing import Any
 from .. import __version__, service
 from ..errors import clip
 from ..runtime import Runtime
-from . import admission, protocol
+from ..status_types import IndexStatus
+from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
 from .protocol import RpcError
 from .watcher import IndexWorker
@@ -242,66 +243,55 @@ class Connection:
 
     def _handle_line(self, line: bytes) -> bool:
         """False = close the connection without a word (pre-auth failures)."""
-        try:
-            msg = json.loads(line)
-        except (ValueError, RecursionError) as e:  # ValueError: bad JSON or UTF-8, an int past 4,300 digits
-            if not self.authenticated:
-                return False
-            self.reply_error(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
-            return True
-        bad = protocol.surrogate_reply(msg)
-        if bad is not None:  # answered here, or never: a reply holding it could not be written as UTF-8
-            if not self.authenticated:
-                return False
-            if bad[1] is not None:
-                self.reply_error(bad[0], bad[1])
-            return True
-        rid = msg.get("id") if isinstance(msg, dict) else None
-        method = msg.get("method") if isinstance(msg, dict) else None
-        valid = (
-            isinstance(msg, dict) and msg.get("jsonrpc") == "2.0" and isinstance(method, str)
-            and (rid is None or (isinstance(rid, (int, str)) and not isinstance(rid, bool)))
-        )
+        req = requests.parse_line(line)
         if not self.authenticated:
-            if not valid or method != "hello" or "id" not in msg:
-                log.info("%s: first message was not hello; closed", self.peer)
-                return False
-            params = msg.get("params")
-            how = admission.hello_accepted(params, self.daemon.token, peer_is_owner=self.peer_is_owner)
-            if how is None:
-                log.warning("%s: wrong token; closed", self.peer)
-                return False
-            self.authenticated = True
-            self.sock.settimeout(None)
-            self.client_name = clip(str(params.get("client", "")), 200)
-            log.info("%s: authenticated (%s, by %s)", self.peer, self.client_name or "unnamed client", how)
-            self.reply(rid, self.daemon.hello_result())
+            return self._hello(req)
+        if isinstance(req, requests.Refused):
+            if req.error is not None:
+                self.reply_error(req.rid, req.error)
             return True
-        if not valid:
-            why = "batch requests are not supported" if isinstance(msg, list) else "not a JSON-RPC 2.0 request"
-            self.reply_error(rid if isinstance(rid, (int, str)) else None, RpcError(protocol.INVALID_REQUEST, why))
+        if not req.valid:
+            self.reply_error(*requests.envelope_error(req))
             return True
-        is_call = "id" in msg and rid is not None
-        params = msg.get("params", {})
-        if params is None:
-            params = {}
         try:
-            if method not in self.daemon.methods:
-                raise RpcError(protocol.METHOD_NOT_FOUND, f"unknown method {method!r}",
-                               {"methods": sorted(self.daemon.methods)})
-            if not isinstance(params, dict):
-                raise RpcError(protocol.INVALID_PARAMS, "params must be an object (by-name parameters)")
-            protocol.check_params(method, params)
-            inline = self.daemon.inline_handlers.get(method)
+            requests.check_call(req, self.daemon.methods)
+            inline = self.daemon.inline_handlers.get(req.method)
             if inline is not None:
-                result = inline(self, params)
-                if is_call:
-                    self.reply(rid, result)
+                result = inline(self, req.params)
+                if req.is_call:
+                    self.reply(req.rid, result)
                 return True
         except RpcError as e:
-            if is_call:
-                self.reply_error(rid, e)
+            if req.is_call:
+                self.reply_error(req.rid, e)
             return True
+        self._schedule(req)
+        return True
+
+    def _hello(self, req: requests.Request | requests.Refused) -> bool:
+        """The first line must be a hello call with the token (or from the
+        socket's owner); anything else closes the connection unanswered."""
+        if isinstance(req, requests.Refused):
+            return False
+        if not req.valid or req.method != "hello" or "id" not in req.msg:
+            log.info("%s: first message was not hello; closed", self.peer)
+            return False
+        params = req.msg.get("params")
+        how = admission.hello_accepted(params, self.daemon.token, peer_is_owner=self.peer_is_owner)
+        if how is None:
+            log.warning("%s: wrong token; closed", self.peer)
+            return False
+        self.authenticated = True
+        self.sock.settimeout(None)
+        self.client_name = clip(str(params.get("client", "")), 200)
+        log.info("%s: authenticated (%s, by %s)", self.peer, self.client_name or "unnamed client", how)
+        self.reply(req.rid, self.daemon.hello_result())
+        return True
+
+    def _schedule(self, req: requests.Request) -> None:
+        """Run a checked request here or on the pool; a call whose id is
+        already pending is refused."""
+        rid, method, is_call = req.rid, req.method, req.is_call
         with self._lock:
             if is_call and rid in self.pending:
                 dup = True
@@ -318,12 +308,10 @@ class Connection:
                          and not self._inbuf_has_line())
         if dup:
             self.reply_error(rid, RpcError(protocol.INVALID_REQUEST, f"id {rid!r} is already pending"))
-            return True
-        if inline_ok:
-            self._execute(rid if is_call else None, method, params, state)
+        elif inline_ok:
+            self._execute(rid if is_call else None, method, req.params, state)
         else:
-            self.daemon.pool.submit(self._execute, rid if is_call else None, method, params, state)
-        return True
+            self.daemon.pool.submit(self._execute, rid if is_call else None, method, req.params, state)
 
     def _inbuf_has_line(self) -> bool:
         return b"\n" in self._buf
@@ -417,7 +405,7 @@ class Daemon:
     def capabilities(self) -> list[str]:
         return sorted(self.methods - {"hello"})
 
-    def _index_status(self, p: dict) -> dict:
+    def _index_status(self, p: dict) -> IndexStatus:
         # The worker's state first, then the counts (see service.index_status).
         busy, pending = self.worker.busy, self.worker.pending_paths()
         st = service.index_status(self.rt, why=p.get("why"))

@@ -38,12 +38,13 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
     from ..models.base import Embedder
+    from ..status_types import LowConfidenceStatus
     from .db import Index
 
 META_KEY = "confidence_calibration"
@@ -403,13 +404,13 @@ def ensure(idx: Index, embedder: Embedder) -> Calibration | None:
     return cal if is_current(cal, idx) else calibrate(idx, embedder)
 
 
-def status(idx: Index) -> dict[str, Any]:
+def status(idx: Index) -> LowConfidenceStatus:
     """For ``index_status``: which low_confidence rule searches use, and why."""
     cal = load(idx)
     if cal is None:
         return {"calibrated": False, "rule": "margin",
                 "reason": "no confidence calibration in this index; run `groove index` to add it"}
-    out: dict[str, Any] = {"calibrated": True, "rule": "calibrated", "probes": cal.probes,
+    out: LowConfidenceStatus = {"calibrated": True, "rule": "calibrated", "probes": cal.probes,
                            "chunks_at_calibration": cal.chunks, "seconds": cal.seconds}
     absent = sorted(cal.absent_scripts())
     if absent:  # queries in these scripts are read as cross-language (ADR 0131)

@@ -79,7 +79,7 @@ def fts_context(note: ParsedNote, context: str) -> str:
 # 5: the mean of the summary's query view and the note's first chunk vector (ADR-0142)
 EMBED_RECIPE = 5
 # Recipes whose chunk vectors are this recipe's: only the note vectors differ,
-# so such an index is upgraded in place (indexer.upgrade_note_vectors).
+# so such an index is upgraded in place (note_vector_upgrade.upgrade_note_vectors).
 NOTE_VECTOR_ONLY_RECIPES = frozenset({2, 3, 4})
 
 

@@ -36,12 +36,16 @@ import time
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import apsw
 import numpy as np
 
 from .chunk_set import find_sorted, holds
 from .schema import rows_version
+
+if TYPE_CHECKING:
+    from ..status_types import VectorCopyStatus
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +143,7 @@ class VectorCache:
     def kept(self) -> bool:
         return self._open is not None
 
-    def status(self, conn: apsw.Connection) -> dict[str, object]:
+    def status(self, conn: apsw.Connection) -> VectorCopyStatus:
         """What ``index_status`` reports: ``state`` is ``off`` (this process
         keeps none: a one-shot run, or ``vector_copy = false``), ``small``
         (under MIN_ROWS chunks: sqlite-vec scans), ``ready``, ``loading`` or

@@ -26,6 +26,7 @@ import time
 from array import array
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import apsw
 import numpy as np
@@ -33,6 +34,9 @@ import numpy as np
 from groove.index import bm25_topk, word_postings
 from groove.index.schema import rows_version
 from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
+
+if TYPE_CHECKING:
+    from groove.status_types import WordIndexStatus
 
 log = logging.getLogger(__name__)
 
@@ -365,7 +369,7 @@ class WordPostingsCache:
             threading.Thread(target=self._build, args=(open_conn, done), name="groove-words", daemon=True).start()
         return None
 
-    def status(self, conn: apsw.Connection) -> dict[str, object]:
+    def status(self, conn: apsw.Connection) -> WordIndexStatus:
         """What ``index_status`` reports: ``state`` is ``off`` (this process
         keeps none: a one-shot run), ``small`` (under MIN_ROWS rows: FTS5
         ranks), ``ready``, ``building`` or ``stale`` (rows changed: FTS5

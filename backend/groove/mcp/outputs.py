@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from annotated_types import Ge
-from pydantic import Field
+from typing_extensions import NotRequired
 
-from ..schemas.models import Document, IndexStatus, Result
+from ..schemas.models import Document, Result
+from ..status_types import IndexStatus
 from ..types import SearchHit, SearchResponse
 
 # A match span on the wire: a [start, end) UTF-8 byte offset pair into the hit's content.
@@ -57,10 +58,15 @@ class DocumentsBatch(Result):
 
 
 class McpIndexStatus(IndexStatus):
+    """index_status as the tool returns it: the operation's, and this process's"""
+
     mode: Literal["standalone", "daemon"]
-    first_search_seconds: float | None = None
-    warm_error: str | None = None
-    model_loaded: bool | None = None
-    daemon_pid: int | None = None
-    auto_reindex_max: int = Field(0, description="standalone: up to this many changed notes are re-indexed "
-                                                 "before a search; more are reported in warnings")
+    first_search_seconds: NotRequired[float | None]
+    warm_error: NotRequired[str | None]
+    model_loaded: NotRequired[bool | None]
+    daemon_pid: NotRequired[int | None]
+    auto_reindex_max: NotRequired[int]
+    """standalone: up to this many changed notes are re-indexed before a search; more are reported in warnings"""
+
+
+McpIndexStatus.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]

@@ -3,6 +3,7 @@ Each keeps its response under ``max_tokens`` (budget.py, ADR 0114)."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import Annotated, Any
 
@@ -11,10 +12,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from ..bounds import MAX_FILTER_ITEMS, MAX_PATH_CHARS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
+from ..bounds import MAX_PATH_CHARS
 from ..schemas.models import MAX_INT
 from ..service import MAX_LIMIT
 from ..tokens import json_tokens
+from . import search_args
 from .budget import (
     DEFAULT_MAX_TOKENS,
     chars_budget,
@@ -29,7 +31,6 @@ from .render import render_document, render_documents, render_search
 from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
 
 MAX_BATCH = 20
-Pattern = Annotated[str, Field(max_length=MAX_PATTERN_CHARS)]  # a glob or a tag (bounds.py)
 NotePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
@@ -42,7 +43,27 @@ def _register_search(mcp: MCPServer, state: Session) -> None:
     """search, paged by offset and kept under max_tokens (budget.fit_search)."""
     backend = state.backend
 
-    @mcp.tool(
+    async def search(query: str, limit: int, offset: int, max_tokens: int, **args: Any) -> CallToolResult:
+        if offset + limit > MAX_LIMIT:
+            raise ToolError(f"offset + limit must be at most {MAX_LIMIT} (search ranks the best {MAX_LIMIT} "
+                            f"passages); got {offset} + {limit}")
+        warnings = await fresh(state)
+        params = search_args.request({"query": query, **args}, limit=offset + limit)
+        t0 = time.perf_counter()
+        resp = await call(backend.call, "search", params)
+        if state.first_search_seconds is None:
+            state.first_search_seconds = time.perf_counter() - t0
+        full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
+        resp = {**resp, "results": resp["results"][offset:], "warnings": warnings + list(resp.get("warnings", [])),
+                "offset": offset, "next_offset": offset + limit if full else None}
+        out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
+        return result(text, out)
+
+    # The arguments are SearchParams' (search_args.py), so the signature is
+    # generated; the SDK reads it as it reads any tool's.
+    search.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        search_args.parameters(), return_annotation=Annotated[CallToolResult, BudgetedSearch])
+    mcp.tool(
         name="search",
         title="Search the notes",
         annotations=READ_ONLY,
@@ -61,69 +82,7 @@ def _register_search(mcp: MCPServer, state: Session) -> None:
             "later hits are left out (truncated, next_offset: pass it as offset for more). Read more "
             "around a hit with get_document(path, line_start, line_end)."
         ),
-    )
-    async def search(
-        query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY_CHARS,
-                                    description="What to look for, in natural language.")],
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of results (1-50).")] = 10,
-        offset: Annotated[int, Field(ge=0, lt=MAX_LIMIT, description=(
-            "Skip this many results (paging: pass the previous response's next_offset). "
-            "offset + limit is at most 50."))] = 0,
-        path_globs: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
-            "Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."))] = None,
-        tags_any: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
-            "Only notes with at least one of these tags."))] = None,
-        tags_all: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
-            "Only notes with all of these tags (no '#')."))] = None,
-        date_from: Annotated[str | None, Field(description=(
-            "Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the "
-            "frontmatter date or created, else the file's modification day."))] = None,
-        date_to: Annotated[str | None, Field(description="Only notes dated on/before this day (YYYY-MM-DD).")] = None,
-        where: Annotated[list[Pattern] | None, Field(max_length=MAX_FILTER_ITEMS, description=(
-            "Only notes whose frontmatter properties satisfy all of these, each 'key=value', 'key!=value', "
-            "'key<value', 'key>value', 'key<=value' or 'key>=value', e.g. ['status=done', 'priority>2', "
-            "'due<=2026-12-31']. A list property matches when it contains the value; < and > order "
-            "numbers and YYYY-MM-DD dates; quote a value to compare it as text."))] = None,
-        rerank: Annotated[bool | None, Field(description=(
-            "Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."))] = None,
-        mmr: Annotated[bool | None, Field(description=(
-            "Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."))] = None,
-        mmr_lambda: Annotated[float | None, Field(ge=0, le=1, description=(
-            "MMR balance: 1 = relevance only, 0 = diversity only."))] = None,
-        mmr_same_doc_penalty: Annotated[float | None, Field(ge=0, description=(
-            "Extra MMR penalty for another passage of a note already picked."))] = None,
-        parent_retriever: Annotated[bool | None, Field(description=(
-            "Return the surrounding section (or the whole short note) instead of the bare passage."))] = None,
-        min_confidence_ratio: Annotated[float | None, Field(ge=0, le=1, description=(
-            "Threshold for low_confidence (advanced; omit)."))] = None,
-        explain: Annotated[bool, Field(description=(
-            "Give each result an `explain` object: which retrieval legs found it (vector, full text, note, "
-            "named note) with its rank and RRF contribution in each, the fused score, and what reranking, "
-            "MMR and the parent retriever did; and the response a `confidence` object saying why "
-            "low_confidence is what it is. For debugging a ranking; omit otherwise."))] = False,
-        max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
-    ) -> Annotated[CallToolResult, BudgetedSearch]:
-        if offset + limit > MAX_LIMIT:
-            raise ToolError(f"offset + limit must be at most {MAX_LIMIT} (search ranks the best {MAX_LIMIT} "
-                            f"passages); got {offset} + {limit}")
-        warnings = await fresh(state)
-        params = {
-            "query": query, "limit": offset + limit, "path_globs": path_globs or [], "tags_any": tags_any or [],
-            "tags_all": tags_all or [], "date_from": date_from, "date_to": date_to, "where": where or [],
-            "rerank": rerank, "mmr": mmr, "mmr_lambda": mmr_lambda, "mmr_same_doc_penalty": mmr_same_doc_penalty,
-            "parent_retriever": parent_retriever, "min_confidence_ratio": min_confidence_ratio,
-        }
-        if explain:
-            params["explain"] = True
-        t0 = time.perf_counter()
-        resp = await call(backend.call, "search", params)
-        if state.first_search_seconds is None:
-            state.first_search_seconds = time.perf_counter() - t0
-        full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
-        resp = {**resp, "results": resp["results"][offset:], "warnings": warnings + list(resp.get("warnings", [])),
-                "offset": offset, "next_offset": offset + limit if full else None}
-        out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
-        return result(text, out)
+    )(search)
 
 
 def _register_reading(mcp: MCPServer, state: Session) -> None:

@@ -2,8 +2,10 @@
 
 ``SearchParams`` is their one definition: the pipeline runs it, and the
 wire's schema (``schemas/protocol.json``, hence the plugins' TypeScript
-type) is generated from it, bounds and descriptions included. Adding a
-parameter is a field here, the stage that reads it, and its test. Fields left
+type) and the MCP search tool's arguments (``mcp/search_args.py``) are
+generated from it, bounds and descriptions included. Adding a parameter is
+a field here (its bound, and its docstring as its description), the stage
+that reads it, and its test. Fields left
 ``None`` fall back to ``groove.toml``; ``resolve_params`` turns them into a
 ``Resolved`` with every value concrete, validated and clamped — in one
 place, so no surface can skip a check.
@@ -23,17 +25,7 @@ from .where import Condition, parse_where
 if TYPE_CHECKING:
     from .. import constraints as c
 else:
-
-    class _Constraints:
-        """``groove.constraints`` (pydantic's Field among them), imported only
-        when the wire schema is built: a search never evaluates these annotations."""
-
-        def __getattr__(self, name: str) -> Any:
-            from .. import constraints
-
-            return getattr(constraints, name)
-
-    c = _Constraints()
+    from ..lazy_constraints import constraints as c  # pydantic's Field among them: loaded for a schema only
 
 @dataclass(frozen=True)
 class SearchParams:
@@ -43,25 +35,41 @@ class SearchParams:
     __pydantic_config__ = {"extra": "forbid", "use_attribute_docstrings": True}
 
     query: Annotated[str, c.Field(max_length=c.MAX_QUERY_CHARS)]
+    """What to look for, in natural language."""
     limit: Annotated[int, c.Field(ge=1, le=c.MAX_INT)] | None = None
     rerank: bool | None = None
+    """Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."""
     reranker: Annotated[str, c.Field(max_length=c.MAX_PATH_CHARS)] | None = None  # named → applies unconditionally
     mmr: bool | None = None
+    """Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."""
     mmr_lambda: c.Unit | None = None
+    """MMR balance: 1 = relevance only, 0 = diversity only."""
     mmr_same_doc_penalty: Annotated[float, c.Field(ge=0)] | None = None
+    """Extra MMR penalty for another passage of a note already picked."""
     parent_retriever: bool | None = None
+    """Return the surrounding section (or the whole short note) instead of the bare passage."""
     path_globs: Annotated[tuple[c.Glob, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    """Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."""
     tags_any: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    """Only notes with at least one of these tags."""
     tags_all: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
+    """Only notes with all of these tags (no '#')."""
     date_from: c.Date | None = None
+    """Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the
+    frontmatter date or created, else the file's modification day."""
     date_to: c.Date | None = None
+    """Only notes dated on/before this day (YYYY-MM-DD)."""
     where: Annotated[tuple[c.Where, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
     """Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``,
     ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
     order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
     min_confidence_ratio: c.Unit | None = None
+    """Threshold for low_confidence (advanced; omit)."""
     explain: bool | None = None
-    """Give each hit an ``explain`` object: why it ranked where it did"""
+    """Give each result an `explain` object: which retrieval legs found it (vector, full text, note, named
+    note) with its rank and RRF contribution in each, the fused score, and what reranking, MMR and the parent
+    retriever did; and the response a `confidence` object saying why low_confidence is what it is. For
+    debugging a ranking; omit otherwise."""
     # Development knob used by eval: which stage-1 legs run. Not on the wire.
     legs: c.SkipJsonSchema[str] = "hybrid"  # "hybrid" | "vector" | "fts"
 

@@ -5,7 +5,9 @@ MCP's output schemas. ``schemas/protocol.json`` is generated from them
 
 A search is not restated here: ``pipeline.params.SearchParams`` is the one
 definition of its params, ``types.SearchResponse`` and ``types.SearchHit`` of
-its result, and pydantic reads those dataclasses as they are. Params are
+its result, and pydantic reads those dataclasses as they are; nor is the
+index status: ``status_types.IndexStatus`` (TypedDicts) is the object
+``index_status`` builds and returns (ADR 0172). Params are
 closed (an unknown name is a mistake the caller should hear about); results
 are open, so a newer server may add fields.
 """
@@ -19,8 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from ..constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, LineRange, NonNeg, Tag
 from ..notes import MAX_RELATED
 from ..pipeline.params import SearchParams
+from ..status_types import IndexProgress, IndexStatus, SkippedNote
 from ..types import SearchResponse
-from ..vault.scan import Skipped
 
 EventName = Literal["index.progress", "index.changed"]
 
@@ -217,107 +219,11 @@ class NoteText(Result):
     """The note's whole text as stored"""
 
 
-class IndexProgress(Result):
-    phase: Literal["scan", "embed", "done"]
-    done: NonNeg
-    total: NonNeg
-    path: str = ""
-
-
-class LowConfidenceStatus(Result):
-    """Which ``low_confidence`` rule searches use on this index (docs/eval.md)"""
-
-    calibrated: bool
-    rule: Literal["calibrated", "margin"]
-    reason: str | None = None
-    """Why the margin rule is used (no calibration yet: run `groove index`)"""
-    probes: NonNeg | None = None
-    chunks_at_calibration: NonNeg | None = None
-    seconds: float | None = None
-    """What measuring the calibration cost at index time"""
-    stale: bool | None = None
-    """The vault changed too much since: still used, measured again by the next index run"""
-    cross_language_scripts: list[Literal["latin", "cjk"]] | None = None
-    """Scripts the vault is not written in: queries in them are read as asked across languages"""
-
-
-class WordIndexStatus(Result):
-    """The in-memory word index big vaults rank plain-word queries with (ADR 0132)"""
-
-    state: Literal["off", "small", "ready", "building", "stale"]
-    """off: this process keeps none (a one-shot run); small: under min_rows chunks, FTS5 ranks;
-    building / stale: the rows changed, FTS5 ranks until it is rebuilt"""
-    min_rows: NonNeg
-    rows: NonNeg | None = None
-    megabytes: float | None = None
-    build_seconds: float | None = None
-
-
-class VectorCopyStatus(Result):
-    """The in-memory copy big vaults search their vectors in (ADR 0121, 0133, 0134)"""
-
-    state: Literal["off", "small", "ready", "loading", "stale"]
-    """off: this process keeps none (a one-shot run, or vector_copy = false); small: under min_rows chunks;
-    loading / stale: the rows changed. In every state but ready, sqlite-vec scans the vectors"""
-    min_rows: NonNeg
-    rows: NonNeg | None = None
-    megabytes: float | None = None
-    load_seconds: float | None = None
-    head_scan: bool = False
-    """The copy is scanned on its leading principal axes, then re-scored (40k+ chunks, ADR 0133)"""
-
-
-class ExclusionSource(Result):
-    rule: str
-    """hidden and tool folders, .grooveignore, or Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters)"""
-    entries: NonNeg
-    values: list[str] = []
-    """Obsidian's entries as written (prefixes, then /regex/ entries)"""
-
-
-class WhyExcluded(Result):
-    path: str
-    excluded_by: str | None
-    """The rule that leaves the path out, in words; null when the vault's rules take it"""
-
-
-class IndexStatus(Result):
-    documents: NonNeg
-    chunks: NonNeg
-    model: str | None
-    dim: int | None
-    last_indexed: float | None
-    stale_files: NonNeg | None
-    """Notes changed on disk since they were indexed; null when the vault could not be scanned"""
-    stale_paths: list[str] = []
-    """The first 100 of those notes (new, changed or deleted)"""
-    indexing: bool
-    progress: IndexProgress | None
-    index_path: str
-    watching: bool = False
-    watch_problem: str | None = None
-    """Why the daemon is not watching the vault (its folder is gone or was replaced), or null"""
-    pending_changes: NonNeg = 0
-    last_error: str | None = None
-    """The daemon's last index job's failure; null when it succeeded (docs/protocol.md)"""
-    warnings: list[str] = []
-    skipped: list[Skipped] = []
-    """Notes left out of the index and why (the first 100; see skipped_count)"""
-    skipped_count: NonNeg = 0
-    low_confidence: LowConfidenceStatus | None = None
-    word_index: WordIndexStatus | None = None
-    vector_copy: VectorCopyStatus | None = None
-    exclusions: list[ExclusionSource] = []
-    """The rules that leave notes out of the index, with their entry counts (ADR 0190)"""
-    why: WhyExcluded | None = None
-    """Present when the params named a path"""
-
-
 class ReindexSummary(Result):
     indexed: NonNeg
     unchanged: NonNeg
     deleted: NonNeg
-    skipped: list[Skipped]
+    skipped: list[SkippedNote]
 
 
 class NoteEntry(Result):

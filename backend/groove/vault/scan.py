@@ -24,6 +24,8 @@ from . import folders
 if TYPE_CHECKING:
     import pathspec
 
+    from ..status_types import ExclusionSource
+
 # Folders that are never notes. Hidden folders (".anything") are skipped too.
 SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}
 IGNORE_FILE = ".grooveignore"
@@ -191,9 +193,9 @@ class IgnoreRules:
     def _skips_name_without_obsidian(self, rel: str) -> bool:
         return IgnoreRules(self.spec).skips_name(rel)
 
-    def sources(self) -> list[dict[str, object]]:
+    def sources(self) -> list[ExclusionSource]:
         """The exclusion sources in force, for `groove status` and index_status."""
-        out: list[dict[str, object]] = [{"rule": "hidden and tool folders", "entries": len(SKIP_DIRS)}]
+        out: list[ExclusionSource] = [{"rule": "hidden and tool folders", "entries": len(SKIP_DIRS)}]
         if self.spec is not None:
             out.append({"rule": IGNORE_FILE, "entries": sum(p.include is not None for p in self.spec.patterns)})
         if self.obsidian is not None:
