@@ -26,7 +26,7 @@ from .backend import Backend, ServerOptions
 from .budget import DEFAULT_MAX_TOKENS
 from .session import Session
 from .strict import GrooveMCP
-from .vaults import VaultSet, notes_page, publish_vault_argument, vault_names
+from .vaults import VaultSet, notes_page, publish_vault_argument, register_list_vaults, vault_names
 
 log = logging.getLogger("groove.mcp")
 
@@ -168,6 +168,8 @@ def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
     _register_prompts(mcp)
     if not any(load_config(s.backend.opts.vault).search.reranker for s in vaults.sessions):
         mcp.remove_argument("search", "rerank", NO_RERANKER)
+    if vaults.multi:
+        register_list_vaults(mcp, vaults)
     publish_vault_argument(mcp, vaults)
     mcp.tighten_output_schemas()
     return mcp

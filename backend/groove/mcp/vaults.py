@@ -37,11 +37,12 @@ from urllib.parse import unquote
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import CallToolResult
 from pydantic import Field
 
 from ..bounds import MAX_PATH_CHARS
 from ..config import FusionConfig
-from .session import Session, call, fresh
+from .session import READ_ONLY, Session, call, fresh, result
 
 RRF_K = FusionConfig().rrf_k  # the same constant that fuses a vault's own legs
 
@@ -227,6 +228,26 @@ async def search_vaults(vaults: VaultSet, vault: str | None, params: dict[str, A
     return out
 
 
+def register_list_vaults(mcp: MCPServer, vaults: VaultSet) -> None:
+    """list_vaults, offered only when the server serves several vaults."""
+
+    @mcp.tool(name="list_vaults", title="List the vaults", annotations=READ_ONLY, description=(
+        "The vaults this server serves: each one's name (pass it as `vault` to the other tools), folder, "
+        "and how many notes its index holds. search looks in all of them unless given `vault`."))
+    async def list_vaults() -> CallToolResult:
+        rows = []
+        for s, p in zip(vaults.sessions, vaults.paths):
+            try:
+                st = await call(s.backend.call, "index_status", {})
+                rows.append({"name": s.name, "path": str(p), "documents": st.get("documents", 0),
+                             "last_indexed_iso": st.get("last_indexed_iso"), "stale_files": st.get("stale_files")})
+            except ToolError as e:  # one vault's broken index does not hide the others
+                rows.append({"name": s.name, "path": str(p), "documents": 0, "error": str(e)})
+        text = "\n".join(f'{r["name"]}: {r["path"]} ({r["documents"]:,} notes'
+                         + (f'; {r["error"]}' if r.get("error") else "") + ")" for r in rows)
+        return result(text, {"vaults": rows})
+
+
 # -- schemas and resources --------------------------------------------------------
 
 
@@ -295,4 +316,5 @@ def notes_page(vaults: VaultSet, offset: int, limit: int) -> dict[str, Any]:
 
 
 __all__ = ["ONE_VAULT_HINT", "RRF_K", "VaultArg", "VaultSet", "VaultWeight", "fuse", "notes_page",
-           "publish_vault_argument", "search_vaults", "split_note_uri", "with_vault", "vault_names", "vault_weights"]
+           "publish_vault_argument", "register_list_vaults", "search_vaults", "split_note_uri", "vault_names",
+           "vault_weights", "with_vault"]
