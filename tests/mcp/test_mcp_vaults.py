@@ -201,3 +201,41 @@ def test_two_vaults_over_stdio_end_to_end(two, tiny_model, server_env, tmp_path)
             assert bad.is_error and "'Work', 'Home'" in text_of(bad)
 
     anyio.run(go)
+
+
+def test_two_vaults_over_streamable_http(two, tiny_model, server_env, tmp_path) -> None:
+    import groove
+    from mcp_support import HttpServer, http_session
+
+    (w, wi), (h, hi) = two
+    env = {**server_env, "PYTHONPATH": str(Path(groove.__file__).parents[1])}
+    server = HttpServer(["--vault", str(w), "--vault", str(h), "--index", str(wi), "--index", str(hi),
+                         "--model", str(tiny_model), "--standalone", "--no-warm"], env, tmp_path / "http.log")
+    try:
+        assert f"for {w}, {h} at" in (tmp_path / "http.log").read_text()
+
+        async def go() -> None:
+            async with http_session(server.url) as sess:
+                hits = (await sess.call_tool("search", {"query": "budget"})).structured_content["results"]
+                assert {x["vault"] for x in hits} == {"Work", "Home"}
+                work = await sess.call_tool("get_document", {"path": "Shared.md", "vault": "Work"})
+                assert "WORK COPY" in work.structured_content["content"]
+
+        anyio.run(go)
+    finally:
+        server.stop()
+
+
+def test_the_cli_refuses_unpaired_indexes_and_a_vault_twice(two, tiny_model, server_env) -> None:
+    import os
+    import subprocess
+
+    from mcp_support import GROOVE
+
+    (w, wi), (h, _) = two
+    env = {**os.environ, **server_env}
+    for args, why in ((["--vault", str(w), "--vault", str(h), "--index", str(wi)], "one --index per vault"),
+                      (["--vault", str(w), "--vault", str(w) + "/"], "given twice")):
+        out = subprocess.run([GROOVE, "mcp", *args], env=env, capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+        assert out.returncode == 2 and why in out.stderr, out.stderr

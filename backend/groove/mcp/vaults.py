@@ -58,16 +58,16 @@ ONE_VAULT_HINT = ("`vault` is only accepted when the server serves several vault
 def vault_names(paths: Sequence[Path]) -> list[str]:
     """A short, unique name per vault folder: its own name, and its parent's
     in parentheses when two share one (then a number, if those agree too)."""
-    names = [p.name or str(p) for p in paths]
-    for i, p in enumerate(paths):
-        if names.count(p.name or str(p)) > 1:
-            names[i] = f"{p.name} ({p.parent.name or p.parent})"
+    base = [p.name or "root" for p in paths]  # never a "/": note URIs split the name off at the first
+    names = [f"{b} ({p.parent.name or 'root'})" if base.count(b) > 1 else b for p, b in zip(paths, base)]
     seen: dict[str, int] = {}
-    for i, n in enumerate(list(names)):
+    out = []
+    for n in names:
         if names.count(n) > 1:
             seen[n] = seen.get(n, 0) + 1
-            names[i] = f"{n} {seen[n]}"
-    return names
+            n = f"{n} {seen[n]}"
+        out.append(n)
+    return out
 
 
 @dataclass
