@@ -239,3 +239,46 @@ def test_the_cli_refuses_unpaired_indexes_and_a_vault_twice(two, tiny_model, ser
         out = subprocess.run([GROOVE, "mcp", *args], env=env, capture_output=True, text=True, timeout=60,
                              stdin=subprocess.DEVNULL)
         assert out.returncode == 2 and why in out.stderr, out.stderr
+
+
+def test_each_vault_goes_to_its_own_daemon_when_one_runs(two, tiny_model, server_env, tmp_path) -> None:
+    import os
+    import shutil
+    import subprocess
+
+    from mcp_support import GROOVE
+
+    (w, wi), (h, hi) = two
+    work = tmp_path / "Work"  # a copy: the daemon's watcher may re-index it
+    shutil.copytree(w, work)
+    shutil.copy(wi, tmp_path / "work.sqlite")
+    # The daemon registers under this test's GROOVE_HOME, where the in-process server looks.
+    env = {**os.environ, **server_env, "GROOVE_HOME": os.environ["GROOVE_HOME"]}
+    out = subprocess.run([GROOVE, "serve", "--vault", str(work), "--model", str(tiny_model),
+                          "--index", str(tmp_path / "work.sqlite")], env=env, capture_output=True, text=True,
+                         timeout=180)
+    assert out.returncode == 0, out.stderr
+    try:
+        from groove.mcp import ServerOptions, build_server
+
+        opts = [ServerOptions(vault=work, model=str(tiny_model)),
+                ServerOptions(vault=h, index_path=hi, model=str(tiny_model), warm=False)]
+
+        async def go() -> None:
+            from mcp.client import Client
+
+            async with Client(build_server(opts), mode="legacy") as client:
+                s = client.session
+                modes = [(await s.call_tool("index_status", {"vault": v})).structured_content["mode"]
+                         for v in ("Work", "Home")]
+                assert modes == ["daemon", "standalone"]
+                hits = (await s.call_tool("search", {"query": "budget"})).structured_content["results"]
+                assert {x["vault"] for x in hits} == {"Work", "Home"}
+                d = await s.call_tool("get_document", {"path": "Shared.md", "vault": "Work"})
+                assert "WORK COPY" in d.structured_content["content"]
+                gate = await s.call_tool("get_document", {"path": "private/salary.md", "vault": "Work"})
+                assert gate.is_error and "WORK SECRET" not in text_of(gate)
+
+        anyio.run(go)
+    finally:
+        subprocess.run([GROOVE, "serve", "--stop", "--vault", str(work)], env=env, capture_output=True, timeout=60)

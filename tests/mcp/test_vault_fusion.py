@@ -62,10 +62,12 @@ def test_vaults_that_answer_equally_well_interleave_in_their_own_orders() -> Non
     assert out["results"][0]["score"] == pytest.approx(0.5 / (RRF_K + 1), abs=1e-8)
 
 
-def test_one_vault_through_the_fusion_keeps_its_list() -> None:
-    out = fuse([("A", _resp("A", 7, -3.0, low=True))], 5)
-    assert [h["chunk_id"] for h in out["results"]] == [1, 2, 3, 4, 5]
-    assert out["low_confidence"] is True
+def test_one_vault_through_the_fusion_keeps_its_answer() -> None:
+    own = _resp("A", 7, -3.0, low=True)
+    out = fuse([("A", own)], 5)
+    assert [(h["chunk_id"], h["rank"], h["score"], h["vault"]) for h in out["results"]] == [
+        (h["chunk_id"], h["rank"], h["score"], "A") for h in own["results"][:5]]
+    assert out["low_confidence"] is True and out["confidence"] is None
 
 
 def test_low_confidence_only_when_every_vault_says_so() -> None:

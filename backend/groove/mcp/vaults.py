@@ -164,7 +164,16 @@ def fuse(named: Sequence[tuple[str, dict[str, Any]]], limit: int, explain: bool 
     """One search response from each vault's (``name``, response) (each asked
     with ``explain`` so its calibrated confidence is known): the first
     ``limit`` hits by weighted reciprocal rank, each naming its vault, with
-    its fused score as ``score`` and its place as ``rank``."""
+    its fused score as ``score`` and its place as ``rank``. One vault's
+    answer is kept as it is (its own scores and ranks)."""
+    if len(named) == 1:  # one vault asked (``vault=``): its own answer, each hit naming it
+        name, resp = named[0]
+        hits = [{**h, "vault": name} for h in resp.get("results", [])[:limit]]
+        if not explain:
+            for h in hits:
+                h.pop("explain", None)
+        return {**resp, "results": hits, "warnings": [f"[{name}] {w}" for w in resp.get("warnings", [])],
+                "confidence": resp.get("confidence") if explain else None}
     weights = vault_weights(named)
     keyed: list[tuple[float, int, int, dict[str, Any]]] = []
     for vi, ((name, resp), w) in enumerate(zip(named, weights)):
