@@ -67,6 +67,7 @@ def main() -> None:
     a = ap.parse_args()
 
     from groove.eval.golden import load_golden
+    from groove.eval.metrics import collapse_to_documents
     from groove.eval.run import EvalSession, SearchOptions, evaluate, resolve_vaults
     from groove.mcp.vaults import fuse
     from groove.pipeline import run_search
@@ -106,7 +107,8 @@ def main() -> None:
 
         alone = evaluate(golden.queries, lambda g: ask(g, "alone"), K, have)
         fused = evaluate(golden.queries, lambda g: ask(g, "fused"), K, have)
-        changed = sum(plain(g.query, g.lang)[:K] != r.docs for g, r in zip(golden.queries, alone.results))
+        changed = sum(collapse_to_documents(plain(g.query, g.lang))[:K] != r.docs
+                      for g, r in zip(golden.queries, alone.results))
         assert not changed, f"asking for explain changed {changed} rankings"
         for lang in LANGS:
             qs = [g for g in golden.queries if g.lang == lang]

@@ -16,8 +16,9 @@ def _hits(vault: str, n: int) -> list[dict]:
              "explain": {"legs": "x"}} for i in range(1, n + 1)]
 
 
-def _resp(vault: str, n: int, score: float | None, low: bool = False, rule: str = "calibrated") -> dict:
-    conf = {"low_confidence": low, "rule": rule}
+def _resp(vault: str, n: int, score: float | None, low: bool = False, rule: str = "calibrated",
+          across: bool = False) -> dict:
+    conf = {"low_confidence": low, "rule": rule, **({"across_languages": True} if across else {})}
     if score is not None:
         conf.update(score=score, threshold=0.75)
     return {"results": _hits(vault, n), "low_confidence": low, "filter_applied": {}, "warnings": [],
@@ -83,7 +84,27 @@ def test_explain_says_each_hits_vault_rank_and_weight_and_is_dropped_otherwise()
     assert plain["warnings"] == ["[B] 2 notes changed"]
     told = fuse(named, 4, explain=True)
     assert told["results"][1]["explain"]["vault"] == {
-        "name": "B", "rank": 1, "score": 0.99, "weight": 0.5, "fused": round(0.5 / (RRF_K + 1), 8)}
+        "name": "B", "rank": 1, "score": 0.99, "weight": 0.5, "fused": round(0.5 / (RRF_K + 1), 8), "tier": [0, 0]}
     assert told["results"][1]["explain"]["legs"] == "x"
     assert told["confidence"]["rule"] == "every vault"
     assert set(told["confidence"]["vaults"]) == {"A", "B"}
+
+
+def test_a_vault_reading_the_query_across_languages_comes_after_one_written_in_it() -> None:
+    # The English help asked in Japanese scores higher (a lenient yardstick) than the Japanese help.
+    out = fuse([("en", _resp("en", 5, 4.0, across=True)), ("ja", _resp("ja", 5, 2.0))], 8)
+    assert [h["vault"] for h in out["results"]] == ["ja"] * 5 + ["en"] * 3
+
+
+def test_a_vault_confident_of_an_answer_comes_before_one_that_is_not() -> None:
+    out = fuse([("A", _resp("A", 3, 0.7, low=True)), ("B", _resp("B", 3, 0.76))], 6)
+    assert [h["vault"] for h in out["results"]] == ["B"] * 3 + ["A"] * 3
+    assert out["low_confidence"] is False
+
+
+def test_nothing_here_is_judged_by_the_vaults_written_in_the_querys_language() -> None:
+    own_low, across_sure = _resp("ja", 3, 0.1, low=True), _resp("en", 3, 3.0, across=True)
+    assert fuse([("en", across_sure), ("ja", own_low)], 6)["low_confidence"] is True
+    assert fuse([("en", across_sure)], 6)["low_confidence"] is False
+    both_across = [("en", across_sure), ("ko", _resp("ko", 3, 0.2, low=True, across=True))]
+    assert fuse(both_across, 6)["low_confidence"] is False

@@ -22,7 +22,12 @@ the routing between them:
   spreads, minus its unknown words), one spread the unit: the vault the
   question is about leads, and vaults that answer equally well interleave.
   Without a calibrated score in every vault the weights are equal (plain
-  RRF). ``low_confidence`` is true only when every vault says so.
+  RRF). Before the weights, tiers (``vault_tier``): vaults that read the
+  query in its own script before those that read it across languages
+  (whose calibrated score is lenient by design, ADR 0131), and within
+  each, vaults confident of an answer before those that say low
+  confidence. ``low_confidence`` is true when every vault that reads the
+  query in its own script says so (every vault, when none does).
 """
 
 from __future__ import annotations
@@ -160,6 +165,17 @@ def vault_weights(named: Sequence[tuple[str, dict[str, Any]]]) -> list[VaultWeig
     return [VaultWeight(n, share if any(n == m for m, _ in live) else 0.0, "equal", None) for n, _ in confs]
 
 
+def vault_tier(resp: dict[str, Any]) -> tuple[int, int]:
+    """(1 when the vault read the query across languages, 1 when it says
+    low confidence): a fused list takes the lower tiers first. A reading
+    across languages (ADR 0131: the query's script absent from the vault)
+    is judged against a lenient yardstick, with the query's words left
+    uncounted: its confidence says the vault may answer, not that it
+    answers as well as a vault written in the query's language."""
+    conf = resp.get("confidence") or {}
+    return (int(bool(conf.get("across_languages"))), int(bool(resp.get("low_confidence", True))))
+
+
 def fuse(named: Sequence[tuple[str, dict[str, Any]]], limit: int, explain: bool = False) -> dict[str, Any]:
     """One search response from each vault's (``name``, response) (each asked
     with ``explain`` so its calibrated confidence is known): the first
@@ -175,7 +191,8 @@ def fuse(named: Sequence[tuple[str, dict[str, Any]]], limit: int, explain: bool 
         return {**resp, "results": hits, "warnings": [f"[{name}] {w}" for w in resp.get("warnings", [])],
                 "confidence": resp.get("confidence") if explain else None}
     weights = vault_weights(named)
-    keyed: list[tuple[float, int, int, dict[str, Any]]] = []
+    tiers = [vault_tier(r) for _, r in named]
+    keyed: list[tuple[tuple[int, int], float, int, int, dict[str, Any]]] = []
     for vi, ((name, resp), w) in enumerate(zip(named, weights)):
         for h in resp.get("results", []):
             own_rank = int(h["rank"])
@@ -184,18 +201,20 @@ def fuse(named: Sequence[tuple[str, dict[str, Any]]], limit: int, explain: bool 
             if explain:
                 hit["explain"] = {**(h.get("explain") or {}), "vault": {
                     "name": name, "rank": own_rank, "score": h["score"], "weight": round(w.weight, 6),
-                    "fused": round(key, 8)}}
+                    "fused": round(key, 8), "tier": list(tiers[vi])}}
             else:
                 hit.pop("explain", None)
-            keyed.append((key, vi, own_rank, hit))
-    keyed.sort(key=lambda t: (-t[0], t[1], t[2]))
+            keyed.append((tiers[vi], key, vi, own_rank, hit))
+    keyed.sort(key=lambda t: (t[0], -t[1], t[2], t[3]))
     results = []
-    for i, (key, _, _, hit) in enumerate(keyed[:limit]):
+    for i, (_, key, _, _, hit) in enumerate(keyed[:limit]):
         hit["rank"] = i + 1
         hit["score"] = round(key, 8)
         results.append(hit)
     confs = {n: r.get("confidence") for n, r in named}
-    low = all(bool(r.get("low_confidence", True)) for _, r in named)
+    # The judges of "nothing here": the vaults that read the query in its own script, else all.
+    judges = [r for (_, r), t in zip(named, tiers) if t[0] == 0] or [r for _, r in named]
+    low = all(bool(r.get("low_confidence", True)) for r in judges)
     filters = next((r["filter_applied"] for _, r in named if r.get("filter_applied")), {})
     warnings = [f"[{n}] {w}" for n, r in named for w in r.get("warnings", [])]
     out: dict[str, Any] = {"results": results, "low_confidence": low, "filter_applied": filters,
@@ -326,4 +345,4 @@ def notes_page(vaults: VaultSet, offset: int, limit: int) -> dict[str, Any]:
 
 __all__ = ["ONE_VAULT_HINT", "RRF_K", "VaultArg", "VaultSet", "VaultWeight", "fuse", "notes_page",
            "publish_vault_argument", "register_list_vaults", "search_vaults", "split_note_uri", "vault_names",
-           "vault_weights", "with_vault"]
+           "vault_tier", "vault_weights", "with_vault"]
