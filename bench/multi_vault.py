@@ -31,9 +31,9 @@ from _common import EVAL  # noqa: E402
 
 GOLDEN = Path(__file__).parent / "golden"
 ANSWERABLE = [EVAL / "golden-dev.jsonl", GOLDEN / "golden-holdout.jsonl", GOLDEN / "golden-unseen.jsonl",
-              GOLDEN / "golden-fresh.jsonl", GOLDEN / "golden-extra.jsonl"]
+              GOLDEN / "golden-fresh.jsonl", GOLDEN / "golden-extra.jsonl", GOLDEN / "golden-multivault-holdout.jsonl"]
 NO_ANSWER = [GOLDEN / "no-answer-dev.jsonl", GOLDEN / "no-answer-holdout.jsonl", GOLDEN / "no-answer-fresh.jsonl",
-             GOLDEN / "no-answer.jsonl"]
+             GOLDEN / "no-answer.jsonl", GOLDEN / "no-answer-multivault-holdout.jsonl"]
 LANGS = ("en", "ja")
 K = 10
 METRICS = ("ndcg@10", "mrr", "hit@5")
@@ -92,9 +92,10 @@ def main() -> None:
     def plain(query: str, lang: str) -> list[str]:
         return [h.path for h in run_search(rts[lang], SearchOptions().params(query, K), max_limit=None).results]
 
-    print(f"{'set':<26}{'lang':<5}{'n':>4}" + "".join(f"{m + ' alone':>14}{'fused':>7}{'diff':>8}" for m in METRICS)
+    print(f"{'set':<36}{'lang':<5}{'n':>4}" + "".join(f"{m + ' alone':>14}{'fused':>7}{'diff':>8}" for m in METRICS)
           + f"{'mixed':>7}")
     lowrows: list[str] = []
+    moved: list[str] = []
     for gpath in a.golden:
         golden = load_golden(gpath)
 
@@ -117,22 +118,29 @@ def main() -> None:
             mixed = sum(any(h["vault"] != lang for h in lists(g.query, lang).fused["results"]) for g in qs)
             low = [(lists(g.query, lang).by_vault[lang]["low_confidence"], lists(g.query, lang).fused["low_confidence"])
                    for g in qs]
-            lowrows.append(f"{gpath.name:<26}{lang:<5}{len(qs):>4}{'answerable':>12}"
+            lowrows.append(f"{gpath.name:<36}{lang:<5}{len(qs):>4}{'answerable':>12}"
                            f"{sum(x for x, _ in low):>8}{sum(y for _, y in low):>8}")
+            for g, ra, rf in zip(golden.queries, alone.results, fused.results):
+                if g.lang == lang and rf.metrics["ndcg@10"] != ra.metrics["ndcg@10"]:
+                    first = [h["vault"] for h in lists(g.query, lang).fused["results"]][:5]
+                    moved.append(f"{gpath.name:<36}{lang:<5}{g.query[:40]:<42}{ra.metrics['ndcg@10']:>7.3f}"
+                                 f"{rf.metrics['ndcg@10']:>7.3f}  {' '.join(first)}")
             ma, mf = alone.aggregate()["by_lang"][lang], fused.aggregate()["by_lang"][lang]
-            print(f"{gpath.name:<26}{lang:<5}{len(qs):>4}"
+            print(f"{gpath.name:<36}{lang:<5}{len(qs):>4}"
                   + "".join(f"{ma[m]:>14.3f}{mf[m]:>7.3f}{mf[m] - ma[m]:>+8.3f}" for m in METRICS) + f"{mixed:>7}")
     for npath in a.no_answer:
         rows = _no_answer(npath)
         for lang in LANGS:
             qs = [q for q, la in rows if la == lang]
             if qs:
-                lowrows.append(f"{npath.name:<26}{lang:<5}{len(qs):>4}{'no answer':>12}"
+                lowrows.append(f"{npath.name:<36}{lang:<5}{len(qs):>4}{'no answer':>12}"
                                f"{sum(lists(q, lang).by_vault[lang]['low_confidence'] for q in qs):>8}"
                                f"{sum(lists(q, lang).fused['low_confidence'] for q in qs):>8}")
+    print("\nqueries whose nDCG@10 moved (alone, fused, the vaults of the fused top 5)")
+    print("\n".join(moved) or "(none)")
     print("\nlow_confidence: queries flagged, own vault alone vs the two fused (no answer: higher is better; "
           "answerable: lower is better)")
-    print(f"{'set':<26}{'lang':<5}{'n':>4}{'kind':>12}{'alone':>8}{'fused':>8}")
+    print(f"{'set':<36}{'lang':<5}{'n':>4}{'kind':>12}{'alone':>8}{'fused':>8}")
     print("\n".join(lowrows))
     sess.close()
 
