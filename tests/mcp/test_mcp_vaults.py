@@ -282,3 +282,12 @@ def test_each_vault_goes_to_its_own_daemon_when_one_runs(two, tiny_model, server
         anyio.run(go)
     finally:
         subprocess.run([GROOVE, "serve", "--stop", "--vault", str(work)], env=env, capture_output=True, timeout=60)
+
+
+def test_pages_of_a_search_across_vaults_follow_on(s) -> None:
+    whole = s.call("search", {"query": "budget", "limit": 4}).structured_content["results"]
+    first = s.call("search", {"query": "budget", "limit": 2}).structured_content
+    rest = s.call("search", {"query": "budget", "limit": 2, "offset": first["next_offset"]}).structured_content
+    assert first["next_offset"] == 2
+    assert [(h["vault"], h["chunk_id"]) for h in first["results"] + rest["results"]] == [
+        (h["vault"], h["chunk_id"]) for h in whole]
