@@ -27,8 +27,8 @@ def _resp(vault: str, n: int, score: float | None, low: bool = False, rule: str 
 
 def test_vaults_are_named_by_folder_and_told_apart_by_parent() -> None:
     assert vault_names([Path("/a/Work"), Path("/b/Home")]) == ["Work", "Home"]
-    assert vault_names([Path("/x/work/Notes"), Path("/x/home/Notes"), Path("/y/Other")]) == [
-        "Notes (work)", "Notes (home)", "Other"]
+    assert vault_names([Path("/x/job/Notes"), Path("/x/home/Notes"), Path("/y/Other")]) == [
+        "Notes (job)", "Notes (home)", "Other"]
     assert vault_names([Path("/p/Notes"), Path("/q/p/Notes")]) == ["Notes (p) 1", "Notes (p) 2"]
 
 
