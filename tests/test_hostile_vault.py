@@ -109,7 +109,7 @@ def test_a_hostile_vault_indexes_to_the_end_and_reports_each_bad_file(hostile, t
 def test_a_note_with_control_characters_in_its_name_opens_by_the_path_search_gave(hostile, tiny_embedder, tmp_path):
     """Issue 15 D16: indexed and found, so it must open too (the surfaces
     escape such names when they print or log them)."""
-    from groove import notes
+    from groove import notes, related
     from groove.errors import PathOutsideVault
 
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
@@ -118,7 +118,7 @@ def test_a_note_with_control_characters_in_its_name_opens_by_the_path_search_gav
         hit = service.search(rt, SearchParams(word, limit=1)).results[0]
         doc = notes.get_document(rt, hit.path)
         assert word in doc["content"], hit.path
-        assert notes.related_notes(rt, hit.path) is not None
+        assert related.related_notes(rt, hit.path) is not None
     with pytest.raises(PathOutsideVault, match="NUL"):
         notes.get_document(rt, "ctl\x00.md")
 

@@ -1,5 +1,5 @@
-"""The note operations: reading a note, where a wikilink points, related
-notes — shared by MCP and the socket daemon through the operation table
+"""The note operations: reading a note, where a wikilink points (related
+notes and unlinked connections are in ``related.py``) — shared by MCP and the socket daemon through the operation table
 (service.py), so both answer with the same shapes (docs/protocol.md). Each
 answers a client that may have guessed (ADR 0115): a path that names no note
 lists the notes it may have meant, a link whose heading or block is missing
@@ -27,12 +27,8 @@ from typing import Any
 from .errors import InvalidArgument, NoteNotFound
 from .index.db import Index
 from .index.notes import (
-    chunk_note_path,
     documents_signature,
-    links_naming,
-    nearest_notes_to,
     note_names,
-    outgoing_links,
 )
 from .runtime import Runtime
 from .types import ParsedNote, WikiLink
@@ -148,7 +144,7 @@ def _check_line(name: str, v: Any) -> int | None:
     return v
 
 
-class _Resolver:
+class LinkResolver:
     """Resolves many links of one note: notes first, then attachments (the
     vault's other files, listed once, on first need). A note the ignore rules
     leave out (still in an index built before them) resolves to nothing."""
@@ -189,7 +185,7 @@ class _Resolver:
         return match_file(self._files, target)
 
 
-def _link_json(resolve: _Resolver, link: WikiLink, from_path: str) -> dict[str, Any]:
+def _link_json(resolve: LinkResolver, link: WikiLink, from_path: str) -> dict[str, Any]:
     return {
         "target": link.target,
         "path": resolve(link.target, from_path),
@@ -309,7 +305,7 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
             f"\n\n[truncated: {more}. Ask for the rest with line_start={last + 1} "
             "(and line_end), or read one section with heading]"
         )
-    resolve = _Resolver(rt, read_rules(rt.vault))
+    resolve = LinkResolver(rt, read_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {
         "path": note.path,
@@ -331,7 +327,7 @@ def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end:
         raise InvalidArgument(f"'{note.path}' cannot be read as a canvas: {e}", param="path") from None
     content, line_range, truncated = reading_text(canvas, note.path, len(note.lines), line_start, line_end,
                                                   heading, max_chars)
-    resolve = _Resolver(rt, read_rules(rt.vault))
+    resolve = LinkResolver(rt, read_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {"path": note.path, "title": note.parsed.title, "content": content, "frontmatter": {},
             "links": links, "line_range": line_range, "truncated": truncated}
@@ -374,7 +370,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
         src = src + ".md" if src + ".md" in names.docs else src
     heading = parsed.heading
     block = parsed.block
-    resolve = _Resolver(rt, read_rules(rt.vault))
+    resolve = LinkResolver(rt, read_rules(rt.vault))
     doc = resolve.note(parsed.target, src)
     result: dict[str, Any] = {"path": None, "heading": heading, "block": block, "line_range": None, "exists": False}
     if doc is None:
@@ -397,117 +393,3 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
     else:
         result["line_range"] = [1, len(note.lines)] if note.lines else None
     return result
-
-
-# ----------------------------------------------------------------------------- related
-
-
-def _indexed_doc(rt: Runtime, path: str) -> NoteName:
-    full, rel = safe_path(rt.vault, path)
-    doc = name_index(rt.index).lookup(rel)
-    if doc is None:
-        check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
-        raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
-    return doc
-
-
-def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
-    """The read gate for a note named by the index (it may predate the rules)."""
-    full, rel = safe_path(rt.vault, doc.path)
-    check_readable(rt.vault, full, rel, rules)
-
-
-def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
-             linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
-    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
-    by_id = name_index(rt.index).by_id()
-    out: list[dict[str, Any]] = []
-    # As many more as may be dropped, so the search looks deep enough.
-    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
-        d = by_id.get(did)
-        if d is None or rules.skips(d.path):
-            continue
-        if unlinked_only and d.path in linked:
-            continue
-        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked})
-        if len(out) >= limit:
-            break
-    return out
-
-
-def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
-    names = name_index(rt.index)
-    stem = strip_md(posixpath.basename(doc.path)).lower()
-    keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
-    out: list[dict[str, Any]] = []
-    seen: set[tuple[str, int]] = set()
-    for src, title, target, line in links_naming(rt.index, keys, stem):
-        if src == doc.path or (src, line) in seen or rules.skips(src):
-            continue
-        hit = resolve_target(names, target, src)
-        if hit is not None and hit.id == doc.id:
-            seen.add((src, line))
-            out.append({"path": src, "title": title, "line": line})
-    return out
-
-
-def related_notes(
-    rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None,
-    unlinked_only: bool = False,
-) -> dict[str, Any]:
-    """Notes near this one by embedding (the mean of its chunk vectors, or one
-    chunk's vector), plus the notes linking here and the links going out, each
-    once (the first line it appears on, and how often). Each similar note is
-    marked ``linked`` when a link joins the two notes in either direction
-    (resolved as backlinks and outgoing links are); ``unlinked_only`` leaves
-    those out before ``limit`` applies (ADR 0200). The ranking is the same either way.
-
-    Returns ``{path, similar: [{path, title, score, linked}], backlinks: [{path, title, line, occurrences}],
-    outgoing: [{target, path | null, heading, line, occurrences}]}``.
-    """
-    if isinstance(limit, bool) or not isinstance(limit, int):
-        raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
-    if limit < 1:
-        raise InvalidArgument(f"'limit' must be at least 1, got {limit}", param="limit")
-    if not isinstance(unlinked_only, bool):
-        raise InvalidArgument(f"'unlinked_only' must be true or false, got {unlinked_only!r}", param="unlinked_only")
-    limit = min(limit, MAX_RELATED)
-    doc, rules, backlinks, outgoing = _note_links(rt, path, chunk_id)
-    linked = {b["path"] for b in backlinks} | {o["path"] for o in outgoing if o["path"]}
-    return {"path": doc.path, "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
-            "backlinks": backlinks, "outgoing": outgoing}
-
-
-def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
-                ) -> tuple[NoteName, IgnoreRules, list[dict[str, Any]], list[dict[str, Any]]]:
-    """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
-    if chunk_id is not None:
-        where = chunk_note_path(rt.index, chunk_id)
-        if where is None:
-            raise NoteNotFound(f"no chunk {chunk_id} in the index (chunk ids come from search results)")
-        doc = name_index(rt.index).docs[where]
-    elif path:
-        doc = _indexed_doc(rt, path)
-    else:
-        raise InvalidArgument("pass 'path' (a vault-relative note path) or 'chunk_id' (from a search hit)",
-                              param="path")
-    rules = read_rules(rt.vault)
-    _check_indexed(rt, doc, rules)
-    resolve = _Resolver(rt, rules)
-    outgoing = [
-        {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
-        for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
-    ]
-    return (doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
-            _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
-
-
-def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
-    seen: dict[Any, dict[str, Any]] = {}
-    for it in items:
-        k = key(it)
-        if k in seen:
-            seen[k]["occurrences"] += 1
-        else:
-            seen[k] = {**it, "occurrences": 1}
-    return list(seen.values())

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, browse, notes, unlinked
+from . import __version__, browse, notes, related, unlinked
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
 from .index.store import all_docs, skipped_notes
@@ -158,7 +158,7 @@ class Operation:
 OPERATIONS: dict[str, Operation] = {
     "search": Operation(_search, "hybrid search; SearchParams in, SearchResponse out", cancellable=True),
     "get_document": Operation(notes.get_document, "a note's text (whole, a line range or a heading section)"),
-    "related_notes": Operation(notes.related_notes, "similar notes, backlinks, outgoing links (each once)"),
+    "related_notes": Operation(related.related_notes, "similar notes, backlinks, outgoing links (each once)"),
     "unlinked_connections": Operation(unlinked.unlinked_connections,
                                       "similar notes no link joins to this one, with the [[link]] to add"),
     "resolve_link": Operation(notes.resolve_link, "where a wikilink points"),

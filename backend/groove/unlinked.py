@@ -8,7 +8,8 @@ from __future__ import annotations
 import posixpath
 from typing import Any
 
-from .notes import name_index, related_notes
+from .notes import name_index
+from .related import related_notes
 from .runtime import Runtime
 from .vault.links import NameIndex, fold, strip_md
 

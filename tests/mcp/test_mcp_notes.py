@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import notes, service
+from groove import notes, related, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
 from groove.runtime import Runtime, open_runtime
 from groove.schemas.models import ResolvedLink
@@ -230,7 +230,7 @@ def test_get_document_not_a_note(rt: Runtime, path: str) -> None:
 
 
 def test_related_notes_excludes_itself_and_finds_links(rt: Runtime) -> None:
-    r = notes.related_notes(rt, "Home.md", limit=3)
+    r = related.related_notes(rt, "Home.md", limit=3)
     assert set(r) == {"path", "similar", "backlinks", "outgoing"}
     assert r["path"] == "Home.md"
     assert 0 < len(r["similar"]) <= 3
@@ -246,8 +246,8 @@ def test_related_notes_excludes_itself_and_finds_links(rt: Runtime) -> None:
 def test_backlinks_follow_resolution_not_just_the_name(rt: Runtime) -> None:
     # "[[Plan]]" in Archive/Old/Notes.md means Archive/Old/Plan.md, so it is
     # not a backlink of Projects/Plan.md.
-    proj = {b["path"] for b in notes.related_notes(rt, "Projects/Plan.md")["backlinks"]}
-    old = {b["path"] for b in notes.related_notes(rt, "Archive/Old/Plan.md")["backlinks"]}
+    proj = {b["path"] for b in related.related_notes(rt, "Projects/Plan.md")["backlinks"]}
+    old = {b["path"] for b in related.related_notes(rt, "Archive/Old/Plan.md")["backlinks"]}
     assert proj == {"Home.md"}
     assert old == {"Archive/Old/Notes.md"}
 
@@ -256,13 +256,13 @@ def test_related_notes_by_chunk_id(rt: Runtime) -> None:
     cid = rt.index.conn.execute(
         "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path = 'Projects/Plan.md'"
     ).fetchone()[0]
-    r = notes.related_notes(rt, "", chunk_id=cid, limit=2)
+    r = related.related_notes(rt, "", chunk_id=cid, limit=2)
     assert r["path"] == "Projects/Plan.md" and len(r["similar"]) == 2
 
 
 def test_related_notes_unindexed_note(rt: Runtime) -> None:
     with pytest.raises(NoteNotFound):
-        notes.related_notes(rt, "Nope.md")
+        related.related_notes(rt, "Nope.md")
 
 
 def test_sections_come_from_the_text_not_from_chunk_boundaries() -> None:
@@ -301,5 +301,5 @@ def test_links_to_notes_not_indexed_yet_resolve_and_indexed_names_come_first(tmp
     (v / "x" / "Deep").mkdir()
     (v / "x" / "Deep" / "Later.md").write_text("# Later\n", encoding="utf-8")
     (v / "x" / "Dup.md").write_text("# Dup elsewhere\n", encoding="utf-8")
-    out = {o["target"]: o["path"] for o in notes.related_notes(rt, "Home.md")["outgoing"]}
+    out = {o["target"]: o["path"] for o in related.related_notes(rt, "Home.md")["outgoing"]}
     assert out == {"Fresh": "Fresh.md", "Deep/Later": "x/Deep/Later.md", "Dup": "Dup.md", "Ghost": None}

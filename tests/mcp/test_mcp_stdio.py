@@ -116,14 +116,14 @@ def test_search_filters_and_stage_options(s) -> None:
 
 
 def test_note_tools_answer_like_groove_notes(s, local_rt) -> None:
-    from groove import notes
+    from groove import notes, related
 
     calls = [
         ("get_document", {"path": "Projects/Plan.md", "heading": "Goals"},
          lambda: notes.get_document(local_rt, "Projects/Plan.md", heading="Goals")),
         ("get_document", {"path": "Home.md", "line_start": 6, "line_end": 8},
          lambda: notes.get_document(local_rt, "Home.md", 6, 8)),
-        ("related_notes", {"path": "Home.md", "limit": 3}, lambda: notes.related_notes(local_rt, "Home.md", 3)),
+        ("related_notes", {"path": "Home.md", "limit": 3}, lambda: related.related_notes(local_rt, "Home.md", 3)),
         ("resolve_link", {"link": "[[Plan#Goals#Details|the details]]", "from_path": "Home.md"},
          lambda: notes.resolve_link(local_rt, "[[Plan#Goals#Details|the details]]", "Home.md")),
         ("resolve_link", {"link": "[[Plan]]", "from_path": "Archive/Old/Notes.md"},

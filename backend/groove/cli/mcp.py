@@ -7,14 +7,17 @@ from pathlib import Path
 
 import click
 
-from .common import index_option, model_option, vault_option
+from .common import model_option
 
 DEFAULT_PORT = 8765
 
 
 @click.command("mcp")
-@vault_option
-@index_option
+@click.option("--vault", "vaults", type=click.Path(path_type=Path), multiple=True,
+              help="Vault folder (default: the current directory). Repeat to serve several vaults from one server.")
+@click.option("--index", "index_paths", type=click.Path(path_type=Path), multiple=True,
+              help="Index file (default: one per vault under the user data dir). With several --vault, one "
+                   "--index per vault, in the same order.")
 @model_option
 @click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -27,7 +30,8 @@ DEFAULT_PORT = 8765
               help="HTTP: also accept browser requests from this exact origin (e.g. app://obsidian.md).")
 @click.option("--standalone", is_flag=True, help="Never attach to a running `groove serve`; load the model here.")
 @click.option("--no-warm", is_flag=True, help="Load the model on the first search instead of at startup.")
-def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_http: bool, host: str, port: int,
+def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str | None, use_http: bool, host: str,
+            port: int,
             token: str | None, allow_remote: bool, allow_origins: tuple[str, ...], standalone: bool,
             no_warm: bool) -> None:
     """Serve the vault to Claude and other MCP clients.
@@ -36,6 +40,7 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     stdio (Claude Desktop, Claude Code):  groove mcp --vault ~/Notes
     HTTP on loopback:                     groove mcp --http --port 8765 --vault ~/Notes
     Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
+    Several vaults: groove mcp --vault ~/Work --vault ~/Personal
     """
     if use_http and not _is_loopback(host):
         if not allow_remote:
@@ -50,24 +55,33 @@ def mcp_cmd(vault: Path | None, index_path: Path | None, model: str | None, use_
     from ..mcp import ServerOptions, build_server, serve_http, serve_stdio
     from ..paths import check_vault
 
-    opts = ServerOptions(vault=check_vault(vault or Path.cwd()), index_path=index_path, model=model,
-                         attach=not standalone, warm=not no_warm)
+    folders = list(vaults) or [Path.cwd()]
+    if index_paths and len(index_paths) != len(folders):
+        raise click.UsageError(f"{len(index_paths)} --index for {len(folders)} --vault: give one --index per "
+                               "vault, in the same order, or none")
+    checked = [check_vault(v) for v in folders]
+    twice = next((v for i, v in enumerate(checked) if v.resolve() in [c.resolve() for c in checked[:i]]), None)
+    if twice is not None:
+        raise click.UsageError(f"--vault {twice} is given twice")
+    opts = [ServerOptions(vault=v, index_path=index_paths[i] if index_paths else None, model=model,
+                          attach=not standalone, warm=not no_warm) for i, v in enumerate(checked)]
+    served = ", ".join(str(o.vault) for o in opts)
     if not use_http:
         if token or allow_remote or allow_origins or host != "127.0.0.1" or port != DEFAULT_PORT:
             click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
-        serve_stdio(build_server(opts))
+        serve_stdio(build_server(opts if len(opts) > 1 else opts[0]))
         return
 
     def ready(url: str) -> None:
-        click.echo(f"groove MCP (Streamable HTTP) for {opts.vault} at {url}"
+        click.echo(f"groove MCP (Streamable HTTP) for {served} at {url}"
                    + (" (bearer token required)" if token else ""), err=True)
         if not token:
             click.echo("warning: no token: any program on this machine can read your notes through this port. "
                        "Set GROOVE_MCP_TOKEN (or --token) to require `Authorization: Bearer <token>`.", err=True)
         sys.stderr.flush()
 
-    serve_http(build_server(opts), host, port, token.strip() if token else None, on_ready=ready,
-               allow_origins=list(allow_origins))
+    serve_http(build_server(opts if len(opts) > 1 else opts[0]), host, port, token.strip() if token else None,
+               on_ready=ready, allow_origins=list(allow_origins))
 
 
 def _is_loopback(host: str) -> bool:

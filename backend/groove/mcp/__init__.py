@@ -1,6 +1,7 @@
 """The vault as MCP tools, on the official SDK's high-level server (MCPServer).
 
-One process = one vault. Every tool is one operation of the table
+One process serves one vault, or several (``--vault A --vault B``: one
+Backend each, routed by ``vaults.py``, ADR 0205). Every tool is one operation of the table
 (``service.OPERATIONS``), called through ``Backend.call``: in this process,
 with the model loaded once (in the background at startup, so `initialize`
 is instant) and kept warm; or, when a `groove serve` daemon already runs for
@@ -14,6 +15,10 @@ the vault, over its socket, and this process loads no model at all
   get_documents); ``browse_tools.py``: the tools that navigate (related_notes,
   resolve_link, list_notes, recent_notes, list_tags), the index tools
   (index_status, reindex) and the note resource.
+* ``link_tools.py``: unlinked_connections, the links a note could gain (ADR 0200).
+* ``vaults.py``: several vaults: their names, the ``vault`` argument, the
+  search across vaults (each vault's list merged by its calibrated
+  confidence) and the note resource's ``<vault>/<path>``.
 * ``session.py``: what the tools share: the call into the backend, where
   groove's errors become tool errors, and the ``max_tokens`` argument;
   ``budget.py`` keeps a response under it (ADR 0114).

@@ -1,5 +1,5 @@
-"""The tools that navigate rather than read: related_notes, resolve_link
-(the note operations, ``notes.py``), list_notes, recent_notes, list_tags
+"""The tools that navigate rather than read: related_notes
+(``related.py``), resolve_link (``notes.py``), list_notes, recent_notes, list_tags
 (``browse.py``); the index tools (index_status, reindex); the note resource
 (``notes.read_note``). The prompts are in ``tools.py``. Lists stay under
 max_tokens by ending the page early (next_offset says where to go on)."""
@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 import anyio
 import anyio.from_thread
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
@@ -23,7 +23,8 @@ from ..service import MAX_LIMIT
 from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
 from .freshness import AUTO_REINDEX_MAX
 from .outputs import McpIndexStatus
-from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
+from .session import READ_ONLY, MaxTokens, call, fresh, result
+from .vaults import VaultArg, VaultSet, split_note_uri, with_vault
 
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
 PageLimit = Annotated[int, Field(ge=1, le=200, description="Notes per page (1-200).")]
@@ -53,16 +54,15 @@ def _page_text(page: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def register(mcp: MCPServer, state: Session) -> None:
-    _register_links(mcp, state)
-    _register_listings(mcp, state)
-    _register_index_tools(mcp, state)
-    _register_note_resource(mcp, state)
+def register(mcp: MCPServer, vaults: VaultSet) -> None:
+    _register_links(mcp, vaults)
+    _register_listings(mcp, vaults)
+    _register_index_tools(mcp, vaults)
+    _register_note_resource(mcp, vaults)
 
 
-def _register_links(mcp: MCPServer, state: Session) -> None:
-    """related_notes and resolve_link: the note operations (notes.py)."""
-    backend = state.backend
+def _register_links(mcp: MCPServer, vaults: VaultSet) -> None:
+    """related_notes (related.py) and resolve_link (notes.py)."""
 
     @mcp.tool(name="related_notes", title="Related notes", annotations=READ_ONLY, description=(
         "Notes related to one note: the most similar notes by meaning (embedding neighbours, "
@@ -75,11 +75,20 @@ def _register_links(mcp: MCPServer, state: Session) -> None:
         chunk_id: Annotated[int | None, Field(ge=-MAX_INT, le=MAX_INT,
                                               description="A search hit's chunk_id, instead of path.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes (1-50).")] = 10,
+        unlinked_only: Annotated[bool, Field(description=(
+            "Only similar notes that no link joins to this note yet (either way): candidates for new "
+            "links (ADR 0200)."))] = False,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, Related]:
+        state = vaults.pick(vault)
         warnings = await fresh(state)
-        d = await call(backend.call, "related_notes", {"path": path, "limit": limit, "chunk_id": chunk_id})
+        args: dict[str, Any] = {"path": path, "limit": limit, "chunk_id": chunk_id}
+        if unlinked_only:
+            args["unlinked_only"] = True
+        d = await call(state.backend.call, "related_notes", args)
         if warnings:
             d["warnings"] = warnings
+        with_vault(d, state)
         return result(compact(d), d)
 
     @mcp.tool(name="resolve_link", title="Resolve a wikilink", annotations=READ_ONLY, description=(
@@ -96,19 +105,21 @@ def _register_links(mcp: MCPServer, state: Session) -> None:
             "or 'Note#Heading'."))],
         from_path: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, ResolvedLink]:
+        state = vaults.pick(vault)
         await fresh(state)
-        d = await call(backend.call, "resolve_link", {"link": link, "from_path": from_path})
+        d = with_vault(await call(state.backend.call, "resolve_link", {"link": link, "from_path": from_path}), state)
         return result(compact(d), d)
 
 
-def _register_listings(mcp: MCPServer, state: Session) -> None:
+def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
     """list_notes, recent_notes, list_tags (browse.py): pages ended early to stay under max_tokens."""
-    backend = state.backend
 
-    async def listing(method: str, params: dict[str, Any], max_tokens: int) -> CallToolResult:
+    async def listing(method: str, params: dict[str, Any], max_tokens: int, vault: str | None) -> CallToolResult:
+        state = vaults.pick(vault)
         warnings = await fresh(state)
-        page = await call(backend.call, method, params)
+        page = with_vault(await call(state.backend.call, method, params), state)
         page["warnings"] = warnings
         out, _ = _fit_page(page, "notes", max_tokens)
         return result(_page_text(out), out)
@@ -131,10 +142,11 @@ def _register_listings(mcp: MCPServer, state: Session) -> None:
         offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
         limit: PageLimit = 50,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, NotePage]:
         return await listing("list_notes", {"folder": folder, "glob": glob, "tag": tag, "date_from": date_from,
                                             "date_to": date_to, "sort": sort, "offset": offset, "limit": limit},
-                             max_tokens)
+                             max_tokens, vault)
 
     @mcp.tool(name="recent_notes", title="Recently changed notes", annotations=READ_ONLY, description=(
         "The notes modified in the last `days` days (file modification time), newest first; "
@@ -146,9 +158,10 @@ def _register_listings(mcp: MCPServer, state: Session) -> None:
         offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
         limit: PageLimit = 20,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, NotePage]:
         return await listing("recent_notes", {"days": days, "folder": folder, "offset": offset, "limit": limit},
-                             max_tokens)
+                             max_tokens, vault)
 
     @mcp.tool(name="list_tags", title="List tags", annotations=READ_ONLY, description=(
         "The vault's tags (frontmatter and #inline, lower-cased) with how many notes carry each, "
@@ -158,18 +171,19 @@ def _register_listings(mcp: MCPServer, state: Session) -> None:
             "Only tags starting with this, e.g. 'project/'."))] = None,
         limit: Annotated[int, Field(ge=1, le=1000, description="At most this many tags.")] = 100,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, TagList]:
+        state = vaults.pick(vault)
         warnings = await fresh(state)
-        d = await call(backend.call, "list_tags", {"prefix": prefix, "limit": limit})
+        d = with_vault(await call(state.backend.call, "list_tags", {"prefix": prefix, "limit": limit}), state)
         d["warnings"] = warnings
         out, _ = _fit_page({**d, "offset": 0}, "tags", max_tokens)
         text = f'{d["total"]} tags\n' + "\n".join(f'#{t["tag"]} ({t["count"]})' for t in out["tags"])
         return result(text, out)
 
 
-def _register_index_tools(mcp: MCPServer, state: Session) -> None:
+def _register_index_tools(mcp: MCPServer, vaults: VaultSet) -> None:
     """index_status (with this process's latencies) and reindex (with progress notifications)."""
-    backend = state.backend
 
     @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
         "State of the search index: number of notes and chunks, embedding model, last indexing "
@@ -180,13 +194,17 @@ def _register_index_tools(mcp: MCPServer, state: Session) -> None:
     async def index_status(
         why: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "A vault-relative note path: the answer's `why` names the rule that leaves it out, or null."))] = None,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, McpIndexStatus]:
+        state = vaults.pick(vault)
+        backend = state.backend
         st = await call(backend.call, "index_status", {"why": why} if why is not None else {})
         st.update(backend.status_extras())
         st["mode"] = backend.mode
         st["first_search_seconds"] = state.first_search_seconds
         st["warm_error"] = state.warm_error
         st["auto_reindex_max"] = AUTO_REINDEX_MAX if backend.mode == "standalone" else 0
+        with_vault(st, state)
         return result(compact(st), st)
 
     @mcp.tool(
@@ -200,7 +218,9 @@ def _register_index_tools(mcp: MCPServer, state: Session) -> None:
     async def reindex(
         ctx: Context,
         force: Annotated[bool, Field(description="Rebuild everything instead of updating.")] = False,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, ReindexSummary]:
+        state = vaults.pick(vault)
         last = [0.0]
 
         def progress(ev: dict) -> None:
@@ -216,14 +236,15 @@ def _register_index_tools(mcp: MCPServer, state: Session) -> None:
             except Exception:  # a client that went away must not abort the indexing
                 pass
 
-        d = await call(lambda: backend.call("reindex", {"force": force}, progress=progress))
+        d = await call(lambda: state.backend.call("reindex", {"force": force}, progress=progress))
         state.freshness.forget()
+        with_vault(d, state)
         return result(compact(d), d)
 
 
-def _register_note_resource(mcp: MCPServer, state: Session) -> None:
-    """groove://note/{path}: a note's whole text (notes.read_note), through the read gate."""
-    backend = state.backend
+def _register_note_resource(mcp: MCPServer, vaults: VaultSet) -> None:
+    """groove://note/{path}: a note's whole text (notes.read_note), through
+    the read gate; with several vaults the path starts with the vault's name."""
 
     @mcp.resource(
         "groove://note/{+path}", name="note", title="A note in the vault",
@@ -232,7 +253,8 @@ def _register_note_resource(mcp: MCPServer, state: Session) -> None:
     )
     async def note_resource(path: str) -> str:
         try:
-            note = await anyio.to_thread.run_sync(backend.call, "read_note", {"path": path})
-        except GrooveError as e:
+            state, path = split_note_uri(vaults, path) if vaults.multi else (vaults.sessions[0], path)
+            note = await anyio.to_thread.run_sync(state.backend.call, "read_note", {"path": path})
+        except (GrooveError, ToolError) as e:
             raise ResourceNotFoundError(str(e)) from e
         return note["text"]

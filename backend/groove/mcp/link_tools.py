@@ -14,7 +14,8 @@ from pydantic import Field
 from ..bounds import MAX_PATH_CHARS
 from ..notes import MAX_RELATED
 from ..schemas.models import UnlinkedConnections
-from .session import READ_ONLY, Session, call, fresh, result
+from .session import READ_ONLY, call, fresh, result
+from .vaults import VaultArg, VaultSet, with_vault
 
 
 def _text(d: dict[str, Any]) -> str:
@@ -30,9 +31,7 @@ def _text(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def register(mcp: MCPServer, state: Session) -> None:
-    backend = state.backend
-
+def register(mcp: MCPServer, vaults: VaultSet) -> None:
     @mcp.tool(name="unlinked_connections", title="Unlinked connections", annotations=READ_ONLY, description=(
         "Notes similar in meaning to one note that are not linked to it in either direction (it has no "
         "[[link]] to them and they have none to it): candidates for new links. Each comes with its "
@@ -44,9 +43,11 @@ def register(mcp: MCPServer, state: Session) -> None:
         path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
             "Vault-relative note path, e.g. 'Projects/Plan.md'."))],
         limit: Annotated[int, Field(ge=1, le=MAX_RELATED, description="Number of notes (1-50).")] = 10,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, UnlinkedConnections]:
+        state = vaults.pick(vault)
         warnings = await fresh(state)
-        d = await call(backend.call, "unlinked_connections", {"path": path, "limit": limit})
+        d = await call(state.backend.call, "unlinked_connections", {"path": path, "limit": limit})
         if warnings:
             d["warnings"] = warnings
-        return result(_text(d), d)  # at most 50 short rows: well under any max_tokens
+        return result(_text(d), with_vault(d, state))  # at most 50 short rows: well under any max_tokens

@@ -28,41 +28,53 @@ from .budget import (
 )
 from .outputs import BudgetedDocument, BudgetedSearch, DocumentsBatch
 from .render import render_document, render_documents, render_search
-from .session import READ_ONLY, MaxTokens, Session, call, fresh, result
+from .session import READ_ONLY, MaxTokens, call, fresh, result
+from .vaults import VaultArg, VaultSet, search_vaults, with_vault
 
 MAX_BATCH = 20
 NotePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
-def register(mcp: MCPServer, state: Session) -> None:
-    _register_search(mcp, state)
-    _register_reading(mcp, state)
+def register(mcp: MCPServer, vaults: VaultSet) -> None:
+    _register_search(mcp, vaults)
+    _register_reading(mcp, vaults)
 
 
-def _register_search(mcp: MCPServer, state: Session) -> None:
-    """search, paged by offset and kept under max_tokens (budget.fit_search)."""
-    backend = state.backend
+def _register_search(mcp: MCPServer, vaults: VaultSet) -> None:
+    """search, paged by offset and kept under max_tokens (budget.fit_search);
+    across vaults when the server serves several (vaults.search_vaults)."""
 
-    async def search(query: str, limit: int, offset: int, max_tokens: int, **args: Any) -> CallToolResult:
+    async def search(query: str, limit: int, offset: int, max_tokens: int, vault: str | None = None,
+                     **args: Any) -> CallToolResult:
         if offset + limit > MAX_LIMIT:
             raise ToolError(f"offset + limit must be at most {MAX_LIMIT} (search ranks the best {MAX_LIMIT} "
                             f"passages); got {offset} + {limit}")
-        warnings = await fresh(state)
+        chosen = vaults.chosen(vault)
+        state = chosen[0]
         params = search_args.request({"query": query, **args}, limit=offset + limit)
         t0 = time.perf_counter()
-        resp = await call(backend.call, "search", params)
-        if state.first_search_seconds is None:
-            state.first_search_seconds = time.perf_counter() - t0
+        if vaults.multi:
+            resp = await search_vaults(vaults, vault, params)
+        else:
+            warnings = await fresh(state)
+            resp = await call(state.backend.call, "search", params)
+            resp = {**resp, "warnings": warnings + list(resp.get("warnings", []))}
+        for s in chosen:
+            if s.first_search_seconds is None:
+                s.first_search_seconds = time.perf_counter() - t0
         full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
-        resp = {**resp, "results": resp["results"][offset:], "warnings": warnings + list(resp.get("warnings", [])),
-                "offset": offset, "next_offset": offset + limit if full else None}
+        resp = {**resp, "results": resp["results"][offset:], "offset": offset,
+                "next_offset": offset + limit if full else None}
         out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
         return result(text, out)
 
     # The arguments are SearchParams' (search_args.py), so the signature is
-    # generated; the SDK reads it as it reads any tool's.
+    # generated; the SDK reads it as it reads any tool's. ``vault`` is the
+    # server's own (ADR 0205), taken out again when it serves one vault.
     search.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        search_args.parameters(), return_annotation=Annotated[CallToolResult, BudgetedSearch])
+        [*search_args.parameters(),
+         inspect.Parameter("vault", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=VaultArg)],
+        return_annotation=Annotated[CallToolResult, BudgetedSearch])
     mcp.tool(
         name="search",
         title="Search the notes",
@@ -85,19 +97,19 @@ def _register_search(mcp: MCPServer, state: Session) -> None:
     )(search)
 
 
-def _register_reading(mcp: MCPServer, state: Session) -> None:
+def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
     """get_document and get_documents: note text under max_tokens, asked again smaller while over."""
-    backend = state.backend
 
     async def read_one(path: str, line_start: int | None, line_end: int | None, heading: str | None,
-                       max_tokens: int) -> dict[str, Any]:
+                       max_tokens: int, vault: str | None) -> dict[str, Any]:
         """One note under ``max_tokens``: asked at a first guess of characters,
         then again smaller while the answer (text + structured) is over."""
+        state = vaults.pick(vault)
         max_chars = chars_budget(max_tokens)
         p = {"path": path, "line_start": line_start, "line_end": line_end, "heading": heading}
         for _ in range(4):
-            d = await call(backend.call, "get_document", {**p, "max_chars": max_chars})
-            d = document_extras(cut_links(d, max_tokens // 5))
+            d = await call(state.backend.call, "get_document", {**p, "max_chars": max_chars})
+            d = with_vault(document_extras(cut_links(d, max_tokens // 5)), state)
             n = response_tokens(render_document(d), d)
             d["approx_tokens"] = n
             if n <= max_tokens or max_chars <= 100:
@@ -128,8 +140,9 @@ def _register_reading(mcp: MCPServer, state: Session) -> None:
         heading: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, BudgetedDocument]:
-        d = await read_one(path, line_start, line_end, heading, max_tokens)
+        d = await read_one(path, line_start, line_end, heading, max_tokens, vault)
         return result(render_document(d), d)
 
     @mcp.tool(
@@ -147,7 +160,9 @@ def _register_reading(mcp: MCPServer, state: Session) -> None:
         paths: Annotated[list[NotePath], Field(min_length=1, max_length=MAX_BATCH, description=(
             "Vault-relative note paths, as returned by search or list_notes."))],
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
+        vault: VaultArg = None,
     ) -> Annotated[CallToolResult, DocumentsBatch]:
+        state = vaults.pick(vault)  # an unknown vault is the call's error, not each path's
         docs: list[dict[str, Any]] = []
         errors: list[dict[str, str]] = []
         left = max_tokens - 200  # the envelope: keys, counts, the text's header lines
@@ -157,7 +172,7 @@ def _register_reading(mcp: MCPServer, state: Session) -> None:
                 not_returned = list(paths[i:])
                 break
             try:
-                d = await read_one(p, None, None, None, max(left, 300))
+                d = await read_one(p, None, None, None, max(left, 300), vault)
             except ToolError as e:
                 errors.append({"path": p, "error": str(e)})
                 left -= json_tokens(errors[-1]) * 2
@@ -166,6 +181,7 @@ def _register_reading(mcp: MCPServer, state: Session) -> None:
             left -= d["approx_tokens"]
         out: dict[str, Any] = {"documents": docs, "errors": errors, "not_returned": not_returned,
                                "truncated": bool(not_returned) or any(d["truncated"] for d in docs)}
+        with_vault(out, state)
         text = render_documents(out)
         out["approx_tokens"] = response_tokens(text, out)
         return result(text, out)

@@ -29,7 +29,8 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
     for h in hits:
         where = " > ".join(h["heading_path"]) or h["title"]
         a, b = h["line_range"]
-        out.append(f'\n{h["rank"]}. {h["path"]} | {where} | lines {a}-{b} | score {h["score"]:.4f}')
+        vault = f'[{h["vault"]}] ' if h.get("vault") else ""  # a server of several vaults
+        out.append(f'\n{h["rank"]}. {vault}{h["path"]} | {where} | lines {a}-{b} | score {h["score"]:.4f}')
         text = _one_line(h["content"])
         out.append("   " + (text[:SNIPPET_CHARS] + " …" if len(text) > SNIPPET_CHARS else text))
         if h.get("explain"):

@@ -31,6 +31,7 @@ MaxTokens = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS, descripti
 @dataclass
 class Session:
     backend: Backend
+    name: str | None = None  # the vault's name when the server serves several (vaults.py)
     freshness: Freshness = field(init=False)
     first_search_seconds: float | None = None
     warm_error: str | None = None

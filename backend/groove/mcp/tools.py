@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
@@ -25,6 +26,7 @@ from .backend import Backend, ServerOptions
 from .budget import DEFAULT_MAX_TOKENS
 from .session import Session
 from .strict import GrooveMCP
+from .vaults import VaultSet, notes_page, publish_vault_argument, register_list_vaults, vault_names
 
 log = logging.getLogger("groove.mcp")
 
@@ -45,20 +47,24 @@ NO_RERANKER = ("`rerank` is not offered: no reranker is configured for this vaul
 
 def instructions(backend: Backend) -> str:
     """The workflow, plus what the index holds and how fresh it is (read once, at start)."""
-    text = WORKFLOW.format(budget=DEFAULT_MAX_TOKENS)
+    summary = index_summary(backend)
+    return WORKFLOW.format(budget=DEFAULT_MAX_TOKENS) + (f"\n{summary}" if summary else "")
+
+
+def index_summary(backend: Backend, who: str = "This vault") -> str:
+    """What the vault's index holds and how fresh it is, or "" when it cannot be read."""
     try:
         st = backend.call("index_status", {})
     except Exception as e:  # noqa: BLE001 - the server still starts; index_status will say what is wrong
         log.warning("could not read the index for the server instructions: %s", e)
-        return text
+        return ""
     if not st.get("documents"):
-        return text + ("\nThe vault is NOT indexed yet: call `reindex` first (or the user runs "
-                       "`groove index`); searches fail until then.")
+        return (f"{'The vault' if who == 'This vault' else who} is NOT indexed yet: call `reindex` first (or the "
+                "user runs `groove index`); searches fail until then.")
     when = st.get("last_indexed_iso") or "an unknown time"
     fresh = ("all notes are up to date" if st.get("stale_files") == 0
              else f"{st.get('stale_files')} notes changed since (searches re-index a few, or call `reindex`)")
-    return text + (f"\nThis vault: {st['documents']:,} notes in {st['chunks']:,} passages, last indexed {when}; "
-                   f"{fresh}.")
+    return f"{who}: {st['documents']:,} notes in {st['chunks']:,} passages, last indexed {when}; {fresh}."
 
 
 def _register_prompts(mcp: MCPServer) -> None:
@@ -94,48 +100,79 @@ def _register_prompts(mcp: MCPServer) -> None:
             "3. Give an outline of the topic with each point's [[path]], and name notes that contradict each other.")
 
 
-def build_server(opts: ServerOptions) -> MCPServer:
-    state = Session(Backend(opts))
-    backend = state.backend
-    backend.open()  # fail fast on a bad vault, and read the index for the instructions
+SEVERAL = """\
+This server serves {n} vaults: {names}. `search` looks in all of them unless you pass `vault`; each
+hit names its `vault`: pass it as `vault` to get_document and every other tool (they need it)."""
+
+
+def several_instructions(vaults: VaultSet) -> str:
+    lines = [WORKFLOW.format(budget=DEFAULT_MAX_TOKENS),
+             SEVERAL.format(n=len(vaults.sessions), names=vaults.listing())]
+    lines += [index_summary(s.backend, f"Vault {s.name!r}") for s in vaults.sessions]
+    return "\n".join(x for x in lines if x)
+
+
+def open_vaults(opts: ServerOptions | Sequence[ServerOptions]) -> VaultSet:
+    """A Session per vault (its own Backend), named when there are several."""
+    many = [opts] if isinstance(opts, ServerOptions) else list(opts)
+    paths = [Path(o.vault).resolve() for o in many]
+    dup = next((p for i, p in enumerate(paths) if p in paths[:i]), None)
+    if dup is not None:
+        raise ValueError(f"the vault {dup} is given twice")
+    names = vault_names(paths) if len(many) > 1 else [None]
+    return VaultSet([Session(Backend(o), name=n) for o, n in zip(many, names)], paths)
+
+
+def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
+    """The server for one vault, or for several (``vaults.py``, ADR 0205)."""
+    vaults = open_vaults(opts)
+    for s in vaults.sessions:
+        s.backend.open()  # fail fast on a bad vault, and read the index for the instructions
+    first = vaults.sessions[0]
 
     @asynccontextmanager
     async def lifespan(_server: MCPServer) -> AsyncIterator[None]:
         # The tools hold ``state`` (they are registered with it below); the
         # lifespan only opens the backend, warms the model and closes.
         # Load the model in the background so the handshake does not wait for it.
-        backend.open()
-        if opts.warm:
-            def warm() -> None:
-                try:
-                    backend.warm()
-                except Exception as e:  # reported by index_status; search raises it again
-                    state.warm_error = str(e)
-                    log.warning("model warm-up failed: %s", e)
+        for state in vaults.sessions:
+            state.backend.open()
+            if state.backend.opts.warm:
+                def warm(state: Session = state) -> None:
+                    try:
+                        state.backend.warm()
+                    except Exception as e:  # reported by index_status; search raises it again
+                        state.warm_error = str(e)
+                        log.warning("model warm-up failed: %s", e)
 
-            threading.Thread(target=warm, name="groove-warm", daemon=True).start()
+                threading.Thread(target=warm, name="groove-warm", daemon=True).start()
         try:
             yield
         finally:
-            backend.close()
+            for state in vaults.sessions:
+                state.backend.close()
 
     t0 = time.perf_counter()
     mcp = GrooveMCP(
         name="groove",
         title="groove — semantic search over your Markdown notes",
-        instructions=instructions(backend),
+        instructions=several_instructions(vaults) if vaults.multi else instructions(first.backend),
         version=__version__,
         lifespan=lifespan,
         log_level="WARNING",
-        notes_page=lambda offset, limit: _notes_page(backend, offset, limit),
+        notes_page=(lambda offset, limit: notes_page(vaults, offset, limit)) if vaults.multi
+        else lambda offset, limit: _notes_page(first.backend, offset, limit),
     )
     log.debug("instructions read in %.3f s", time.perf_counter() - t0)
-    read_tools.register(mcp, state)
-    browse_tools.register(mcp, state)
-    link_tools.register(mcp, state)
+    read_tools.register(mcp, vaults)
+    browse_tools.register(mcp, vaults)
+    link_tools.register(mcp, vaults)
     _register_prompts(mcp)
-    if not load_config(opts.vault).search.reranker:
+    if not any(load_config(s.backend.opts.vault).search.reranker for s in vaults.sessions):
         mcp.remove_argument("search", "rerank", NO_RERANKER)
+    if vaults.multi:
+        register_list_vaults(mcp, vaults)
+    publish_vault_argument(mcp, vaults)
     mcp.tighten_output_schemas()
     return mcp
 

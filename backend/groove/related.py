@@ -1,0 +1,128 @@
+"""Related notes (ADR 0200 marks each ``linked``): the notes nearest one
+note by meaning, the notes that link to it and the links going out, each
+once. A note operation like those of ``notes.py`` (served through
+service.py's table), and ``unlinked_connections`` (``unlinked.py``) reads it."""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any
+
+from .errors import InvalidArgument, NoteNotFound
+from .index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
+from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index
+from .runtime import Runtime
+from .vault.gate import check_readable, read_rules, safe_path
+from .vault.links import NoteName, resolve_target, strip_md
+from .vault.scan import IgnoreRules
+
+
+def _indexed_doc(rt: Runtime, path: str) -> NoteName:
+    full, rel = safe_path(rt.vault, path)
+    doc = name_index(rt.index).lookup(rel)
+    if doc is None:
+        check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
+        raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
+    return doc
+
+
+def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
+    """The read gate for a note named by the index (it may predate the rules)."""
+    full, rel = safe_path(rt.vault, doc.path)
+    check_readable(rt.vault, full, rel, rules)
+
+
+def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
+             linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
+    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
+    by_id = name_index(rt.index).by_id()
+    out: list[dict[str, Any]] = []
+    # As many more as may be dropped, so the search looks deep enough.
+    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
+        d = by_id.get(did)
+        if d is None or rules.skips(d.path):
+            continue
+        if unlinked_only and d.path in linked:
+            continue
+        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked})
+        if len(out) >= limit:
+            break
+    return out
+
+
+def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
+    names = name_index(rt.index)
+    stem = strip_md(posixpath.basename(doc.path)).lower()
+    keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
+    out: list[dict[str, Any]] = []
+    seen: set[tuple[str, int]] = set()
+    for src, title, target, line in links_naming(rt.index, keys, stem):
+        if src == doc.path or (src, line) in seen or rules.skips(src):
+            continue
+        hit = resolve_target(names, target, src)
+        if hit is not None and hit.id == doc.id:
+            seen.add((src, line))
+            out.append({"path": src, "title": title, "line": line})
+    return out
+
+
+def related_notes(
+    rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None,
+    unlinked_only: bool = False,
+) -> dict[str, Any]:
+    """Notes near this one by embedding (the mean of its chunk vectors, or one
+    chunk's vector), plus the notes linking here and the links going out, each
+    once (the first line it appears on, and how often). Each similar note is
+    marked ``linked`` when a link joins the two notes in either direction
+    (resolved as backlinks and outgoing links are); ``unlinked_only`` leaves
+    those out before ``limit`` applies (ADR 0200). The ranking is the same either way.
+
+    Returns ``{path, similar: [{path, title, score, linked}], backlinks: [{path, title, line, occurrences}],
+    outgoing: [{target, path | null, heading, line, occurrences}]}``.
+    """
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
+    if limit < 1:
+        raise InvalidArgument(f"'limit' must be at least 1, got {limit}", param="limit")
+    if not isinstance(unlinked_only, bool):
+        raise InvalidArgument(f"'unlinked_only' must be true or false, got {unlinked_only!r}", param="unlinked_only")
+    limit = min(limit, MAX_RELATED)
+    doc, rules, backlinks, outgoing = _note_links(rt, path, chunk_id)
+    linked = {b["path"] for b in backlinks} | {o["path"] for o in outgoing if o["path"]}
+    return {"path": doc.path, "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
+            "backlinks": backlinks, "outgoing": outgoing}
+
+
+def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
+                ) -> tuple[NoteName, IgnoreRules, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
+    if chunk_id is not None:
+        where = chunk_note_path(rt.index, chunk_id)
+        if where is None:
+            raise NoteNotFound(f"no chunk {chunk_id} in the index (chunk ids come from search results)")
+        doc = name_index(rt.index).docs[where]
+    elif path:
+        doc = _indexed_doc(rt, path)
+    else:
+        raise InvalidArgument("pass 'path' (a vault-relative note path) or 'chunk_id' (from a search hit)",
+                              param="path")
+    rules = read_rules(rt.vault)
+    _check_indexed(rt, doc, rules)
+    resolve = LinkResolver(rt, rules)
+    outgoing = [
+        {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
+        for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
+    ]
+    return (doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
+            _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
+
+
+def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
+    seen: dict[Any, dict[str, Any]] = {}
+    for it in items:
+        k = key(it)
+        if k in seen:
+            seen[k]["occurrences"] += 1
+        else:
+            seen[k] = {**it, "occurrences": 1}
+    return list(seen.values())
