@@ -38,6 +38,7 @@ from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .note_vector_upgrade import upgrade_note_vectors
+from .status_types import ReindexSummary
 from .types import ParsedNote
 from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
@@ -74,7 +75,7 @@ class IndexSummary:
     boilerplate_lines: int = 0  # the vault's common lines, left out of what is embedded (ADR 0210)
     boilerplate_refreshed: int = 0  # other notes whose vectors were redone because that set changed
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ReindexSummary:
         return {
             "indexed": len(self.indexed),
             "unchanged": self.unchanged,

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from ..bounds import MAX_PATH_CHARS
 from ..notes import MAX_RELATED
-from ..schemas.models import UnlinkedConnections
+from ..note_types import UnlinkedConnections
 from .session import READ_ONLY, call, fresh, result
 from .vaults import VaultArg, VaultSet, with_vault
 
