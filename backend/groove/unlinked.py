@@ -6,6 +6,7 @@ ranking is the same."""
 from __future__ import annotations
 
 import posixpath
+
 from .note_types import Connection, UnlinkedConnections
 from .notes import name_index
 from .related import related_notes

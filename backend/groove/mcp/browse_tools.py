@@ -17,8 +17,8 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from ..bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
-from ..errors import GrooveError
 from ..constraints import MAX_INT
+from ..errors import GrooveError
 from ..note_types import NotePage, Related, ResolvedLink, TagList
 from ..service import MAX_LIMIT
 from ..status_types import ReindexSummary
