@@ -44,8 +44,10 @@ class Document(TypedDict):
     content: str
     frontmatter: dict[str, Any]
     links: list[Link]
-    line_range: tuple[Annotated[int, constraints.Field(ge=1)], constraints.NonNeg]
-    """[first, last] lines returned, 1-based; [1, 0] for an empty note"""
+    # The description in the annotation: MCP's BudgetedDocument inherits it, where pydantic
+    # reads attribute docstrings of the class itself only.
+    line_range: Annotated[tuple[Annotated[int, constraints.Field(ge=1)], constraints.NonNeg], constraints.Field(
+        description="[first, last] lines returned, 1-based; [1, 0] for an empty note")]
     truncated: bool
 
 
