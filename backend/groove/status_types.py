@@ -145,7 +145,7 @@ class ReindexSummary(TypedDict):
     deleted: constraints.NonNeg
     skipped: list[SkippedNote]
     warnings: NotRequired[list[IndexWarning]]
-    """What to know about the run: a note's problem (it is indexed anyway), a settings file's, or the run's (path empty)"""
+    """A note's problem (it is indexed anyway), a settings file's, or the whole run's (path empty)"""
     chunks_embedded: NotRequired[constraints.NonNeg]
     """Chunks this run embedded"""
     seconds: NotRequired[float]

@@ -250,7 +250,7 @@ export interface ReindexSummary {
   renamed?: [string, string][];
   deleted: number;
   skipped: SkippedNote[];
-  /** What to know about the run: a note's problem (it is indexed anyway), a settings file's, or the run's (path empty) */
+  /** A note's problem (it is indexed anyway), a settings file's, or the whole run's (path empty) */
   warnings?: IndexWarning[];
   /** Chunks this run embedded */
   chunks_embedded?: number;

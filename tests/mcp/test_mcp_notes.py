@@ -9,8 +9,8 @@ import pytest
 
 from groove import notes, related, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
-from groove.runtime import Runtime, open_runtime
 from groove.note_types import ResolvedLink
+from groove.runtime import Runtime, open_runtime
 from groove.vault.gate import safe_path
 from groove.vault.sections import find_section, sections
 
