@@ -416,9 +416,14 @@ def write_batch(run: IndexRun, batch: list[Ready], vecs: np.ndarray | None, note
         else:
             run.summary.indexed.append(nf.path)
             run.summary.chunks_embedded += k
-        run.done += 1
-        run.emit({"phase": "embed", "done": run.done, "total": len(run.todo), "path": nf.path,
-                  "chunks": run.summary.chunks_embedded})
+        _settled(run, nf)
+
+
+def _settled(run: IndexRun, nf: NoteFile) -> None:
+    """One note of the batch is done with, stored or skipped: progress counts it."""
+    run.done += 1
+    run.emit({"phase": "embed", "done": run.done, "total": len(run.todo), "path": nf.path,
+              "chunks": run.summary.chunks_embedded})
 
 
 def flush_pending(run: IndexRun) -> None:
@@ -434,6 +439,7 @@ def flush_pending(run: IndexRun) -> None:
             except Exception as e:  # noqa: BLE001
                 _check_model(run.embedder)
                 run.content_skip(item.nf, _failure("could not be embedded", e))
+                _settled(run, item.nf)  # counted, so the last event still reaches the total
                 continue
             write_batch(run, [item], one, note_one)
     else:
