@@ -143,3 +143,34 @@ def test_writing_then_finishing_stores_each_note_reports_progress_and_deletes_wh
     assert set(store.all_docs(rt.index)) == {"a.md", "b.md", "d.md"}
     assert events[-1] == {"phase": "done", "done": 1, "total": 1}
     assert rt.index.get_meta("last_indexed") is not None
+
+
+class _FailsOn:
+    """The real tiny model, failing on any batch with one note's text in it."""
+
+    def __init__(self, real, word: str) -> None:
+        self.real, self.word = real, word
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+    def embed_passages(self, texts):
+        if any(self.word in t for t in texts):
+            raise RuntimeError("llama_decode returned -1")
+        return self.real.embed_passages(texts)
+
+
+def test_a_note_that_cannot_be_embedded_still_counts_so_progress_reaches_the_total(indexed):
+    vault, rt = indexed
+    write(vault, "d.md", "# Delta\n\nDates and figs.\n")
+    write(vault, "z.md", "# Zeta\n\nZucchini velmtastic.\n")  # last in the batch: its event is the last one
+    events: list[dict] = []
+    run = indexer.plan_run(vault, rt.index, _FailsOn(rt.embedder, "velmtastic"), rt.config.index, rebuild=False,
+                           only=None, progress=events.append)
+    run.pending = [r for nf in run.todo if (r := indexer.read_note(run, nf)) is not None]
+    assert [r.nf.path for r in run.pending] == ["d.md", "z.md"]
+    indexer.flush_pending(run)
+    assert run.summary.indexed == ["d.md"] and [s.path for s in run.summary.skipped] == ["z.md"]
+    assert run.done == 2
+    last = events[-1]
+    assert last["phase"] == "embed" and last["done"] == last["total"] == 2 and last["path"] == "z.md"

@@ -9,6 +9,7 @@ from typing import Any
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument
 from .index import listing
+from .note_types import NotePage, TagList
 from .runtime import Runtime
 
 MAX_PAGE = 200
@@ -24,7 +25,7 @@ def _int(name: str, v: Any, lo: int, hi: int | None = None) -> int:
     return v
 
 
-def _page(rows: list[listing.NoteRow], total: int, offset: int) -> dict[str, Any]:
+def _page(rows: list[listing.NoteRow], total: int, offset: int) -> NotePage:
     nxt = offset + len(rows)
     return {"notes": [r.to_json() for r in rows], "total": total, "offset": offset,
             "next_offset": nxt if nxt < total else None}
@@ -40,7 +41,7 @@ def list_notes(
     sort: str = "path",
     offset: int = 0,
     limit: int = 50,
-) -> dict[str, Any]:
+) -> NotePage:
     """A page of the indexed notes: ``{notes: [{path, title, tags, date, modified, size}],
     total, offset, next_offset}`` (next_offset null on the last page)."""
     if sort not in listing.SORTS:
@@ -59,7 +60,7 @@ def list_notes(
 
 
 def recent_notes(rt: Runtime, days: float = 7, offset: int = 0, limit: int = 20,
-                 folder: str | None = None) -> dict[str, Any]:
+                 folder: str | None = None) -> NotePage:
     """Notes modified in the last ``days`` days (by the file's mtime), newest first; list_notes' shape."""
     if isinstance(days, bool) or not isinstance(days, (int, float)) or days <= 0:
         raise InvalidArgument(f"'days' must be a number above 0, got {days!r}", param="days")
@@ -70,7 +71,7 @@ def recent_notes(rt: Runtime, days: float = 7, offset: int = 0, limit: int = 20,
     return _page(rows, total, offset)
 
 
-def list_tags(rt: Runtime, prefix: str | None = None, limit: int = 100) -> dict[str, Any]:
+def list_tags(rt: Runtime, prefix: str | None = None, limit: int = 100) -> TagList:
     """``{tags: [{tag, count}], total}``: tags (folded to lower case) by number of notes."""
     limit = _int("limit", limit, 1, 1000)
     counts = listing.tag_counts(rt.index, prefix)

@@ -38,6 +38,7 @@ from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .note_vector_upgrade import upgrade_note_vectors
+from .status_types import ReindexSummary
 from .types import ParsedNote
 from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
@@ -74,7 +75,7 @@ class IndexSummary:
     boilerplate_lines: int = 0  # the vault's common lines, left out of what is embedded (ADR 0210)
     boilerplate_refreshed: int = 0  # other notes whose vectors were redone because that set changed
 
-    def to_json(self) -> dict:
+    def to_json(self) -> ReindexSummary:
         return {
             "indexed": len(self.indexed),
             "unchanged": self.unchanged,
@@ -415,9 +416,14 @@ def write_batch(run: IndexRun, batch: list[Ready], vecs: np.ndarray | None, note
         else:
             run.summary.indexed.append(nf.path)
             run.summary.chunks_embedded += k
-        run.done += 1
-        run.emit({"phase": "embed", "done": run.done, "total": len(run.todo), "path": nf.path,
-                  "chunks": run.summary.chunks_embedded})
+        _settled(run, nf)
+
+
+def _settled(run: IndexRun, nf: NoteFile) -> None:
+    """One note of the batch is done with, stored or skipped: progress counts it."""
+    run.done += 1
+    run.emit({"phase": "embed", "done": run.done, "total": len(run.todo), "path": nf.path,
+              "chunks": run.summary.chunks_embedded})
 
 
 def flush_pending(run: IndexRun) -> None:
@@ -433,6 +439,7 @@ def flush_pending(run: IndexRun) -> None:
             except Exception as e:  # noqa: BLE001
                 _check_model(run.embedder)
                 run.content_skip(item.nf, _failure("could not be embedded", e))
+                _settled(run, item.nf)  # counted, so the last event still reaches the total
                 continue
             write_batch(run, [item], one, note_one)
     else:

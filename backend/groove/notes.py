@@ -30,6 +30,7 @@ from .index.notes import (
     documents_signature,
     note_names,
 )
+from .note_types import Document, Link, NoteText, ResolvedLink
 from .runtime import Runtime
 from .types import ParsedNote, WikiLink
 from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
@@ -185,7 +186,7 @@ class LinkResolver:
         return match_file(self._files, target)
 
 
-def _link_json(resolve: LinkResolver, link: WikiLink, from_path: str) -> dict[str, Any]:
+def _link_json(resolve: LinkResolver, link: WikiLink, from_path: str) -> Link:
     return {
         "target": link.target,
         "path": resolve(link.target, from_path),
@@ -225,7 +226,7 @@ def get_document(
     line_end: int | None = None,
     heading: str | None = None,
     max_chars: int | None = None,
-) -> dict[str, Any]:
+) -> Document:
     """A note's text (whole, a line range, or one heading's section), its
     frontmatter and outgoing links. Over ``max_chars`` (default
     ``MAX_DOCUMENT_CHARS``) the text is cut at a line boundary and ends with a
@@ -251,7 +252,7 @@ def get_document(
 
 
 def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | None, heading: str | None,
-              max_chars: int) -> dict[str, Any]:
+              max_chars: int) -> Document:
     line_start = _check_line("line_start", line_start)
     line_end = _check_line("line_end", line_end)
     if heading is not None and not isinstance(heading, str):
@@ -319,7 +320,7 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
 
 
 def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end: int | None,
-                     heading: str | None, max_chars: int) -> dict[str, Any]:
+                     heading: str | None, max_chars: int) -> Document:
     """get_document of a canvas: its cards' text (``vault/canvas.py``, ADR 0195)."""
     try:
         canvas = read_canvas(note.data)
@@ -333,7 +334,7 @@ def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end:
             "links": links, "line_range": line_range, "truncated": truncated}
 
 
-def read_note(rt: Runtime, path: str) -> dict[str, Any]:
+def read_note(rt: Runtime, path: str) -> NoteText:
     """A note's whole text as stored (MCP's note resource): ``{path, text}``."""
     note = _read_note(rt, path)
     return {"path": note.path, "text": note.text}
@@ -342,7 +343,7 @@ def read_note(rt: Runtime, path: str) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- links
 
 
-def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[str, Any]:
+def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> ResolvedLink:
     """Where a wikilink points: ``{path | null, heading, block, line_range | null, exists,
     anchor_found}`` (and ``warning`` when the anchor is missing).
 
@@ -360,7 +361,7 @@ def resolve_link(rt: Runtime, link: str, from_path: str | None = None) -> dict[s
     return r
 
 
-def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
+def _resolve(rt: Runtime, link: str, from_path: str | None) -> ResolvedLink:
     parsed = parse_link_arg(link)
     src: str | None = None
     if from_path:
@@ -372,7 +373,7 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> dict[str, Any]:
     block = parsed.block
     resolve = LinkResolver(rt, read_rules(rt.vault))
     doc = resolve.note(parsed.target, src)
-    result: dict[str, Any] = {"path": None, "heading": heading, "block": block, "line_range": None, "exists": False}
+    result: ResolvedLink = {"path": None, "heading": heading, "block": block, "line_range": None, "exists": False}
     if doc is None:
         if parsed.target and not heading and not block:
             att = resolve(parsed.target, src)

@@ -6,10 +6,12 @@ service.py's table), and ``unlinked_connections`` (``unlinked.py``) reads it."""
 from __future__ import annotations
 
 import posixpath
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from .errors import InvalidArgument, NoteNotFound
 from .index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
+from .note_types import Backlink, Outgoing, Related, Similar
 from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index
 from .runtime import Runtime
 from .vault.gate import check_readable, read_rules, safe_path
@@ -33,10 +35,10 @@ def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
 
 
 def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
-             linked: set[str], unlinked_only: bool) -> list[dict[str, Any]]:
+             linked: set[str], unlinked_only: bool) -> list[Similar]:
     """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
     by_id = name_index(rt.index).by_id()
-    out: list[dict[str, Any]] = []
+    out: list[Similar] = []
     # As many more as may be dropped, so the search looks deep enough.
     for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
         d = by_id.get(did)
@@ -50,11 +52,11 @@ def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules
     return out
 
 
-def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str, Any]]:
+def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[Backlink]:
     names = name_index(rt.index)
     stem = strip_md(posixpath.basename(doc.path)).lower()
     keys = {strip_md(doc.path).lower(), doc.path.lower(), stem, stem + ".md"} | {a.lower() for a in doc.aliases}
-    out: list[dict[str, Any]] = []
+    out: list[Backlink] = []
     seen: set[tuple[str, int]] = set()
     for src, title, target, line in links_naming(rt.index, keys, stem):
         if src == doc.path or (src, line) in seen or rules.skips(src):
@@ -69,7 +71,7 @@ def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[dict[str,
 def related_notes(
     rt: Runtime, path: str | None = None, limit: int = 10, *, chunk_id: int | None = None,
     unlinked_only: bool = False,
-) -> dict[str, Any]:
+) -> Related:
     """Notes near this one by embedding (the mean of its chunk vectors, or one
     chunk's vector), plus the notes linking here and the links going out, each
     once (the first line it appears on, and how often). Each similar note is
@@ -94,7 +96,7 @@ def related_notes(
 
 
 def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
-                ) -> tuple[NoteName, IgnoreRules, list[dict[str, Any]], list[dict[str, Any]]]:
+                ) -> tuple[NoteName, IgnoreRules, list[Backlink], list[Outgoing]]:
     """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
     if chunk_id is not None:
         where = chunk_note_path(rt.index, chunk_id)
@@ -109,7 +111,7 @@ def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
     rules = read_rules(rt.vault)
     _check_indexed(rt, doc, rules)
     resolve = LinkResolver(rt, rules)
-    outgoing = [
+    outgoing: list[Outgoing] = [
         {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
         for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
     ]
@@ -117,8 +119,11 @@ def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
             _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
 
 
-def _once(items: list[dict[str, Any]], key: Any) -> list[dict[str, Any]]:
-    seen: dict[Any, dict[str, Any]] = {}
+L = TypeVar("L", Backlink, Outgoing)
+
+
+def _once(items: list[L], key: Callable[[L], Any]) -> list[L]:
+    seen: dict[Any, L] = {}
     for it in items:
         k = key(it)
         if k in seen:

@@ -25,7 +25,7 @@ from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
-from .status_types import ExclusionSource, IndexStatus, WhyExcluded
+from .status_types import ExclusionSource, IndexStatus, ReindexSummary, WhyExcluded
 from .types import SearchResponse
 from .vault.gate import safe_path
 from .vault.scan import IgnoreRules, ignore_rules, scan_vault
@@ -144,7 +144,7 @@ def _search(rt: Runtime, **params: Any) -> dict[str, Any]:
     return search(rt, SearchParams.from_json(params)).to_json()
 
 
-def _reindex(rt: Runtime, *, force: bool = False, progress: Callable[[dict], None] | None = None) -> dict[str, Any]:
+def _reindex(rt: Runtime, *, force: bool = False, progress: Callable[[dict], None] | None = None) -> ReindexSummary:
     return reindex(rt, force=bool(force), progress=progress).to_json()
 
 

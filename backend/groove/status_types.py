@@ -1,4 +1,4 @@
-"""What ``index_status`` returns, as the types the code builds it with.
+"""What ``index_status`` and ``reindex`` return, as the types the code builds them with.
 
 They are TypedDicts: the operation's result is the JSON object itself (a
 dict at run time), so what a surface sends is what the code built, byte for
@@ -130,8 +130,34 @@ class IndexStatus(TypedDict):
         "The daemon's last index job's failure; null when it succeeded (docs/protocol.md)"))]]
 
 
+class IndexWarning(TypedDict):
+    path: str
+    warning: str
+
+
+class ReindexSummary(TypedDict):
+    """What one index run did"""
+
+    indexed: constraints.NonNeg
+    unchanged: constraints.NonNeg
+    renamed: NotRequired[list[tuple[str, str]]]
+    """[old path, new path] of each note moved with its vectors kept"""
+    deleted: constraints.NonNeg
+    skipped: list[SkippedNote]
+    warnings: NotRequired[list[IndexWarning]]
+    """A note's problem (it is indexed anyway), a settings file's, or the whole run's (path empty)"""
+    chunks_embedded: NotRequired[constraints.NonNeg]
+    """Chunks this run embedded"""
+    seconds: NotRequired[float]
+    """The run's wall time"""
+    boilerplate_lines: NotRequired[constraints.NonNeg]
+    """The vault's common lines, left out of what is embedded (ADR 0210)"""
+    boilerplate_refreshed: NotRequired[constraints.NonNeg]
+    """Other notes whose vectors were redone because that set of lines changed"""
+
+
 # IndexStatus' descriptions are in its annotations: a subclass (MCP's) inherits
 # those, where pydantic reads attribute docstrings of the class itself only.
 for _t in (IndexProgress, LowConfidenceStatus, WordIndexStatus, VectorCopyStatus, ExclusionSource, WhyExcluded,
-           IndexStatus):
+           IndexStatus, ReindexSummary):
     _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]

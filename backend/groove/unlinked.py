@@ -6,15 +6,15 @@ ranking is the same."""
 from __future__ import annotations
 
 import posixpath
-from typing import Any
 
+from .note_types import Connection, UnlinkedConnections
 from .notes import name_index
 from .related import related_notes
 from .runtime import Runtime
 from .vault.links import NameIndex, fold, strip_md
 
 
-def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> dict[str, Any]:
+def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> UnlinkedConnections:
     """The notes most similar to ``path`` that no link joins to it (either
     way), each with the ``[[link]]`` to write in ``path`` to link it
     (``link_text``): its name, or its path without '.md' when another note
@@ -22,7 +22,7 @@ def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> dict[str, A
     so they are listed for ``[[link|alias]]`` display text."""
     rel = related_notes(rt, path, limit, unlinked_only=True)
     names = name_index(rt.index)
-    out = []
+    out: list[Connection] = []
     for s in rel["similar"]:
         d = names.docs.get(s["path"])
         aliases = list(d.aliases) if d is not None else []

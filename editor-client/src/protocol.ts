@@ -142,6 +142,11 @@ export interface IndexStatusParams {
   why?: string | null;
 }
 
+export interface IndexWarning {
+  path: string;
+  warning: string;
+}
+
 export type LineRange = [number, number];
 
 export interface Link {
@@ -237,11 +242,24 @@ export interface ReindexParams {
   force?: boolean | null;
 }
 
+/** What one index run did */
 export interface ReindexSummary {
   indexed: number;
   unchanged: number;
+  /** [old path, new path] of each note moved with its vectors kept */
+  renamed?: [string, string][];
   deleted: number;
   skipped: SkippedNote[];
+  /** A note's problem (it is indexed anyway), a settings file's, or the whole run's (path empty) */
+  warnings?: IndexWarning[];
+  /** Chunks this run embedded */
+  chunks_embedded?: number;
+  /** The run's wall time */
+  seconds?: number;
+  /** The vault's common lines, left out of what is embedded (ADR 0210) */
+  boilerplate_lines?: number;
+  /** Other notes whose vectors were redone because that set of lines changed */
+  boilerplate_refreshed?: number;
 }
 
 export interface Related {

@@ -9,8 +9,8 @@ import pytest
 
 from groove import notes, related, service
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
+from groove.note_types import ResolvedLink
 from groove.runtime import Runtime, open_runtime
-from groove.schemas.models import ResolvedLink
 from groove.vault.gate import safe_path
 from groove.vault.sections import find_section, sections
 
@@ -115,7 +115,7 @@ def test_aliases_are_not_link_targets_and_a_caret_without_hash_is_part_of_the_na
 def test_resolve_link_shape_is_the_protocol_shape(rt: Runtime) -> None:
     r = notes.resolve_link(rt, "[[Plan#Goals|goals]]", "Home.md")
     assert set(r) == {"path", "heading", "block", "line_range", "exists", "anchor_found"}
-    assert set(r) <= set(ResolvedLink.model_fields) and r["anchor_found"] is True
+    assert set(r) <= set(ResolvedLink.__annotations__) and r["anchor_found"] is True
 
 
 def test_resolve_link_missing_note(rt: Runtime) -> None:

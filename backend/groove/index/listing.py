@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..vault.encoding import nfc
 from .db import Index
+
+if TYPE_CHECKING:
+    from ..note_types import NoteEntry
 
 SORTS = {
     "path": "d.path COLLATE NOCASE ASC",
@@ -28,7 +31,7 @@ class NoteRow:
     modified: float  # seconds since the epoch (the file's mtime when indexed)
     size: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> NoteEntry:
         return {"path": self.path, "title": self.title, "tags": self.tags, "date": self.date,
                 "modified": self.modified, "size": self.size}
 

@@ -17,9 +17,11 @@ from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
 from ..bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
+from ..constraints import MAX_INT
 from ..errors import GrooveError
-from ..schemas.models import MAX_INT, NotePage, ReindexSummary, Related, ResolvedLink, TagList
+from ..note_types import NotePage, Related, ResolvedLink, TagList
 from ..service import MAX_LIMIT
+from ..status_types import ReindexSummary
 from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
 from .freshness import AUTO_REINDEX_MAX
 from .outputs import McpIndexStatus

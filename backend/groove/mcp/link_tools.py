@@ -12,8 +12,8 @@ from mcp_types import CallToolResult
 from pydantic import Field
 
 from ..bounds import MAX_PATH_CHARS
+from ..note_types import UnlinkedConnections
 from ..notes import MAX_RELATED
-from ..schemas.models import UnlinkedConnections
 from .session import READ_ONLY, call, fresh, result
 from .vaults import VaultArg, VaultSet, with_vault
 

@@ -10,7 +10,8 @@ from typing import Annotated, Any, Literal
 from annotated_types import Ge
 from typing_extensions import NotRequired
 
-from ..schemas.models import Document, Result
+from ..note_types import Document
+from ..schemas.models import Result
 from ..status_types import IndexStatus
 from ..types import SearchHit, SearchResponse
 
@@ -41,10 +42,10 @@ class BudgetedSearch(SearchResponse):
 
 
 class BudgetedDocument(Document):
-    next_line_start: int | None = None
+    next_line_start: NotRequired[int | None]
     """When truncated: the line to pass as line_start to read on"""
-    links_truncated: bool = False
-    approx_tokens: int = 0
+    links_truncated: NotRequired[bool]
+    approx_tokens: NotRequired[int]
 
 
 class DocumentsBatch(Result):
@@ -69,4 +70,5 @@ class McpIndexStatus(IndexStatus):
     """standalone: up to this many changed notes are re-indexed before a search; more are reported in warnings"""
 
 
-McpIndexStatus.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]
+for _t in (BudgetedDocument, McpIndexStatus):
+    _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]

@@ -5,23 +5,25 @@ MCP's output schemas. ``schemas/protocol.json`` is generated from them
 
 A search is not restated here: ``pipeline.params.SearchParams`` is the one
 definition of its params, ``types.SearchResponse`` and ``types.SearchHit`` of
-its result, and pydantic reads those dataclasses as they are; nor is the
-index status: ``status_types.IndexStatus`` (TypedDicts) is the object
-``index_status`` builds and returns (ADR 0172). Params are
+its result, and pydantic reads those dataclasses as they are; nor are the
+operations' results: ``status_types`` (index_status, reindex) and
+``note_types`` (the note and browse operations) are TypedDicts, the objects
+the operations build and return (ADR 0172). Params are
 closed (an unknown name is a mistake the caller should hear about); results
 are open, so a newer server may add fields.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, LineRange, NonNeg, Tag
+from ..constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, NonNeg, Tag
+from ..note_types import Document, NotePage, NoteText, Related, ResolvedLink, TagList, UnlinkedConnections
 from ..notes import MAX_RELATED
 from ..pipeline.params import SearchParams
-from ..status_types import IndexProgress, IndexStatus, SkippedNote
+from ..status_types import IndexProgress, IndexStatus, ReindexSummary
 from ..types import SearchResponse
 
 EventName = Literal["index.progress", "index.changed"]
@@ -130,130 +132,6 @@ class Hello(Result):
 
 class Cancelled(Result):
     cancelled: bool
-
-
-class Link(Result):
-    target: str
-    path: str | None
-    """The note or attachment the link resolves to; null when none exists"""
-    heading: str | None
-    block: str | None
-    alias: str | None
-    embed: bool
-    line: int
-
-
-class Document(Result):
-    path: str
-    title: str
-    content: str
-    frontmatter: dict[str, Any]
-    links: list[Link]
-    line_range: tuple[Annotated[int, Field(ge=1)], NonNeg]
-    """[first, last] lines returned, 1-based; [1, 0] for an empty note"""
-    truncated: bool
-
-
-class Similar(Result):
-    path: str
-    title: str
-    score: float
-    linked: bool = False
-    """A link joins the two notes, in either direction (resolved as backlinks and outgoing links are)"""
-
-
-class Backlink(Result):
-    path: str
-    title: str
-    line: int
-    """The first line of the note that links here"""
-    occurrences: Annotated[int, Field(ge=1)] = 1
-
-
-class Outgoing(Result):
-    target: str
-    path: str | None
-    heading: str | None
-    line: int
-    """The first line with this link"""
-    occurrences: Annotated[int, Field(ge=1)] = 1
-
-
-class Related(Result):
-    path: str
-    similar: list[Similar]
-    backlinks: list[Backlink]
-    outgoing: list[Outgoing]
-
-
-class Connection(Result):
-    path: str
-    title: str
-    score: float
-    link: str
-    """The wikilink to write in the note: '[[Name]]', or '[[Folder/Name]]' when another note has that name"""
-    aliases: list[str] = []
-    """The target's frontmatter aliases: display text for '[[Name|alias]]', never a link target"""
-
-
-class UnlinkedConnections(Result):
-    path: str
-    connections: list[Connection]
-    """The most similar notes no link joins to this one, nearest first"""
-
-
-class ResolvedLink(Result):
-    path: str | None
-    heading: str | None
-    block: str | None
-    line_range: LineRange | None
-    exists: bool
-    anchor_found: bool | None = None
-    """False when the note exists but the heading or block the link names does not; null when it names none"""
-    warning: str | None = None
-
-
-class NoteText(Result):
-    path: str
-    text: str
-    """The note's whole text as stored"""
-
-
-class ReindexSummary(Result):
-    indexed: NonNeg
-    unchanged: NonNeg
-    deleted: NonNeg
-    skipped: list[SkippedNote]
-
-
-class NoteEntry(Result):
-    path: str
-    title: str
-    tags: list[str]
-    date: str | None
-    """The note's day, if it has one: a daily note's from its file name, else the frontmatter date or created"""
-    modified: float
-    """The file's modification time when indexed, seconds since the epoch"""
-    size: NonNeg
-
-
-class NotePage(Result):
-    notes: list[NoteEntry]
-    total: NonNeg
-    """How many notes match in all"""
-    offset: NonNeg
-    next_offset: NonNeg | None
-    """Pass as offset for the next page; null on the last page"""
-
-
-class TagCount(Result):
-    tag: str
-    count: NonNeg
-
-
-class TagList(Result):
-    tags: list[TagCount]
-    total: NonNeg
 
 
 class Subscribed(Result):
