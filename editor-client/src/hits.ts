@@ -198,6 +198,9 @@ export function linkTarget(path: string): string {
  * `target` overrides the note name (Obsidian's shortest unique link text).
  */
 export function hitWikilink(hit: SearchHit, target = linkTarget(hit.path)): string {
+  // A canvas's "headings" are its group labels (ADR 0195): Obsidian resolves
+  // no `#Group` in a canvas link, so the link names the canvas alone.
+  if (/\.canvas$/i.test(hit.path)) return `[[${target}]]`;
   const h = hitHeading(hit);
   const isTitleOnly = h !== null && hit.heading_path.length === 1 && h === hit.title && hit.level <= 1;
   if (!h || isTitleOnly) return `[[${target}]]`;

@@ -125,6 +125,11 @@ describe("wikilinks for dragged hits", () => {
     expect(hitWikilink({ ...base, heading_path: ["会議"], level: 1 })).toBe("[[Notes/会議]]");
     expect(hitWikilink({ ...base, heading_path: [] })).toBe("[[Notes/会議]]");
   });
+  it("links to a canvas itself, never to one of its groups", () => {
+    const card = { ...base, path: "Boards/Plan.canvas", heading_path: ["Plan", "Ideas"], level: 2 };
+    expect(hitWikilink(card)).toBe("[[Boards/Plan.canvas]]");
+    expect(hitWikilink(card, "Plan.canvas")).toBe("[[Plan.canvas]]");
+  });
   it("strips characters that break a heading link", () => {
     expect(hitWikilink({ ...base, heading_path: ["A", "C# | [notes] ^x"] }, "n")).toBe("[[n#C notes x]]");
   });
