@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk, word_postings
+from groove.index import bm25_topk, shortcjk, word_postings
 from groove.index.schema import rows_version
 from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
 
@@ -42,6 +42,24 @@ DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds ane
 _ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
 _BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
 _GRAM_BATCH = 1 << 18  # vocabulary characters turned into trigram codes at a time
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """What one in-memory index is made of: the FTS table it answers for, and
+    how a column of ``fts_chunks`` text becomes that table's runs."""
+
+    table: str
+    gram: int  # the n-grams its map is keyed by
+    odd: re.Pattern[str] | None  # rows holding these are left to the tokenizer
+    every_row: bool  # every FTS row has a slot (else only rows holding a run: the bigram table's)
+
+    def split(self, text: str) -> list[str]:
+        return [r.lower() for r in RUN.findall(text)] if self.table == TABLE else shortcjk.chains(text)
+
+
+WORDS = _Kind(TABLE, 3, _ODD, True)
+BIGRAMS = _Kind(shortcjk.TABLE, 2, None, False)  # ADR 0163
 
 
 @dataclass
@@ -56,48 +74,75 @@ class _Runs:
     counts: np.ndarray  # uint16
 
 
-def _tokenize(rows, vocab: dict[str, int]) -> _Runs:
-    """``rows`` of (rowid, heading, context, content), new words added to ``vocab``."""
-    rowids = array("q")
-    odd: dict[int, list[str]] = {}
-    batches = []
-    # One entry per run: its word, row slot and column (C arrays: no Python
-    # object per run, so the build's memory goes back when done).
-    w_run, s_run, c_run = array("i"), array("i"), array("b")
+class _Tokenizer:
+    """Rows of (rowid, heading, context, content) into one kind's runs, new
+    words added to ``vocab``."""
 
-    def flush() -> None:
+    def __init__(self, kind: _Kind, vocab: dict[str, int]) -> None:
+        self.kind, self.vocab = kind, vocab
+        self.rowids = array("q")
+        self.odd: dict[int, list[str]] = {}
+        self.batches: list[tuple[np.ndarray, ...]] = []
+        # One entry per run: its word, row slot and column (C arrays: no Python
+        # object per run, so the build's memory goes back when done).
+        self.w_run, self.s_run, self.c_run = array("i"), array("i"), array("b")
+
+    def _flush(self) -> None:
         w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
-                    for a, dt in ((w_run, np.int32), (s_run, np.int32), (c_run, np.int8)))
+                    for a, dt in ((self.w_run, np.int32), (self.s_run, np.int32), (self.c_run, np.int8)))
         key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)
-        batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
-                        (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
-        del w_run[:], s_run[:], c_run[:]
+        self.batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
+                             (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
+        del self.w_run[:], self.s_run[:], self.c_run[:]
 
-    for rid, *cols in rows:
-        slot = len(rowids)
-        rowids.append(rid)
-        texts = [c or "" for c in cols]
-        if any(_ODD.search(t) for t in texts):
-            odd[slot] = texts
-            continue
-        for ci, text in enumerate(texts):
-            runs = RUN.findall(text)
-            w_run.extend(vocab.setdefault(r.lower(), len(vocab)) for r in runs)
-            s_run.extend([slot] * len(runs))
-            c_run.extend([ci] * len(runs))
+    def add(self, rid: int, texts: list[str]) -> None:
+        kind, vocab = self.kind, self.vocab
+        slot = len(self.rowids)
+        if kind.odd is not None and any(kind.odd.search(t) for t in texts):
+            self.rowids.append(rid)
+            self.odd[slot] = texts
+            return
+        per_col = [kind.split(t) for t in texts]
+        if not kind.every_row and not any(per_col):
+            return
+        self.rowids.append(rid)
+        for ci, runs in enumerate(per_col):
+            self.w_run.extend(vocab.setdefault(r, len(vocab)) for r in runs)
+            self.s_run.extend([slot] * len(runs))
+            self.c_run.extend([ci] * len(runs))
         if slot % _BATCH == _BATCH - 1:
-            flush()
-    flush()
-    return _Runs(np.frombuffer(rowids, dtype=np.int64).copy(), odd,
-                 *(np.concatenate([b[i] for b in batches]) for i in range(4)))
+            self._flush()
+
+    def done(self) -> _Runs:
+        self._flush()
+        return _Runs(np.frombuffer(self.rowids, dtype=np.int64).copy(), self.odd,
+                     *(np.concatenate([b[i] for b in self.batches]) for i in range(4)))
 
 
-def _sizes(conn: apsw.Connection, ids: np.ndarray) -> np.ndarray:
+def _tokenize(rows, tokenizers: list[_Tokenizer]) -> list[_Runs]:
+    """One read of ``rows`` of (rowid, heading, context, content) for every kind."""
+    for rid, *cols in rows:
+        texts = [c or "" for c in cols]
+        for t in tokenizers:
+            t.add(rid, texts)
+    return [t.done() for t in tokenizers]
+
+
+def _sizes(conn: apsw.Connection, ids: np.ndarray, table: str = TABLE) -> np.ndarray:
     """float64: the docsize (tokens, all columns) of each row of ``ids``."""
     got = {r: sum(bm25_topk._varints(sz)) for r, sz in conn.execute(
-        f"SELECT id, sz FROM {TABLE}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(ids.tolist()),))}
     return np.asarray([got.get(int(r), 0) for r in ids], dtype=np.float64)
+
+
+def _all_sizes(conn: apsw.Connection, table: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``table``'s docsize: (ids ascending, tokens as float64)."""
+    ids, sizes = array("q"), array("d")
+    for r, sz in conn.execute(f"SELECT id, sz FROM {table}_docsize ORDER BY id"):
+        ids.append(r)
+        sizes.append(sum(bm25_topk._varints(sz)))
+    return np.frombuffer(ids, dtype=np.int64), np.frombuffer(sizes, dtype=np.float64)
 
 
 def _doc_stamps(conn: apsw.Connection) -> dict[int, tuple]:
@@ -106,16 +151,17 @@ def _doc_stamps(conn: apsw.Connection) -> dict[int, tuple]:
         "SELECT id, path, content_hash, indexed_at FROM documents")}
 
 
-def _total_tokens(conn: apsw.Connection) -> int:
-    row = conn.execute(f"SELECT block FROM {TABLE}_data WHERE id = 1").fetchone()
+def _total_tokens(conn: apsw.Connection, table: str = TABLE) -> int:
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _gram_pairs(names: list[str], first: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Per batch of ``names`` (ids counted from ``first``): the (trigram
-    code, word id) of each distinct trigram of each word, sorted by code
-    then word. Computed on the names' code points as arrays, a batch at a
-    time, so the transient memory stays a few MB; yielded, not kept."""
+def _gram_pairs(names: list[str], first: int, n: int = 3
+                ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Per batch of ``names`` (ids counted from ``first``): the (n-gram
+    code, word id, occurrences) of each distinct n-gram of each word, sorted
+    by code then word. Computed on the names' code points as arrays, a batch
+    at a time, so the transient memory stays a few MB; yielded, not kept."""
     at = 0
     while at < len(names):
         end, size = at, 0
@@ -123,16 +169,21 @@ def _gram_pairs(names: list[str], first: int) -> Iterator[tuple[np.ndarray, np.n
             size += len(names[end]) + 1
             end += 1
         cp = np.frombuffer("\n".join(names[at:end]).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        if len(cp) >= 3:
+        if len(cp) >= n:
+            m = len(cp) - n + 1
             sep = cp == 10
-            ok = ~(sep[:-2] | sep[1:-1] | sep[2:])
-            code = ((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok]  # word_postings.gram_code, vectorised
-            word = (np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32)
+            ok = ~np.logical_or.reduce([sep[i:i + m] for i in range(n)])
+            code = np.zeros(m, dtype=np.int64)
+            for i in range(n):  # word_postings.gram_code, vectorised
+                code = (code << 21) | cp[i:i + m]
+            code = code[ok]
+            word = (np.cumsum(sep)[:m][ok] + first + at).astype(np.int32)
             order = np.lexsort((word, code))
             code, word = code[order], word[order]
-            new = np.ones(len(code), dtype=bool)  # a trigram's first instance in each word
+            new = np.ones(len(code), dtype=bool)  # an n-gram's first instance in each word
             new[1:] = (code[1:] != code[:-1]) | (word[1:] != word[:-1])
-            yield code[new], word[new]
+            heads = np.flatnonzero(new)
+            yield code[heads], word[heads], np.diff(np.append(heads, len(code)))
         at = end
 
 
@@ -144,16 +195,16 @@ def _blocks(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return starts, np.diff(np.append(starts, len(code)))
 
 
-def _gram_map(names: list[str], prior: WordPostings | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The vocabulary's trigrams (``word_postings.gram_code``, ascending),
-    where each one's words begin, and those words, ascending per trigram;
-    the words of ``prior`` (the first of ``names``) are taken from its map
-    as they are.
+def _gram_map(names: list[str], prior: WordPostings | None = None, n: int = 3, mult: bool = False
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+    """The vocabulary's n-grams (``word_postings.gram_code``, ascending),
+    where each one's words begin, and those words, ascending per n-gram
+    (with ``mult``, and each one's occurrences in that word); the words of
+    ``prior`` (the first of ``names``) are taken from its map as they are.
 
     A counting sort in two passes over the words: the first finds the
-    trigrams and how many words hold each, the second computes the pairs
-    again and drops each word into its trigram's slot. Only the result is
+    n-grams and how many words hold each, the second computes the pairs
+    again and drops each word into its n-gram's slot. Only the result is
     ever whole in memory: with all pairs sorted at once, a Japanese vault
     of 100k chunks peaked 1.3 GB above the process while building, against
     0.83 GB now (``bench/word_index_memory.py``)."""
@@ -162,39 +213,48 @@ def _gram_map(names: list[str], prior: WordPostings | None = None
     if prior is not None:
         uniques.append(prior.grams)
         held.append(np.diff(prior.gram_ptr))
-    for code, _ in _gram_pairs(names[known:], known):
+    for code, _, _ in _gram_pairs(names[known:], known, n):
         starts, lens = _blocks(code)
         uniques.append(code[starts])
         held.append(lens)
     if not uniques:
-        return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
+        return (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
+                np.zeros(0, dtype=np.uint16) if mult else None)
     grams = np.unique(np.concatenate(uniques))
     counts = np.zeros(len(grams), dtype=np.int64)
-    for u, n in zip(uniques, held):
-        counts[np.searchsorted(grams, u)] += n
+    for u, k in zip(uniques, held):
+        counts[np.searchsorted(grams, u)] += k
     del uniques, held
     gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
     np.cumsum(counts, out=gram_ptr[1:])
     words = np.empty(int(gram_ptr[-1]), dtype=np.int32)
-    fill = gram_ptr[:-1].copy()  # where each trigram's next word goes
-    if prior is not None:  # its words come first (lower ids), a slice of trigrams at a time
+    times = np.empty(len(words), dtype=np.uint16) if mult else None
+    fill = gram_ptr[:-1].copy()  # where each n-gram's next word goes
+    if prior is not None:  # its words come first (lower ids), a slice of n-grams at a time
         for lo in range(0, len(prior.grams), _GRAM_BATCH):
             hi = min(lo + _GRAM_BATCH, len(prior.grams))
             gi = np.searchsorted(grams, prior.grams[lo:hi])
             a, b = prior.gram_ptr[lo:hi], prior.gram_ptr[lo + 1:hi + 1]
-            words[np.repeat(fill[gi] - a, b - a) + np.arange(a[0], b[-1])] = prior.gram_words[a[0]:b[-1]]
+            to = np.repeat(fill[gi] - a, b - a) + np.arange(a[0], b[-1])
+            words[to] = prior.gram_words[a[0]:b[-1]]
+            if times is not None and prior.gram_mult is not None:
+                times[to] = prior.gram_mult[a[0]:b[-1]]
             fill[gi] += b - a
-    for code, word in _gram_pairs(names[known:], known):  # again, in word order
+    for code, word, k in _gram_pairs(names[known:], known, n):  # again, in word order
         starts, lens = _blocks(code)
         gi = np.searchsorted(grams, code[starts])
-        words[np.repeat(fill[gi] - starts, lens) + np.arange(len(code))] = word
+        to = np.repeat(fill[gi] - starts, lens) + np.arange(len(code))
+        words[to] = word
+        if times is not None:
+            times[to] = np.minimum(k, 0xFFFF)
         fill[gi] += lens
-    return grams, gram_ptr, words
+    return grams, gram_ptr, words, times
 
 
-def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, words: np.ndarray,
-              slots: np.ndarray, cols: np.ndarray, counts: np.ndarray, odd: dict[int, list[str]],
-              chunk_rows: np.ndarray, stamps: dict[int, tuple], prior: WordPostings | None = None) -> WordPostings:
+def _assemble(kind: _Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray,
+              words: np.ndarray, slots: np.ndarray, cols: np.ndarray, counts: np.ndarray,
+              odd: dict[int, list[str]], chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
+              prior: WordPostings | None = None) -> WordPostings:
     """The index from its entries in any order (sorted here by word, row, column)."""
     order = np.argsort((words.astype(np.int64) << 34) | (slots.astype(np.int64) << 2) | cols, kind="stable")
     words, slots = words[order], slots[order]
@@ -204,7 +264,7 @@ def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndar
     first[1:] = (words[1:] != words[:-1]) | (slots[1:] != slots[:-1])
     word_rows = np.bincount(words[first], minlength=len(names)).astype(np.int32)
     del words, first
-    grams, gram_ptr, gram_words = _gram_map(names, prior)
+    grams, gram_ptr, gram_words, gram_mult = _gram_map(names, prior, kind.gram, mult=kind is BIGRAMS)
     return WordPostings(
         version=version,
         rowids=rowids,
@@ -220,15 +280,20 @@ def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndar
         grams=grams,
         gram_ptr=gram_ptr,
         gram_words=gram_words,
-        chunk_ids=chunk_rows[:, 0].copy(),
-        chunk_docs=chunk_rows[:, 1].copy(),
+        chunk_ids=chunks[0],
+        chunk_docs=chunks[1],
         doc_stamps=stamps,
+        gram=kind.gram,
+        table=kind.table,
+        gram_mult=gram_mult,
     )
 
 
-def _chunk_rows(conn: apsw.Connection) -> np.ndarray:
-    return np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
+def _chunk_rows(conn: apsw.Connection) -> tuple[np.ndarray, np.ndarray]:
+    """Every chunk's id, ascending, and its note's id (one copy, both indexes read it)."""
+    rows = np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
                       dtype=np.int64).reshape(-1, 2)
+    return rows[:, 0].copy(), rows[:, 1].copy()
 
 
 def _big_enough(conn: apsw.Connection) -> tuple[str, bm25_topk.TableStats] | None:
@@ -241,56 +306,128 @@ def _big_enough(conn: apsw.Connection) -> tuple[str, bm25_topk.TableStats] | Non
     return version, stats
 
 
+def _bigram_stats(conn: apsw.Connection) -> bm25_topk.TableStats | None:
+    """The bigram table's statistics when it is big enough to be kept in
+    memory too (``BIGRAM_MIN_ROWS`` chunks holding CJK text), else None."""
+    stats = bm25_topk.table_stats(conn, shortcjk.TABLE) if shortcjk.exists(conn) else None
+    return stats if stats is not None and stats.rows >= word_postings.BIGRAM_MIN_ROWS else None
+
+
+def _chains_add_up(bp: WordPostings) -> bool:
+    """Whether each row's chains make exactly as many tokens as the bigram
+    table's docsize says it holds: the table keeps no text (contentless), so
+    this is the check that its chains were read as it was written."""
+    chars = np.diff(bp.starts) - 1
+    words = np.repeat(np.arange(len(chars)), np.diff(bp.ptr))
+    tokens = np.bincount(bp.slots, weights=bp.counts * (chars[words] - 1.0), minlength=len(bp.rowids))
+    return bool(np.array_equal(tokens, bp.sizes))
+
+
+def _from_runs(kind: _Kind, version: str, vocab: dict[str, int], runs: _Runs,
+               size_rows: tuple[np.ndarray, np.ndarray], chunks: tuple[np.ndarray, np.ndarray],
+               stamps: dict[int, tuple]) -> WordPostings | None:
+    size_ids, sizes = size_rows
+    at = np.searchsorted(size_ids, runs.rowids)
+    if not kind.every_row and not np.array_equal(size_ids, runs.rowids):
+        log.warning("the bigram table's rows are not those its chains make: FTS5 ranks them")
+        return None
+    wp = _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), runs.rowids, sizes[at].copy(),
+                   runs.words, runs.slots, runs.cols, runs.counts, runs.odd, chunks, stamps)
+    if kind is BIGRAMS and not _chains_add_up(wp):
+        log.warning("the bigram table's row lengths are not those its chains make: FTS5 ranks them")
+        return None
+    return wp
+
+
 def build(conn: apsw.Connection) -> WordPostings | None:
     """The word index of the FTS table as one read transaction sees it
-    (None when the table is small or has no version to check it by)."""
+    (None when the table is small or has no version to check it by), with
+    the bigram table's beside it when that is big too (ADR 0163)."""
     with conn:
         head = _big_enough(conn)
         if head is None:
             return None
         version, _ = head
-        chunk_rows = _chunk_rows(conn)
+        chunks = _chunk_rows(conn)
         stamps = _doc_stamps(conn)
-        size_ids, sizes = array("q"), array("d")
-        for r, sz in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize ORDER BY id"):
-            size_ids.append(r)
-            sizes.append(sum(bm25_topk._varints(sz)))
-        vocab: dict[str, int] = {}
+        kinds = [WORDS, BIGRAMS] if _bigram_stats(conn) is not None else [WORDS]
+        toks = [_Tokenizer(k, {}) for k in kinds]
+        # One read of the text for both (~all of a build's SQLite time).
         runs = _tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
-                         vocab)
-    at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), runs.rowids)
-    return _assemble(version, sorted(vocab, key=vocab.__getitem__), runs.rowids,
-                     np.frombuffer(sizes, dtype=np.float64)[at].copy(), runs.words, runs.slots, runs.cols,
-                     runs.counts, runs.odd, chunk_rows, stamps)
+                         toks)
+        size_rows = [_all_sizes(conn, k.table) for k in kinds]
+    made = []
+    while toks:  # one kind's transient arrays freed before the next is assembled
+        t, r, sz = toks.pop(0), runs.pop(0), size_rows.pop(0)
+        made.append(_from_runs(t.kind, version, t.vocab, r, sz, chunks, stamps))
+        del t, r, sz
+    wp = made[0]
+    if wp is not None and len(made) > 1:
+        wp.bigrams = made[1]
+    return wp
 
 
 def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
     """``base`` brought up to the connection's rows by re-reading only the
     notes rewritten since (their stamp moved), or None: build anew — many
-    notes changed, the vocabulary is mostly dead words, or the result does
-    not add up to FTS5's own row and token counts."""
+    notes changed, the vocabulary is mostly dead words, the bigram table
+    crossed the size at which it is kept, or the result does not add up to
+    FTS5's own row and token counts."""
     with conn:
         head = _big_enough(conn)
         if head is None:
             return None
         version, stats = head
         total = _total_tokens(conn)
+        bstats = _bigram_stats(conn)
+        if (bstats is None) != (base.bigrams is None):
+            return None
+        btotal = _total_tokens(conn, shortcjk.TABLE) if bstats is not None else 0
         stamps = _doc_stamps(conn)
         gone = {d for d, s in base.doc_stamps.items() if stamps.get(d) != s}
         fresh = {d for d, s in stamps.items() if base.doc_stamps.get(d) != s}
         if len(gone | fresh) > REFRESH_MAX_SHARE * max(len(stamps), 1):
             return None
-        if not gone and not fresh and stats.rows == len(base.rowids) and total == int(base.sizes.sum()):
+        bases = [base] if base.bigrams is None else [base, base.bigrams]
+        if not gone and not fresh and stats.rows == len(base.rowids) and total == int(base.sizes.sum()) and (
+                bstats is None or (bstats.rows == len(bases[-1].rowids) and btotal == int(bases[-1].sizes.sum()))):
             # Only a note's stat moved (a touch, a checkout): the rows are the same.
-            return dataclasses.replace(base, version=version)
-        chunk_rows = _chunk_rows(conn)
-        new_ids = chunk_rows[np.isin(chunk_rows[:, 1], np.fromiter(fresh, dtype=np.int64)), 0]
-        names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
-        vocab = dict(zip(names, range(len(names))))
+            same = [dataclasses.replace(b, version=version) for b in bases]
+            return dataclasses.replace(same[0], bigrams=same[1] if len(same) > 1 else None)
+        chunks = _chunk_rows(conn)
+        new_ids = chunks[0][np.isin(chunks[1], np.fromiter(fresh, dtype=np.int64))]
+        toks = [_Tokenizer(k, _vocab(b)) for k, b in zip((WORDS, BIGRAMS), bases)]
         runs = _tokenize(conn.execute(
             f"SELECT rowid, heading, context, content FROM {TABLE} "
-            f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), vocab)
-        new_sizes = _sizes(conn, runs.rowids)
+            f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), toks)
+        new_sizes = [_sizes(conn, r.rowids, t.kind.table) for t, r in zip(toks, runs)]
+    made = [_merged(t.kind, b, version, t.vocab, r, ns, chunks, stamps, gone)
+            for t, b, r, ns in zip(toks, bases, runs, new_sizes)]
+    wp = made[0]
+    if wp is None or len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
+        return None  # something rewrote rows without its note's stamp moving
+    if len(made) > 1:
+        bp = made[1]
+        if bp is None or bstats is None or len(bp.rowids) != bstats.rows or int(bp.sizes.sum()) != btotal \
+                or not _chains_add_up(bp):
+            return None
+        wp.bigrams = bp
+    for w in made:
+        if w is not None and (w.word_rows > 0).sum() < (1 - DEAD_WORDS) * len(w.word_rows):
+            return None  # mostly words no row holds any more: build anew to drop them
+    return wp
+
+
+def _vocab(base: WordPostings) -> dict[str, int]:
+    names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
+    return dict(zip(names, range(len(names))))
+
+
+def _merged(kind: _Kind, base: WordPostings, version: str, vocab: dict[str, int], runs: _Runs,
+            new_sizes: np.ndarray, chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
+            gone: set[int]) -> WordPostings | None:
+    """``base``'s rows of notes not in ``gone``, and ``runs`` (the rewritten
+    notes' rows, their words added to ``vocab``), as one index."""
     # The base rows of rewritten or deleted notes die; the others keep their
     # entries, moved to their place among the new rows.
     at = np.clip(np.searchsorted(base.chunk_ids, base.rowids), 0, max(len(base.chunk_ids) - 1, 0))
@@ -307,21 +444,16 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
     base_place[alive] = place[: int(alive.sum())]
     new_place = place[int(alive.sum()):]
     keep = alive[base.slots]
-    base_words = np.repeat(np.arange(len(names), dtype=np.int32), np.diff(base.ptr))
-    wp = _assemble(
-        version, sorted(vocab, key=vocab.__getitem__), rowids[order],
+    base_words = np.repeat(np.arange(len(base.starts) - 1, dtype=np.int32), np.diff(base.ptr))
+    return _assemble(
+        kind, version, sorted(vocab, key=vocab.__getitem__), rowids[order],
         np.concatenate([base.sizes[alive], new_sizes])[order],
         np.concatenate([base_words[keep], runs.words]),
         np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
         np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]),
         {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
         | {int(new_place[s]): t for s, t in runs.odd.items()},
-        chunk_rows, stamps, prior=base)
-    if len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
-        return None  # something rewrote rows without its note's stamp moving
-    if (wp.word_rows > 0).sum() < (1 - DEAD_WORDS) * len(wp.word_rows):
-        return None  # mostly words no row holds any more: build anew to drop them
-    return wp
+        chunks, stamps, prior=base)
 
 
 def _give_back_freed_memory() -> None:
