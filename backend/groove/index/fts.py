@@ -29,6 +29,9 @@ from groove.query import ParsedQuery, fts_phrase, is_cjk, or_expr
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "fts_chunks"
+# Where a search's ``counts`` keeps a short term's bigram-table count (a
+# control character: no phrase holds one, so no trigram phrase's key is it).
+BIGRAM_COUNT = "\x00bigrams:"
 VOCAB_TABLE = "temp.groove_fts_vocab"  # per connection: works on read-only DBs
 
 
@@ -225,8 +228,8 @@ def bigram_postings(words: WordPostings | None, terms: list[str]) -> WordPosting
 
 def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
                   limit: int, restrict_sql: str | None, restrict_params: tuple,
-                  words: WordPostings | None = None,
-                  restrict_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
+                  words: WordPostings | None = None, restrict_docs: np.ndarray | None = None,
+                  counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
     bp = bigram_postings(words, parsed.short_terms)
     if bp is not None and (restrict_sql is None or restrict_docs is not None):
         assert words is not None
@@ -235,8 +238,12 @@ def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[flo
             banned = words.rows_with(conn, parsed.negatives)
             if banned is None:
                 banned = excluded_ids(conn, parsed)
-        return bp.ranked_terms(conn, parsed.short_terms, weights, limit, banned,
-                               restrict_docs if restrict_sql is not None else None)
+        found: dict[str, int] = {}
+        out = bp.ranked_terms(conn, parsed.short_terms, weights, limit, banned,
+                              restrict_docs if restrict_sql is not None else None, found)
+        if counts is not None:  # for the coverage, beside the trigram phrases' counts
+            counts.update({BIGRAM_COUNT + t: d for t, d in found.items()})
+        return out
     if not shortcjk.exists(conn):
         log.warning("short-CJK index missing: run `groove index` to build it")
         return []
@@ -325,7 +332,7 @@ def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
     # thousands of rows; ~9-12 ms at 100k chunks).
     if parsed.short_terms and not (lists and len(lists[0]) >= limit):
         lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params, words,
-                                   restrict_docs))
+                                   restrict_docs, counts))
     complete = all(len(lst) < limit for lst in lists)
     lists = [lst for lst in lists if lst]
     if not lists:
@@ -401,7 +408,7 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
         conn, [t for t in present if t not in df and len(t) == 2 and all(map(is_cjk, t))])
     for t in present:
         if bp is not None and t not in df:
-            df[t] = bp.df(conn, t)
+            df[t] = counts[BIGRAM_COUNT + t] if counts and BIGRAM_COUNT + t in counts else bp.df(conn, t)
         elif t in single:
             df[t] = single[t]
         elif t not in df:

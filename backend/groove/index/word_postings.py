@@ -333,18 +333,21 @@ class WordPostings:
 
     def ranked_terms(self, conn: apsw.Connection, terms: list[str], weights: tuple[float, float, float],
                      limit: int, banned: AbstractSet[int] | None = None,
-                     docs: np.ndarray | None = None) -> list[tuple[int, float]]:
+                     docs: np.ndarray | None = None,
+                     counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
         """What the bigram table's ranked match of ``terms`` returns (ADR 0163):
         ``"t1" OR "t2 ..."``, each term the phrase of its bigrams, as
         (rowid, -bm25) best first, ``limit`` at most. ``banned``: rowids an
-        exclusion drops; ``docs``: a filter's notes. Every term must be one
-        ``countable`` accepts."""
+        exclusion drops; ``docs``: a filter's notes; ``counts`` gets each
+        term's document frequency. Every term must be one ``countable`` accepts."""
         stats = bm25_topk.table_stats(conn, self.table)
         if stats is None or limit <= 0 or not terms:
             return []
         n = len(self.rowids)
         freq = {t: self.frequencies(conn, t, weights) for t in dict.fromkeys(terms)}
         dfs = {t: int(v[1].sum()) for t, v in freq.items()}
+        if counts is not None:
+            counts.update(dfs)
         skip = np.zeros(n, dtype=bool) if docs is None else ~self.allowed_slots(docs)
         if banned:
             skip |= holds(banned, self.rowids)
