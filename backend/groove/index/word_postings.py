@@ -267,11 +267,15 @@ class WordPostings:
             ids = self._same_notes(ids)
         return ChunkSet(ids)
 
-    def notes_with(self, conn: apsw.Connection, phrase: str, most: int = 2) -> set[int]:
-        """Up to ``most`` of the notes holding ``phrase`` (the lowest ids):
-        enough to tell one note from several."""
+    def only_in(self, conn: apsw.Connection, phrase: str, doc: int) -> bool:
+        """Whether ``phrase`` is in some chunk of note ``doc`` and in no other
+        note's. A phrase whose most common word is in more rows than the note
+        has chunks is in another note: no rows are gathered for it."""
+        if self.df_range(phrase)[0] > int(np.count_nonzero(self.chunk_docs == doc)):
+            return False
         at, found = find_sorted(self.chunk_ids, self.rowids[self.holders(conn, phrase)])
-        return set(np.unique(self.chunk_docs[at[found]])[:most].tolist())
+        docs = self.chunk_docs[at[found]]
+        return bool(len(docs)) and int(docs.min()) == int(docs.max()) == doc
 
     def chunks_of_same_notes(self, chunk_ids: AbstractSet[int]) -> ChunkSet:
         """Every chunk of every note holding one of ``chunk_ids``: what

@@ -282,7 +282,7 @@ def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: d
     bp = fts.bigram_postings(words, shorts)
     for term, table in candidates:
         if table == shortcjk.TABLE and bp is not None:
-            if bp.notes_with(idx.conn, term) == {doc}:
+            if doc is not None and bp.only_in(idx.conn, term, doc):
                 return top
             continue
         phrase = shortcjk.as_bigrams(term) if table == shortcjk.TABLE else term  # as the leg matched it
