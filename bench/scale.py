@@ -354,10 +354,16 @@ def main() -> None:
                     help="zh / ko: text and queries from that help alone; the size table and R only")
     ap.add_argument("--keep", type=Path, help="keep the index built here (for --index)")
     ap.add_argument("--index", type=Path, help="an index --keep kept (same --lang and --chunks): "
-                    "time at its size only, without building")
+                    "time at its size only, without building (the size table and R only)")
+    ap.add_argument("--bigram-index", choices=("on", "off"), default="on",
+                    help="off: the daemon keeps no bigram table in memory (FTS5 ranks it, as before ADR 0163)")
     a = ap.parse_args()
     if a.lang != "en+ja":
         QUERIES[:] = LANG_QUERIES[a.lang]
+    if a.bigram_index == "off":
+        from groove.index import word_postings
+
+        word_postings.BIGRAM_MIN_ROWS = 1 << 62
 
     from groove.config import IndexConfig, SearchConfig
     from groove.index import schema
@@ -461,7 +467,7 @@ def main() -> None:
         print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_one:6.2f} | "
               f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
-    if a.lang == "en+ja":
+    if a.lang == "en+ja" and a.index is None:
         head_vs_exact(idx, emb, cfg)
         shapes(idx, emb, cfg, a.repeat, have)
         topk_vs_plain(idx)
