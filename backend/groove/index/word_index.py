@@ -1,6 +1,7 @@
-"""Keeping a big vault's word index (ADR 0132): building it from the FTS
-table, refreshing it after writes, and the per-index cache long-lived
-processes build it in.
+"""Keeping a big vault's word index (ADR 0132) and its bigram table's (ADR
+0163): building them from the FTS table (``word_runs.py`` makes their
+pieces), refreshing them after writes, and the per-index cache long-lived
+processes build them in.
 
 SQLite stays the source of truth: the index answers only for the rows
 version it was made from (``meta.rows_version``, bumped by triggers on every
@@ -19,113 +20,25 @@ import ctypes
 import dataclasses
 import json
 import logging
-import re
 import sys
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 
 import apsw
 import numpy as np
 
 from groove.index import bm25_topk, shortcjk, word_postings
 from groove.index.schema import rows_version
-from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
+from groove.index.word_postings import TABLE, WordPostings
+from groove.index.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
 
 log = logging.getLogger(__name__)
 
 SPACING = 2.0  # a build waits twice its last duration after the last one ended
 REFRESH_MAX_SHARE = 0.1  # a refresh re-reads the rewritten notes only while they are this share at most
 DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds anew
-_ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
-_BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
-_GRAM_BATCH = 1 << 18  # vocabulary characters turned into trigram codes at a time
-
-
-@dataclass(frozen=True)
-class _Kind:
-    """What one in-memory index is made of: the FTS table it answers for, and
-    how a column of ``fts_chunks`` text becomes that table's runs."""
-
-    table: str
-    gram: int  # the n-grams its map is keyed by
-    odd: re.Pattern[str] | None  # rows holding these are left to the tokenizer
-    every_row: bool  # every FTS row has a slot (else only rows holding a run: the bigram table's)
-
-    def split(self, text: str) -> list[str]:
-        return [r.lower() for r in RUN.findall(text)] if self.table == TABLE else shortcjk.chains(text)
-
-
-WORDS = _Kind(TABLE, 3, _ODD, True)
-BIGRAMS = _Kind(shortcjk.TABLE, 2, None, False)  # ADR 0163
-
-
-@dataclass
-class _Runs:
-    """Rows tokenized into runs: one entry per (word, row slot, column)."""
-
-    rowids: np.ndarray  # int64, the rows in slot order (slots count from 0)
-    odd: dict[int, list[str]]
-    words: np.ndarray  # int32
-    slots: np.ndarray  # int32
-    cols: np.ndarray  # int8
-    counts: np.ndarray  # uint16
-
-
-class _Tokenizer:
-    """Rows of (rowid, heading, context, content) into one kind's runs, new
-    words added to ``vocab``."""
-
-    def __init__(self, kind: _Kind, vocab: dict[str, int]) -> None:
-        self.kind, self.vocab = kind, vocab
-        self.rowids = array("q")
-        self.odd: dict[int, list[str]] = {}
-        self.batches: list[tuple[np.ndarray, ...]] = []
-        # One entry per run: its word, row slot and column (C arrays: no Python
-        # object per run, so the build's memory goes back when done).
-        self.w_run, self.s_run, self.c_run = array("i"), array("i"), array("b")
-
-    def _flush(self) -> None:
-        w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
-                    for a, dt in ((self.w_run, np.int32), (self.s_run, np.int32), (self.c_run, np.int8)))
-        key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)
-        self.batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
-                             (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
-        del self.w_run[:], self.s_run[:], self.c_run[:]
-
-    def add(self, rid: int, texts: list[str]) -> None:
-        kind, vocab = self.kind, self.vocab
-        slot = len(self.rowids)
-        if kind.odd is not None and any(kind.odd.search(t) for t in texts):
-            self.rowids.append(rid)
-            self.odd[slot] = texts
-            return
-        per_col = [kind.split(t) for t in texts]
-        if not kind.every_row and not any(per_col):
-            return
-        self.rowids.append(rid)
-        for ci, runs in enumerate(per_col):
-            self.w_run.extend(vocab.setdefault(r, len(vocab)) for r in runs)
-            self.s_run.extend([slot] * len(runs))
-            self.c_run.extend([ci] * len(runs))
-        if slot % _BATCH == _BATCH - 1:
-            self._flush()
-
-    def done(self) -> _Runs:
-        self._flush()
-        return _Runs(np.frombuffer(self.rowids, dtype=np.int64).copy(), self.odd,
-                     *(np.concatenate([b[i] for b in self.batches]) for i in range(4)))
-
-
-def _tokenize(rows, tokenizers: list[_Tokenizer]) -> list[_Runs]:
-    """One read of ``rows`` of (rowid, heading, context, content) for every kind."""
-    for rid, *cols in rows:
-        texts = [c or "" for c in cols]
-        for t in tokenizers:
-            t.add(rid, texts)
-    return [t.done() for t in tokenizers]
 
 
 def _sizes(conn: apsw.Connection, ids: np.ndarray, table: str = TABLE) -> np.ndarray:
@@ -156,102 +69,7 @@ def _total_tokens(conn: apsw.Connection, table: str = TABLE) -> int:
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _gram_pairs(names: list[str], first: int, n: int = 3
-                ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Per batch of ``names`` (ids counted from ``first``): the (n-gram
-    code, word id, occurrences) of each distinct n-gram of each word, sorted
-    by code then word. Computed on the names' code points as arrays, a batch
-    at a time, so the transient memory stays a few MB; yielded, not kept."""
-    at = 0
-    while at < len(names):
-        end, size = at, 0
-        while end < len(names) and size < _GRAM_BATCH:
-            size += len(names[end]) + 1
-            end += 1
-        cp = np.frombuffer("\n".join(names[at:end]).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        if len(cp) >= n:
-            m = len(cp) - n + 1
-            sep = cp == 10
-            ok = ~np.logical_or.reduce([sep[i:i + m] for i in range(n)])
-            code = np.zeros(m, dtype=np.int64)
-            for i in range(n):  # word_postings.gram_code, vectorised
-                code = (code << 21) | cp[i:i + m]
-            code = code[ok]
-            word = (np.cumsum(sep)[:m][ok] + first + at).astype(np.int32)
-            order = np.lexsort((word, code))
-            code, word = code[order], word[order]
-            new = np.ones(len(code), dtype=bool)  # an n-gram's first instance in each word
-            new[1:] = (code[1:] != code[:-1]) | (word[1:] != word[:-1])
-            heads = np.flatnonzero(new)
-            yield code[heads], word[heads], np.diff(np.append(heads, len(code)))
-        at = end
-
-
-def _blocks(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each run of equal values of the sorted ``code`` starts, and its length."""
-    head = np.ones(len(code), dtype=bool)
-    head[1:] = code[1:] != code[:-1]
-    starts = np.flatnonzero(head)
-    return starts, np.diff(np.append(starts, len(code)))
-
-
-def _gram_map(names: list[str], prior: WordPostings | None = None, n: int = 3, mult: bool = False
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
-    """The vocabulary's n-grams (``word_postings.gram_code``, ascending),
-    where each one's words begin, and those words, ascending per n-gram
-    (with ``mult``, and each one's occurrences in that word); the words of
-    ``prior`` (the first of ``names``) are taken from its map as they are.
-
-    A counting sort in two passes over the words: the first finds the
-    n-grams and how many words hold each, the second computes the pairs
-    again and drops each word into its n-gram's slot. Only the result is
-    ever whole in memory: with all pairs sorted at once, a Japanese vault
-    of 100k chunks peaked 1.3 GB above the process while building, against
-    0.83 GB now (``bench/word_index_memory.py``)."""
-    known = len(prior.starts) - 1 if prior is not None else 0
-    uniques, held = [], []
-    if prior is not None:
-        uniques.append(prior.grams)
-        held.append(np.diff(prior.gram_ptr))
-    for code, _, _ in _gram_pairs(names[known:], known, n):
-        starts, lens = _blocks(code)
-        uniques.append(code[starts])
-        held.append(lens)
-    if not uniques:
-        return (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32),
-                np.zeros(0, dtype=np.uint16) if mult else None)
-    grams = np.unique(np.concatenate(uniques))
-    counts = np.zeros(len(grams), dtype=np.int64)
-    for u, k in zip(uniques, held):
-        counts[np.searchsorted(grams, u)] += k
-    del uniques, held
-    gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
-    np.cumsum(counts, out=gram_ptr[1:])
-    words = np.empty(int(gram_ptr[-1]), dtype=np.int32)
-    times = np.empty(len(words), dtype=np.uint16) if mult else None
-    fill = gram_ptr[:-1].copy()  # where each n-gram's next word goes
-    if prior is not None:  # its words come first (lower ids), a slice of n-grams at a time
-        for lo in range(0, len(prior.grams), _GRAM_BATCH):
-            hi = min(lo + _GRAM_BATCH, len(prior.grams))
-            gi = np.searchsorted(grams, prior.grams[lo:hi])
-            a, b = prior.gram_ptr[lo:hi], prior.gram_ptr[lo + 1:hi + 1]
-            to = np.repeat(fill[gi] - a, b - a) + np.arange(a[0], b[-1])
-            words[to] = prior.gram_words[a[0]:b[-1]]
-            if times is not None and prior.gram_mult is not None:
-                times[to] = prior.gram_mult[a[0]:b[-1]]
-            fill[gi] += b - a
-    for code, word, k in _gram_pairs(names[known:], known, n):  # again, in word order
-        starts, lens = _blocks(code)
-        gi = np.searchsorted(grams, code[starts])
-        to = np.repeat(fill[gi] - starts, lens) + np.arange(len(code))
-        words[to] = word
-        if times is not None:
-            times[to] = np.minimum(k, 0xFFFF)
-        fill[gi] += lens
-    return grams, gram_ptr, words, times
-
-
-def _assemble(kind: _Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray,
+def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray,
               words: np.ndarray, slots: np.ndarray, cols: np.ndarray, counts: np.ndarray,
               odd: dict[int, list[str]], chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
               prior: WordPostings | None = None) -> WordPostings:
@@ -264,7 +82,7 @@ def _assemble(kind: _Kind, version: str, names: list[str], rowids: np.ndarray, s
     first[1:] = (words[1:] != words[:-1]) | (slots[1:] != slots[:-1])
     word_rows = np.bincount(words[first], minlength=len(names)).astype(np.int32)
     del words, first
-    grams, gram_ptr, gram_words, gram_mult = _gram_map(names, prior, kind.gram, mult=kind is BIGRAMS)
+    grams, gram_ptr, gram_words, gram_mult = gram_map(names, prior, kind.gram, mult=kind is BIGRAMS)
     return WordPostings(
         version=version,
         rowids=rowids,
@@ -323,7 +141,7 @@ def _chains_add_up(bp: WordPostings) -> bool:
     return bool(np.array_equal(tokens, bp.sizes))
 
 
-def _from_runs(kind: _Kind, version: str, vocab: dict[str, int], runs: _Runs,
+def _from_runs(kind: Kind, version: str, vocab: dict[str, int], runs: Runs,
                size_rows: tuple[np.ndarray, np.ndarray], chunks: tuple[np.ndarray, np.ndarray],
                stamps: dict[int, tuple]) -> WordPostings | None:
     size_ids, sizes = size_rows
@@ -356,8 +174,8 @@ def build(conn: apsw.Connection) -> WordPostings | None:
             # A read of the text each: one kind's transient arrays are gone
             # before the next is made (read together, a Chinese vault of 100k
             # chunks peaked ~60 MB higher, past ADR 0163's 300 MB).
-            tok = _Tokenizer(kind, {})
-            runs = _tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
+            tok = Tokenizer(kind, {})
+            runs = tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
                              [tok])[0]
             made.append(_from_runs(kind, version, tok.vocab, runs, _all_sizes(conn, kind.table), chunks, stamps))
             del tok, runs
@@ -398,8 +216,8 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
             return dataclasses.replace(same[0], bigrams=same[1] if len(same) > 1 else None)
         chunks = _chunk_rows(conn)
         new_ids = chunks[0][np.isin(chunks[1], np.fromiter(fresh, dtype=np.int64))]
-        toks = [_Tokenizer(k, _vocab(b)) for k, b in zip((WORDS, BIGRAMS), bases)]
-        runs = _tokenize(conn.execute(
+        toks = [Tokenizer(k, _vocab(b)) for k, b in zip((WORDS, BIGRAMS), bases)]
+        runs = tokenize(conn.execute(
             f"SELECT rowid, heading, context, content FROM {TABLE} "
             f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), toks)
         new_sizes = [_sizes(conn, r.rowids, t.kind.table) for t, r in zip(toks, runs)]
@@ -425,7 +243,7 @@ def _vocab(base: WordPostings) -> dict[str, int]:
     return dict(zip(names, range(len(names))))
 
 
-def _merged(kind: _Kind, base: WordPostings, version: str, vocab: dict[str, int], runs: _Runs,
+def _merged(kind: Kind, base: WordPostings, version: str, vocab: dict[str, int], runs: Runs,
             new_sizes: np.ndarray, chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
             gone: set[int]) -> WordPostings | None:
     """``base``'s rows of notes not in ``gone``, and ``runs`` (the rewritten
