@@ -69,13 +69,23 @@ def _total_tokens(conn: apsw.Connection, table: str = TABLE) -> int:
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray,
-              words: np.ndarray, slots: np.ndarray, cols: np.ndarray, counts: np.ndarray,
-              odd: dict[int, list[str]], chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
-              prior: WordPostings | None = None) -> WordPostings:
-    """The index from its entries in any order (sorted here by word, row, column)."""
-    order = np.argsort((words.astype(np.int64) << 34) | (slots.astype(np.int64) << 2) | cols, kind="stable")
-    words, slots = words[order], slots[order]
+def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, runs: Runs,
+              chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple], prior: WordPostings | None = None,
+              *, by_word: bool = False) -> WordPostings:
+    """The index from ``runs``' entries (sorted here by word, row, column;
+    ``by_word``: they already are by row and column within each word's, as
+    ``Tokenizer.done`` leaves them, so a stable sort by word is enough).
+    ``runs``' arrays are let go as they are moved (the build's peak)."""
+    if by_word:
+        order = np.argsort(runs.words, kind="stable")
+    else:
+        order = np.argsort((runs.words.astype(np.int64) << 34) | (runs.slots.astype(np.int64) << 2) | runs.cols,
+                           kind="stable")
+    words, runs.words = runs.words[order], None  # type: ignore[assignment]
+    slots, runs.slots = runs.slots[order], None  # type: ignore[assignment]
+    cols, runs.cols = runs.cols[order], None  # type: ignore[assignment]
+    counts, runs.counts = runs.counts[order], None  # type: ignore[assignment]
+    del order
     ptr = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(np.bincount(words, minlength=len(names)), out=ptr[1:])
     first = np.ones(len(words), dtype=bool)  # a word's first posting in each row
@@ -91,9 +101,9 @@ def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, si
         vocab="\n" + "\n".join(names) + "\n",
         ptr=ptr,
         slots=slots,
-        cols=cols[order],
-        counts=counts[order],
-        odd=odd,
+        cols=cols,
+        counts=counts,
+        odd=runs.odd,
         word_rows=word_rows,
         grams=grams,
         gram_ptr=gram_ptr,
@@ -135,9 +145,12 @@ def _chains_add_up(bp: WordPostings) -> bool:
     """Whether each row's chains make exactly as many tokens as the bigram
     table's docsize says it holds: the table keeps no text (contentless), so
     this is the check that its chains were read as it was written."""
-    chars = np.diff(bp.starts) - 1
-    words = np.repeat(np.arange(len(chars)), np.diff(bp.ptr))
-    tokens = np.bincount(bp.slots, weights=bp.counts * (chars[words] - 1.0), minlength=len(bp.rowids))
+    per = (np.diff(bp.starts) - 2).astype(np.float64)  # a chain's tokens: its letters less one
+    tokens = np.zeros(len(bp.rowids), dtype=np.float64)
+    for a in range(0, len(bp.slots), 1 << 20):  # whole numbers: exact in any order; blocks bound the memory
+        b = min(a + (1 << 20), len(bp.slots))
+        words = np.searchsorted(bp.ptr, np.arange(a, b), side="right") - 1
+        tokens += np.bincount(bp.slots[a:b], weights=bp.counts[a:b] * per[words], minlength=len(tokens))
     return bool(np.array_equal(tokens, bp.sizes))
 
 
@@ -149,8 +162,8 @@ def _from_runs(kind: Kind, version: str, vocab: dict[str, int], runs: Runs,
     if not kind.every_row and not np.array_equal(size_ids, runs.rowids):
         log.warning("the bigram table's rows are not those its chains make: FTS5 ranks them")
         return None
-    wp = _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), runs.rowids, sizes[at].copy(),
-                   runs.words, runs.slots, runs.cols, runs.counts, runs.odd, chunks, stamps)
+    wp = _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), runs.rowids, sizes[at].copy(), runs,
+                   chunks, stamps, by_word=True)
     if kind is BIGRAMS and not _chains_add_up(wp):
         log.warning("the bigram table's row lengths are not those its chains make: FTS5 ranks them")
         return None
@@ -265,15 +278,13 @@ def _merged(kind: Kind, base: WordPostings, version: str, vocab: dict[str, int],
     new_place = place[int(alive.sum()):]
     keep = alive[base.slots]
     base_words = np.repeat(np.arange(len(base.starts) - 1, dtype=np.int32), np.diff(base.ptr))
-    return _assemble(
-        kind, version, sorted(vocab, key=vocab.__getitem__), rowids[order],
-        np.concatenate([base.sizes[alive], new_sizes])[order],
-        np.concatenate([base_words[keep], runs.words]),
-        np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
-        np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]),
-        {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
-        | {int(new_place[s]): t for s, t in runs.odd.items()},
-        chunks, stamps, prior=base)
+    merged = Runs(rowids[order], {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
+                  | {int(new_place[s]): t for s, t in runs.odd.items()},
+                  np.concatenate([base_words[keep], runs.words]),
+                  np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
+                  np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]))
+    return _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), merged.rowids,
+                     np.concatenate([base.sizes[alive], new_sizes])[order], merged, chunks, stamps, prior=base)
 
 
 def _give_back_freed_memory() -> None:

@@ -60,7 +60,7 @@ class Tokenizer:
         self.kind, self.vocab = kind, vocab
         self.rowids = array("q")
         self.odd: dict[int, list[str]] = {}
-        self.batches: list[tuple[np.ndarray, ...]] = []
+        self.parts: tuple[list[np.ndarray], ...] = ([], [], [], [])  # words, slots, cols, counts per batch
         # One entry per run: its word, row slot and column (C arrays: no Python
         # object per run, so the build's memory goes back when done).
         self.w_run, self.s_run, self.c_run = array("i"), array("i"), array("b")
@@ -69,8 +69,9 @@ class Tokenizer:
         w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
                     for a, dt in ((self.w_run, np.int32), (self.s_run, np.int32), (self.c_run, np.int8)))
         key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)
-        self.batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
-                             (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
+        for part, a in zip(self.parts, ((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
+                                        (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16))):
+            part.append(a)
         del self.w_run[:], self.s_run[:], self.c_run[:]
 
     def add(self, rid: int, texts: list[str]) -> None:
@@ -92,9 +93,15 @@ class Tokenizer:
             self._flush()
 
     def done(self) -> Runs:
+        """The entries, sorted by (word, row, column) within each batch of
+        rows, batches in row order. Each column's batches are let go once
+        joined, so the entries are never held twice over."""
         self._flush()
-        return Runs(np.frombuffer(self.rowids, dtype=np.int64).copy(), self.odd,
-                     *(np.concatenate([b[i] for b in self.batches]) for i in range(4)))
+        joined = []
+        for part in self.parts:
+            joined.append(np.concatenate(part))
+            part.clear()
+        return Runs(np.frombuffer(self.rowids, dtype=np.int64).copy(), self.odd, *joined)
 
 
 def tokenize(rows, tokenizers: list[Tokenizer]) -> list[Runs]:
