@@ -24,6 +24,10 @@ Two characters outside ASCII fold to ASCII letters in the trigram tokenizer
 (U+017F long s, U+212A Kelvin sign); rows holding them are kept out of the
 runs and counted by the tokenizer itself at query time.
 
+The bigram table (ADR 0011) gets the same structure over its chains
+(``shortcjk.chains``, ADR 0163), keyed by bigrams: ``ranked_terms`` is its
+short-term leg, with the same arithmetic.
+
 How it is built, refreshed after writes and kept: ``word_index.py``.
 """
 
@@ -77,8 +81,9 @@ def answers(phrase: str) -> bool:
 
 @dataclass
 class WordPostings:
-    """Runs of ASCII letters and digits, and of kana and kanji -> (row, column,
-    count), one snapshot."""
+    """Runs of ASCII letters and digits, of kana and kanji and of Hangul (or,
+    for the bigram table, chains of CJK letters) -> (row, column, count), one
+    snapshot."""
 
     version: str
     rowids: np.ndarray  # int64, ascending: row slot i is FTS row rowids[i]
