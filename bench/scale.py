@@ -1,6 +1,6 @@
 """Stage 1 at scale: its cost beyond the query embedding at 2k, 20k and N chunks.
 
-    python bench/scale.py --chunks 100000 [--repeat 20] [--lang zh|ko]
+    python bench/scale.py --chunks 100000 [--repeat 20] [--lang zh|ko] [--keep PATH | --index PATH]
 
 Builds one synthetic index that grows through the sizes: notes made of
 sentences drawn (seeded) from the eval vault's English and Japanese notes, so
@@ -45,6 +45,10 @@ both ways, interleaved: the plain ``ORDER BY bm25`` query, and the exact
 top-k path of ``bm25_topk`` with its fallbacks (ADR 0130), and prints how
 many the path answered, whether every answer was identical, and the time
 ratio.
+
+``--keep PATH`` keeps the index it builds; ``--index PATH`` times such an
+index again at its size alone (the text and vectors are seeded, so it is the
+index a run would build), for repeated runs on a shared machine.
 
 The last line: ``stage-1 beyond the embedding at N chunks: R x the query
 embedding`` (R as a search runs it; the line before gives R seq). The
@@ -348,9 +352,18 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--lang", choices=("en+ja", "zh", "ko"), default="en+ja",
                     help="zh / ko: text and queries from that help alone; the size table and R only")
+    ap.add_argument("--keep", type=Path, help="keep the index built here (for --index)")
+    ap.add_argument("--index", type=Path, help="an index --keep kept (same --lang and --chunks): "
+                    "time at its size only, without building (the size table and R only)")
+    ap.add_argument("--bigram-index", choices=("on", "off"), default="on",
+                    help="off: the daemon keeps no bigram table in memory (FTS5 ranks it, as before ADR 0163)")
     a = ap.parse_args()
     if a.lang != "en+ja":
         QUERIES[:] = LANG_QUERIES[a.lang]
+    if a.bigram_index == "off":
+        from groove.index import word_postings
+
+        word_postings.BIGRAM_MIN_ROWS = 1 << 62
 
     from groove.config import IndexConfig, SearchConfig
     from groove.index import schema
@@ -373,13 +386,19 @@ def main() -> None:
     model = VectorModel(emb, random.Random(3).sample(pool, min(512, len(pool))), np.random.default_rng(7))
     qvecs = {q: emb.embed_query(q) for q in QUERIES}
 
-    tmp = scratch_dir("groove-scale-")
-    idx = Index(tmp / "index.sqlite")
-    with idx.atomic() as c:
-        schema.create_vec_table(c, DIM)
+    if a.index is not None:
+        idx = Index(a.index, create=False)
+    else:
+        path = a.keep if a.keep is not None else scratch_dir("groove-scale-") / "index.sqlite"
+        idx = Index(path)
+        with idx.atomic() as c:
+            schema.create_vec_table(c, DIM)
     cfg = SearchConfig()
     sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
     have = 0
+    if a.index is not None:  # built before by the same seeds: its size only
+        have = idx.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        sizes = [have]
     print(f"default model, {emb.n_threads} threads; {len(pool)} sentences for the text")
     print(f"{'':>8} {'one-shot process (FTS5, sqlite-vec)':<42} | {'daemon (word index, vector copy)':<36} |")
     print(f"{'chunks':>8} {'stage 1':>9} {'R seq':>6} {'+ embed':>9} {'embed':>7} {'R':>6} | "
@@ -433,6 +452,10 @@ def main() -> None:
         wp = idx.words.warm(idx.conn)  # as the daemon holds it (ADR 0132)
         idx.vectors.warm(idx.conn)  # and its vectors (ADR 0121, 0133), loaded on a thread there
         w_build, w_mb = time.perf_counter() - t, (wp.nbytes / 1e6 if wp else 0.0)
+        if wp is not None and wp.bigrams is not None:  # a CJK vault's bigram table (ADR 0163)
+            b = wp.bigrams
+            own = b.nbytes - b.chunk_ids.nbytes - b.chunk_docs.nbytes  # the note arrays are shared
+            print(f"  word index {w_mb:.1f} MB, of which the bigram table's {own / 1e6:.1f} MB")
         free = cores_free()
         ws1, wse, wte = timed()
         free = min(free, cores_free())
@@ -444,7 +467,7 @@ def main() -> None:
         print(f"{have:>8} {s1:7.1f}ms {r_seq:6.2f} {se:7.1f}ms {te:5.1f}ms {r_one:6.2f} | "
               f"{ws1:7.1f}ms {r_seq_w:6.2f} {r_all:6.2f} {w_build:5.1f}s {w_mb:5.0f}MB | "
               f"{sv:12.2f}ms {gv:6.2f}ms {nb:6.2f}ms {gv / nb:12.2f}   (built in {built:.0f} s)")
-    if a.lang == "en+ja":
+    if a.lang == "en+ja" and a.index is None:
         head_vs_exact(idx, emb, cfg)
         shapes(idx, emb, cfg, a.repeat, have)
         topk_vs_plain(idx)

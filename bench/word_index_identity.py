@@ -1,12 +1,13 @@
 """The word index (ADR 0132) on real notes: every query of the project's sets,
 searched with it forced on and with FTS5 alone, must give identical responses.
 
-    python bench/word_index_identity.py [--index-dir D]
+    python bench/word_index_identity.py [--index-dir D] [--vaults zh,ko]
 
 The eval vaults are far below the word index's 10k-row threshold, so a
 search there never uses it; this lowers the threshold to 0 and builds it on
-each vault (the Obsidian help in English and Japanese, the kitchen notebook,
-the sample vault), then runs every answerable and no-answer set of
+each vault (the Obsidian help in English, Japanese, Chinese and Korean, the
+kitchen notebook, the sample vault), with the bigram table's beside it (ADR
+0163), then runs every answerable and no-answer set of
 ``bench/calibrate_confidence.py`` against its vault twice, plain and with
 ``explain``, comparing the whole response (hits, scores, spans, explain,
 low_confidence). It prints the count of identical responses and the time
@@ -28,7 +29,8 @@ from calibrate_confidence import SETS, load_set, open_runtimes, vault_key  # noq
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--index-dir", type=Path, help="reuse/keep the indexes here ({en,ja,kitchen,sample}.sqlite)")
+    ap.add_argument("--index-dir", type=Path, help="reuse/keep the indexes here ({en,ja,kitchen,sample,zh,ko}.sqlite)")
+    ap.add_argument("--vaults", default="en,ja,kitchen,sample,zh,ko", help="comma-separated, a subset of those")
     a = ap.parse_args()
 
     from groove.index import word_postings
@@ -36,7 +38,8 @@ def main() -> None:
     from groove.pipeline import SearchParams, run_search
 
     word_postings.MIN_ROWS = 0  # the eval vaults are small: build it anyway
-    rts = open_runtimes(a.index_dir)
+    word_postings.BIGRAM_MIN_ROWS = 0  # and the bigram table's (ADR 0163)
+    rts = open_runtimes(a.index_dir, tuple(a.vaults.split(",")))
     on = {key: WordPostingsCache() for key in rts}
     built = {key: on[key].warm(rt.index.conn) for key, rt in rts.items()}
     total = same = 0
@@ -44,6 +47,8 @@ def main() -> None:
     for _name, path, _answerable, _role in SETS:
         for g in load_set(path):
             key = vault_key(g)
+            if key not in rts:
+                continue
             rt = rts[key]
             for explain in (False, True):
                 params = SearchParams(g["query"], explain=explain)

@@ -16,7 +16,7 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, vocabulary, word_index, word_postings
+from groove.index import fts, vocabulary, word_index, word_postings, word_runs
 from groove.index.db import Index
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
@@ -451,7 +451,7 @@ def test_the_trigram_map_lists_each_word_under_each_of_its_trigrams_once(monkeyp
     """The map is built from code points in batches; it must equal the plain
     reading (a set of trigrams per word), across batch ends and for words
     added to a prior map by a refresh."""
-    monkeypatch.setattr(word_index, "_GRAM_BATCH", 17)  # many batch ends
+    monkeypatch.setattr(word_runs, "GRAM_BATCH", 17)  # many batch ends
     rng = random.Random(3)
     letters = "abcxyz019あいうアイウー同期設定々"
     names = list(dict.fromkeys("".join(rng.choice(letters) for _ in range(rng.randint(1, 9))) for _ in range(400)))
@@ -469,8 +469,8 @@ def test_the_trigram_map_lists_each_word_under_each_of_its_trigrams_once(monkeyp
             assert np.all(np.diff(ws[ptr[i]:ptr[i + 1]]) > 0)  # ascending, each word once
         return {int(g): set(ws[ptr[i]:ptr[i + 1]].tolist()) for i, g in enumerate(grams)}
 
-    grams, ptr, ws = word_index._gram_map(names[:300])
+    grams, ptr, ws, _ = word_runs.gram_map(names[:300])
     assert read(grams, ptr, ws) == plain(names[:300])
     prior = word_postings.WordPostings.__new__(word_postings.WordPostings)
     prior.starts, prior.grams, prior.gram_ptr, prior.gram_words = np.zeros(301), grams, ptr, ws
-    assert read(*word_index._gram_map(names, prior)) == plain(names)
+    assert read(*word_runs.gram_map(names, prior)[:3]) == plain(names)

@@ -23,12 +23,15 @@ import apsw
 import numpy as np
 
 from groove.index import bm25_topk, shortcjk
-from groove.index.word_postings import WordPostings, answers
+from groove.index.word_postings import WordPostings, answers, countable
 from groove.query import ParsedQuery, fts_phrase, is_cjk, or_expr
 
 log = logging.getLogger(__name__)
 
 FTS_TABLE = "fts_chunks"
+# Where a search's ``counts`` keeps a short term's bigram-table count (a
+# control character: no phrase holds one, so no trigram phrase's key is it).
+BIGRAM_COUNT = "\x00bigrams:"
 VOCAB_TABLE = "temp.groove_fts_vocab"  # per connection: works on read-only DBs
 
 
@@ -216,9 +219,31 @@ def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
     return out
 
 
+def bigram_postings(words: WordPostings | None, terms: list[str]) -> WordPostings | None:
+    """The bigram table's in-memory index when it can count every one of
+    ``terms`` (ADR 0163), else None (FTS5 counts them)."""
+    bp = words.bigrams if words is not None else None
+    return bp if bp is not None and all(map(countable, terms)) else None
+
+
 def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
-                  limit: int, restrict_sql: str | None,
-                  restrict_params: tuple) -> list[tuple[int, float]]:
+                  limit: int, restrict_sql: str | None, restrict_params: tuple,
+                  words: WordPostings | None = None, restrict_docs: np.ndarray | None = None,
+                  counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
+    bp = bigram_postings(words, parsed.short_terms)
+    if bp is not None and (restrict_sql is None or restrict_docs is not None):
+        assert words is not None
+        banned: AbstractSet[int] | None = None
+        if parsed.negatives:  # the rows the FTS5 query's NOT IN names
+            banned = words.rows_with(conn, parsed.negatives)
+            if banned is None:
+                banned = excluded_ids(conn, parsed)
+        found: dict[str, int] = {}
+        out = bp.ranked_terms(conn, parsed.short_terms, weights, limit, banned,
+                              restrict_docs if restrict_sql is not None else None, found)
+        if counts is not None:  # for the coverage, beside the trigram phrases' counts
+            counts.update({BIGRAM_COUNT + t: d for t, d in found.items()})
+        return out
     if not shortcjk.exists(conn):
         log.warning("short-CJK index missing: run `groove index` to build it")
         return []
@@ -306,7 +331,8 @@ def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
     # part of a Japanese query in a big vault (a common term like 設定 matches
     # thousands of rows; ~9-12 ms at 100k chunks).
     if parsed.short_terms and not (lists and len(lists[0]) >= limit):
-        lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params))
+        lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params, words,
+                                   restrict_docs, counts))
     complete = all(len(lst) < limit for lst in lists)
     lists = [lst for lst in lists if lst]
     if not lists:
@@ -377,9 +403,13 @@ def query_coverage(conn: apsw.Connection, parsed: ParsedQuery, ids: list[int],
         trigram = [t for t in trigram if t not in df]
     df.update(zip(trigram, phrase_df_bounds(conn, trigram, memo, words)))
     # A 2-character term is one token of the bigram table: its vocabulary has the count.
-    single = shortcjk.doc_counts(conn, [t for t in present if t not in df and len(t) == 2 and all(map(is_cjk, t))])
+    bp = bigram_postings(words, [t for t in present if t not in df])
+    single = {} if bp is not None else shortcjk.doc_counts(
+        conn, [t for t in present if t not in df and len(t) == 2 and all(map(is_cjk, t))])
     for t in present:
-        if t in single:
+        if bp is not None and t not in df:
+            df[t] = counts[BIGRAM_COUNT + t] if counts and BIGRAM_COUNT + t in counts else bp.df(conn, t)
+        elif t in single:
             df[t] = single[t]
         elif t not in df:
             df[t] = phrase_df(conn, shortcjk.as_bigrams(t), shortcjk.TABLE)

@@ -19,6 +19,8 @@ Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
 
 from __future__ import annotations
 
+import functools
+import re
 from itertools import islice
 
 import apsw
@@ -72,6 +74,47 @@ def bigrams(text: str) -> str:
         else:
             prev = ""
     return " ".join(toks)
+
+
+@functools.cache
+def _cjk_run() -> re.Pattern[str]:
+    """Runs of 2+ characters ``is_cjk`` accepts, as one regex class: a walk
+    of a big vault's text character by character would take seconds. Its
+    letters lie in U+1100..U+3FFFF (a test checks the class against every
+    code point)."""
+    ranges: list[list[int]] = []
+    for cp in range(0x1100, 0x40000):
+        if 0xD800 <= cp < 0xE000 or not is_cjk(chr(cp)):
+            continue
+        if ranges and ranges[-1][1] == cp - 1:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp])
+    cls = "".join(re.escape(chr(a)) + ("-" + re.escape(chr(b)) if b > a else "") for a, b in ranges)
+    return re.compile(f"[{cls}]{{2,}}")
+
+
+def chains(text: str) -> list[str]:
+    """``bigrams(text)``'s tokens as strings whose overlapping bigrams they are.
+
+    The table sees one token stream per column: each run's bigrams, run
+    after run. A one-character run adds none, and two runs whose tokens meet
+    read as one string where the first ends with the character the second
+    starts with (``ab`` then ``bc`` give ``ab bc``, the tokens of ``abc``).
+    Chains are the runs of 2+ characters glued there, so a term's phrase
+    (``as_bigrams``) occurs in the column exactly as often as the term occurs
+    in its chains, overlaps counted (ADR 0163). Elsewhere two tokens in a row
+    share no character, as no term's consecutive bigrams do.
+    """
+    if text.isascii():
+        return []
+    out: list[str] = []
+    for run in _cjk_run().findall(text):
+        if out and out[-1][-1] == run[0]:
+            out[-1] += run[1:]
+        else:
+            out.append(run)
+    return out
 
 
 def as_bigrams(term: str) -> str:

@@ -1,6 +1,7 @@
-"""Keeping a big vault's word index (ADR 0132): building it from the FTS
-table, refreshing it after writes, and the per-index cache long-lived
-processes build it in.
+"""Keeping a big vault's word index (ADR 0132) and its bigram table's (ADR
+0163): building them from the FTS table (``word_runs.py`` makes their
+pieces), refreshing them after writes, and the per-index cache long-lived
+processes build them in.
 
 SQLite stays the source of truth: the index answers only for the rows
 version it was made from (``meta.rows_version``, bumped by triggers on every
@@ -19,21 +20,20 @@ import ctypes
 import dataclasses
 import json
 import logging
-import re
 import sys
 import threading
 import time
 from array import array
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk, word_postings
+from groove.index import bm25_topk, shortcjk, word_postings
 from groove.index.schema import rows_version
-from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
+from groove.index.word_postings import TABLE, WordPostings
+from groove.index.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
 
 if TYPE_CHECKING:
     from groove.status_types import WordIndexStatus
@@ -43,65 +43,23 @@ log = logging.getLogger(__name__)
 SPACING = 2.0  # a build waits twice its last duration after the last one ended
 REFRESH_MAX_SHARE = 0.1  # a refresh re-reads the rewritten notes only while they are this share at most
 DEAD_WORDS = 0.25  # past this share of words no row holds, a refresh builds anew
-_ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
-_BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
-_GRAM_BATCH = 1 << 18  # vocabulary characters turned into trigram codes at a time
 
 
-@dataclass
-class _Runs:
-    """Rows tokenized into runs: one entry per (word, row slot, column)."""
-
-    rowids: np.ndarray  # int64, the rows in slot order (slots count from 0)
-    odd: dict[int, list[str]]
-    words: np.ndarray  # int32
-    slots: np.ndarray  # int32
-    cols: np.ndarray  # int8
-    counts: np.ndarray  # uint16
-
-
-def _tokenize(rows, vocab: dict[str, int]) -> _Runs:
-    """``rows`` of (rowid, heading, context, content), new words added to ``vocab``."""
-    rowids = array("q")
-    odd: dict[int, list[str]] = {}
-    batches = []
-    # One entry per run: its word, row slot and column (C arrays: no Python
-    # object per run, so the build's memory goes back when done).
-    w_run, s_run, c_run = array("i"), array("i"), array("b")
-
-    def flush() -> None:
-        w, sl, c = (np.frombuffer(a, dtype=dt).astype(np.int64)
-                    for a, dt in ((w_run, np.int32), (s_run, np.int32), (c_run, np.int8)))
-        key, cnt = np.unique((w << 33) | (sl << 2) | c, return_counts=True)
-        batches.append(((key >> 33).astype(np.int32), ((key >> 2) & 0x7FFFFFFF).astype(np.int32),
-                        (key & 3).astype(np.int8), np.minimum(cnt, 0xFFFF).astype(np.uint16)))
-        del w_run[:], s_run[:], c_run[:]
-
-    for rid, *cols in rows:
-        slot = len(rowids)
-        rowids.append(rid)
-        texts = [c or "" for c in cols]
-        if any(_ODD.search(t) for t in texts):
-            odd[slot] = texts
-            continue
-        for ci, text in enumerate(texts):
-            runs = RUN.findall(text)
-            w_run.extend(vocab.setdefault(r.lower(), len(vocab)) for r in runs)
-            s_run.extend([slot] * len(runs))
-            c_run.extend([ci] * len(runs))
-        if slot % _BATCH == _BATCH - 1:
-            flush()
-    flush()
-    return _Runs(np.frombuffer(rowids, dtype=np.int64).copy(), odd,
-                 *(np.concatenate([b[i] for b in batches]) for i in range(4)))
-
-
-def _sizes(conn: apsw.Connection, ids: np.ndarray) -> np.ndarray:
+def _sizes(conn: apsw.Connection, ids: np.ndarray, table: str = TABLE) -> np.ndarray:
     """float64: the docsize (tokens, all columns) of each row of ``ids``."""
     got = {r: sum(bm25_topk._varints(sz)) for r, sz in conn.execute(
-        f"SELECT id, sz FROM {TABLE}_docsize WHERE id IN (SELECT value FROM json_each(?))",
+        f"SELECT id, sz FROM {table}_docsize WHERE id IN (SELECT value FROM json_each(?))",
         (json.dumps(ids.tolist()),))}
     return np.asarray([got.get(int(r), 0) for r in ids], dtype=np.float64)
+
+
+def _all_sizes(conn: apsw.Connection, table: str) -> tuple[np.ndarray, np.ndarray]:
+    """Every row of ``table``'s docsize: (ids ascending, tokens as float64)."""
+    ids, sizes = array("q"), array("d")
+    for r, sz in conn.execute(f"SELECT id, sz FROM {table}_docsize ORDER BY id"):
+        ids.append(r)
+        sizes.append(sum(bm25_topk._varints(sz)))
+    return np.frombuffer(ids, dtype=np.int64), np.frombuffer(sizes, dtype=np.float64)
 
 
 def _doc_stamps(conn: apsw.Connection) -> dict[int, tuple]:
@@ -110,105 +68,35 @@ def _doc_stamps(conn: apsw.Connection) -> dict[int, tuple]:
         "SELECT id, path, content_hash, indexed_at FROM documents")}
 
 
-def _total_tokens(conn: apsw.Connection) -> int:
-    row = conn.execute(f"SELECT block FROM {TABLE}_data WHERE id = 1").fetchone()
+def _total_tokens(conn: apsw.Connection, table: str = TABLE) -> int:
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = 1").fetchone()
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _gram_pairs(names: list[str], first: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-    """Per batch of ``names`` (ids counted from ``first``): the (trigram
-    code, word id) of each distinct trigram of each word, sorted by code
-    then word. Computed on the names' code points as arrays, a batch at a
-    time, so the transient memory stays a few MB; yielded, not kept."""
-    at = 0
-    while at < len(names):
-        end, size = at, 0
-        while end < len(names) and size < _GRAM_BATCH:
-            size += len(names[end]) + 1
-            end += 1
-        cp = np.frombuffer("\n".join(names[at:end]).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        if len(cp) >= 3:
-            sep = cp == 10
-            ok = ~(sep[:-2] | sep[1:-1] | sep[2:])
-            code = ((cp[:-2] << 42) | (cp[1:-1] << 21) | cp[2:])[ok]  # word_postings.gram_code, vectorised
-            word = (np.cumsum(sep)[:-2][ok] + first + at).astype(np.int32)
-            order = np.lexsort((word, code))
-            code, word = code[order], word[order]
-            new = np.ones(len(code), dtype=bool)  # a trigram's first instance in each word
-            new[1:] = (code[1:] != code[:-1]) | (word[1:] != word[:-1])
-            yield code[new], word[new]
-        at = end
-
-
-def _blocks(code: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each run of equal values of the sorted ``code`` starts, and its length."""
-    head = np.ones(len(code), dtype=bool)
-    head[1:] = code[1:] != code[:-1]
-    starts = np.flatnonzero(head)
-    return starts, np.diff(np.append(starts, len(code)))
-
-
-def _gram_map(names: list[str], prior: WordPostings | None = None
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The vocabulary's trigrams (``word_postings.gram_code``, ascending),
-    where each one's words begin, and those words, ascending per trigram;
-    the words of ``prior`` (the first of ``names``) are taken from its map
-    as they are.
-
-    A counting sort in two passes over the words: the first finds the
-    trigrams and how many words hold each, the second computes the pairs
-    again and drops each word into its trigram's slot. Only the result is
-    ever whole in memory: with all pairs sorted at once, a Japanese vault
-    of 100k chunks peaked 1.3 GB above the process while building, against
-    0.83 GB now (``bench/word_index_memory.py``)."""
-    known = len(prior.starts) - 1 if prior is not None else 0
-    uniques, held = [], []
-    if prior is not None:
-        uniques.append(prior.grams)
-        held.append(np.diff(prior.gram_ptr))
-    for code, _ in _gram_pairs(names[known:], known):
-        starts, lens = _blocks(code)
-        uniques.append(code[starts])
-        held.append(lens)
-    if not uniques:
-        return np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int32)
-    grams = np.unique(np.concatenate(uniques))
-    counts = np.zeros(len(grams), dtype=np.int64)
-    for u, n in zip(uniques, held):
-        counts[np.searchsorted(grams, u)] += n
-    del uniques, held
-    gram_ptr = np.zeros(len(grams) + 1, dtype=np.int64)
-    np.cumsum(counts, out=gram_ptr[1:])
-    words = np.empty(int(gram_ptr[-1]), dtype=np.int32)
-    fill = gram_ptr[:-1].copy()  # where each trigram's next word goes
-    if prior is not None:  # its words come first (lower ids), a slice of trigrams at a time
-        for lo in range(0, len(prior.grams), _GRAM_BATCH):
-            hi = min(lo + _GRAM_BATCH, len(prior.grams))
-            gi = np.searchsorted(grams, prior.grams[lo:hi])
-            a, b = prior.gram_ptr[lo:hi], prior.gram_ptr[lo + 1:hi + 1]
-            words[np.repeat(fill[gi] - a, b - a) + np.arange(a[0], b[-1])] = prior.gram_words[a[0]:b[-1]]
-            fill[gi] += b - a
-    for code, word in _gram_pairs(names[known:], known):  # again, in word order
-        starts, lens = _blocks(code)
-        gi = np.searchsorted(grams, code[starts])
-        words[np.repeat(fill[gi] - starts, lens) + np.arange(len(code))] = word
-        fill[gi] += lens
-    return grams, gram_ptr, words
-
-
-def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, words: np.ndarray,
-              slots: np.ndarray, cols: np.ndarray, counts: np.ndarray, odd: dict[int, list[str]],
-              chunk_rows: np.ndarray, stamps: dict[int, tuple], prior: WordPostings | None = None) -> WordPostings:
-    """The index from its entries in any order (sorted here by word, row, column)."""
-    order = np.argsort((words.astype(np.int64) << 34) | (slots.astype(np.int64) << 2) | cols, kind="stable")
-    words, slots = words[order], slots[order]
+def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, runs: Runs,
+              chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple], prior: WordPostings | None = None,
+              *, by_word: bool = False) -> WordPostings:
+    """The index from ``runs``' entries (sorted here by word, row, column;
+    ``by_word``: they already are by row and column within each word's, as
+    ``Tokenizer.done`` leaves them, so a stable sort by word is enough).
+    ``runs``' arrays are let go as they are moved (the build's peak)."""
+    if by_word:
+        order = np.argsort(runs.words, kind="stable")
+    else:
+        order = np.argsort((runs.words.astype(np.int64) << 34) | (runs.slots.astype(np.int64) << 2) | runs.cols,
+                           kind="stable")
+    words, runs.words = runs.words[order], None  # type: ignore[assignment]
+    slots, runs.slots = runs.slots[order], None  # type: ignore[assignment]
+    cols, runs.cols = runs.cols[order], None  # type: ignore[assignment]
+    counts, runs.counts = runs.counts[order], None  # type: ignore[assignment]
+    del order
     ptr = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(np.bincount(words, minlength=len(names)), out=ptr[1:])
     first = np.ones(len(words), dtype=bool)  # a word's first posting in each row
     first[1:] = (words[1:] != words[:-1]) | (slots[1:] != slots[:-1])
     word_rows = np.bincount(words[first], minlength=len(names)).astype(np.int32)
     del words, first
-    grams, gram_ptr, gram_words = _gram_map(names, prior)
+    grams, gram_ptr, gram_words, gram_mult = gram_map(names, prior, kind.gram, mult=kind is BIGRAMS)
     return WordPostings(
         version=version,
         rowids=rowids,
@@ -217,22 +105,27 @@ def _assemble(version: str, names: list[str], rowids: np.ndarray, sizes: np.ndar
         vocab="\n" + "\n".join(names) + "\n",
         ptr=ptr,
         slots=slots,
-        cols=cols[order],
-        counts=counts[order],
-        odd=odd,
+        cols=cols,
+        counts=counts,
+        odd=runs.odd,
         word_rows=word_rows,
         grams=grams,
         gram_ptr=gram_ptr,
         gram_words=gram_words,
-        chunk_ids=chunk_rows[:, 0].copy(),
-        chunk_docs=chunk_rows[:, 1].copy(),
+        chunk_ids=chunks[0],
+        chunk_docs=chunks[1],
         doc_stamps=stamps,
+        gram=kind.gram,
+        table=kind.table,
+        gram_mult=gram_mult,
     )
 
 
-def _chunk_rows(conn: apsw.Connection) -> np.ndarray:
-    return np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
+def _chunk_rows(conn: apsw.Connection) -> tuple[np.ndarray, np.ndarray]:
+    """Every chunk's id, ascending, and its note's id (one copy, both indexes read it)."""
+    rows = np.asarray(conn.execute("SELECT id, doc_id FROM chunks ORDER BY id").fetchall(),
                       dtype=np.int64).reshape(-1, 2)
+    return rows[:, 0].copy(), rows[:, 1].copy()
 
 
 def _big_enough(conn: apsw.Connection) -> tuple[str, bm25_topk.TableStats] | None:
@@ -245,56 +138,133 @@ def _big_enough(conn: apsw.Connection) -> tuple[str, bm25_topk.TableStats] | Non
     return version, stats
 
 
+def _bigram_stats(conn: apsw.Connection) -> bm25_topk.TableStats | None:
+    """The bigram table's statistics when it is big enough to be kept in
+    memory too (``BIGRAM_MIN_ROWS`` chunks holding CJK text), else None."""
+    stats = bm25_topk.table_stats(conn, shortcjk.TABLE) if shortcjk.exists(conn) else None
+    return stats if stats is not None and stats.rows >= word_postings.BIGRAM_MIN_ROWS else None
+
+
+def _chains_add_up(bp: WordPostings) -> bool:
+    """Whether each row's chains make exactly as many tokens as the bigram
+    table's docsize says it holds: the table keeps no text (contentless), so
+    this is the check that its chains were read as it was written."""
+    per = (np.diff(bp.starts) - 2).astype(np.float64)  # a chain's tokens: its letters less one
+    tokens = np.zeros(len(bp.rowids), dtype=np.float64)
+    for a in range(0, len(bp.slots), 1 << 20):  # whole numbers: exact in any order; blocks bound the memory
+        b = min(a + (1 << 20), len(bp.slots))
+        words = np.searchsorted(bp.ptr, np.arange(a, b), side="right") - 1
+        tokens += np.bincount(bp.slots[a:b], weights=bp.counts[a:b] * per[words], minlength=len(tokens))
+    return bool(np.array_equal(tokens, bp.sizes))
+
+
+def _from_runs(kind: Kind, version: str, vocab: dict[str, int], runs: Runs,
+               size_rows: tuple[np.ndarray, np.ndarray], chunks: tuple[np.ndarray, np.ndarray],
+               stamps: dict[int, tuple]) -> WordPostings | None:
+    size_ids, sizes = size_rows
+    at = np.searchsorted(size_ids, runs.rowids)
+    if not kind.every_row and not np.array_equal(size_ids, runs.rowids):
+        log.warning("the bigram table's rows are not those its chains make: FTS5 ranks them")
+        return None
+    wp = _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), runs.rowids, sizes[at].copy(), runs,
+                   chunks, stamps, by_word=True)
+    if kind is BIGRAMS and not _chains_add_up(wp):
+        log.warning("the bigram table's row lengths are not those its chains make: FTS5 ranks them")
+        return None
+    return wp
+
+
 def build(conn: apsw.Connection) -> WordPostings | None:
     """The word index of the FTS table as one read transaction sees it
-    (None when the table is small or has no version to check it by)."""
-    with conn:
+    (None when the table is small or has no version to check it by), with
+    the bigram table's beside it when that is big too (ADR 0163)."""
+    with conn:  # one read transaction: both indexes see the same rows
         head = _big_enough(conn)
         if head is None:
             return None
         version, _ = head
-        chunk_rows = _chunk_rows(conn)
+        chunks = _chunk_rows(conn)
         stamps = _doc_stamps(conn)
-        size_ids, sizes = array("q"), array("d")
-        for r, sz in conn.execute(f"SELECT id, sz FROM {TABLE}_docsize ORDER BY id"):
-            size_ids.append(r)
-            sizes.append(sum(bm25_topk._varints(sz)))
-        vocab: dict[str, int] = {}
-        runs = _tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
-                         vocab)
-    at = np.searchsorted(np.frombuffer(size_ids, dtype=np.int64), runs.rowids)
-    return _assemble(version, sorted(vocab, key=vocab.__getitem__), runs.rowids,
-                     np.frombuffer(sizes, dtype=np.float64)[at].copy(), runs.words, runs.slots, runs.cols,
-                     runs.counts, runs.odd, chunk_rows, stamps)
+        kinds = [WORDS, BIGRAMS] if _bigram_stats(conn) is not None else [WORDS]
+        made = []
+        for kind in kinds:
+            # A read of the text each: one kind's transient arrays are gone
+            # before the next is made (read together, a Chinese vault of 100k
+            # chunks peaked ~60 MB higher, past ADR 0163's 300 MB).
+            tok = Tokenizer(kind, {})
+            runs = tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
+                             [tok])[0]
+            made.append(_from_runs(kind, version, tok.vocab, runs, _all_sizes(conn, kind.table), chunks, stamps))
+            del tok, runs
+            if made[0] is None:
+                return None
+    wp = made[0]
+    if wp is not None and len(made) > 1:
+        wp.bigrams = made[1]
+    return wp
 
 
 def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
     """``base`` brought up to the connection's rows by re-reading only the
     notes rewritten since (their stamp moved), or None: build anew — many
-    notes changed, the vocabulary is mostly dead words, or the result does
-    not add up to FTS5's own row and token counts."""
+    notes changed, the vocabulary is mostly dead words, the bigram table
+    crossed the size at which it is kept, or the result does not add up to
+    FTS5's own row and token counts."""
     with conn:
         head = _big_enough(conn)
         if head is None:
             return None
         version, stats = head
         total = _total_tokens(conn)
+        bstats = _bigram_stats(conn)
+        if (bstats is None) != (base.bigrams is None):
+            return None
+        btotal = _total_tokens(conn, shortcjk.TABLE) if bstats is not None else 0
         stamps = _doc_stamps(conn)
         gone = {d for d, s in base.doc_stamps.items() if stamps.get(d) != s}
         fresh = {d for d, s in stamps.items() if base.doc_stamps.get(d) != s}
         if len(gone | fresh) > REFRESH_MAX_SHARE * max(len(stamps), 1):
             return None
-        if not gone and not fresh and stats.rows == len(base.rowids) and total == int(base.sizes.sum()):
+        bases = [base] if base.bigrams is None else [base, base.bigrams]
+        if not gone and not fresh and stats.rows == len(base.rowids) and total == int(base.sizes.sum()) and (
+                bstats is None or (bstats.rows == len(bases[-1].rowids) and btotal == int(bases[-1].sizes.sum()))):
             # Only a note's stat moved (a touch, a checkout): the rows are the same.
-            return dataclasses.replace(base, version=version)
-        chunk_rows = _chunk_rows(conn)
-        new_ids = chunk_rows[np.isin(chunk_rows[:, 1], np.fromiter(fresh, dtype=np.int64)), 0]
-        names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
-        vocab = dict(zip(names, range(len(names))))
-        runs = _tokenize(conn.execute(
+            same = [dataclasses.replace(b, version=version) for b in bases]
+            return dataclasses.replace(same[0], bigrams=same[1] if len(same) > 1 else None)
+        chunks = _chunk_rows(conn)
+        new_ids = chunks[0][np.isin(chunks[1], np.fromiter(fresh, dtype=np.int64))]
+        toks = [Tokenizer(k, _vocab(b)) for k, b in zip((WORDS, BIGRAMS), bases)]
+        runs = tokenize(conn.execute(
             f"SELECT rowid, heading, context, content FROM {TABLE} "
-            f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), vocab)
-        new_sizes = _sizes(conn, runs.rowids)
+            f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), toks)
+        new_sizes = [_sizes(conn, r.rowids, t.kind.table) for t, r in zip(toks, runs)]
+    made = [_merged(t.kind, b, version, t.vocab, r, ns, chunks, stamps, gone)
+            for t, b, r, ns in zip(toks, bases, runs, new_sizes)]
+    wp = made[0]
+    if wp is None or len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
+        return None  # something rewrote rows without its note's stamp moving
+    if len(made) > 1:
+        bp = made[1]
+        if bp is None or bstats is None or len(bp.rowids) != bstats.rows or int(bp.sizes.sum()) != btotal \
+                or not _chains_add_up(bp):
+            return None
+        wp.bigrams = bp
+    for w in made:
+        if w is not None and (w.word_rows > 0).sum() < (1 - DEAD_WORDS) * len(w.word_rows):
+            return None  # mostly words no row holds any more: build anew to drop them
+    return wp
+
+
+def _vocab(base: WordPostings) -> dict[str, int]:
+    names = base.vocab[1:-1].split("\n") if len(base.starts) > 1 else []
+    return dict(zip(names, range(len(names))))
+
+
+def _merged(kind: Kind, base: WordPostings, version: str, vocab: dict[str, int], runs: Runs,
+            new_sizes: np.ndarray, chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
+            gone: set[int]) -> WordPostings | None:
+    """``base``'s rows of notes not in ``gone``, and ``runs`` (the rewritten
+    notes' rows, their words added to ``vocab``), as one index."""
     # The base rows of rewritten or deleted notes die; the others keep their
     # entries, moved to their place among the new rows.
     at = np.clip(np.searchsorted(base.chunk_ids, base.rowids), 0, max(len(base.chunk_ids) - 1, 0))
@@ -311,21 +281,14 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
     base_place[alive] = place[: int(alive.sum())]
     new_place = place[int(alive.sum()):]
     keep = alive[base.slots]
-    base_words = np.repeat(np.arange(len(names), dtype=np.int32), np.diff(base.ptr))
-    wp = _assemble(
-        version, sorted(vocab, key=vocab.__getitem__), rowids[order],
-        np.concatenate([base.sizes[alive], new_sizes])[order],
-        np.concatenate([base_words[keep], runs.words]),
-        np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
-        np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]),
-        {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
-        | {int(new_place[s]): t for s, t in runs.odd.items()},
-        chunk_rows, stamps, prior=base)
-    if len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
-        return None  # something rewrote rows without its note's stamp moving
-    if (wp.word_rows > 0).sum() < (1 - DEAD_WORDS) * len(wp.word_rows):
-        return None  # mostly words no row holds any more: build anew to drop them
-    return wp
+    base_words = np.repeat(np.arange(len(base.starts) - 1, dtype=np.int32), np.diff(base.ptr))
+    merged = Runs(rowids[order], {int(base_place[s]): t for s, t in base.odd.items() if alive[s]}
+                  | {int(new_place[s]): t for s, t in runs.odd.items()},
+                  np.concatenate([base_words[keep], runs.words]),
+                  np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
+                  np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]))
+    return _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), merged.rowids,
+                     np.concatenate([base.sizes[alive], new_sizes])[order], merged, chunks, stamps, prior=base)
 
 
 def _give_back_freed_memory() -> None:

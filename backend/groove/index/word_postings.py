@@ -24,6 +24,10 @@ Two characters outside ASCII fold to ASCII letters in the trigram tokenizer
 (U+017F long s, U+212A Kelvin sign); rows holding them are kept out of the
 runs and counted by the tokenizer itself at query time.
 
+The bigram table (ADR 0011) gets the same structure over its chains
+(``shortcjk.chains``, ADR 0163), keyed by bigrams: ``ranked_terms`` is its
+short-term leg, with the same arithmetic.
+
 How it is built, refreshed after writes and kept: ``word_index.py``.
 """
 
@@ -38,10 +42,12 @@ import apsw
 import numpy as np
 
 from groove.index import bm25_topk
-from groove.index.chunk_set import ChunkSet, find_sorted
+from groove.index.chunk_set import ChunkSet, find_sorted, holds
+from groove.query import is_cjk
 
 TABLE = "fts_chunks"
 MIN_ROWS = 10_000  # below this the plain ranked query takes a few ms: no index kept
+BIGRAM_MIN_ROWS = 10_000  # the same for the bigram table's rows (chunks holding CJK text, ADR 0163)
 FOLDS_TO_ASCII = "\u017f\u212a"  # the trigram tokenizer folds these to "s" and "k" (a test pins the list)
 # Hiragana, katakana (the prolonged sound mark among them, not the middle
 # dot), the iteration and closing marks, and the BMP's unified kanji. The
@@ -57,10 +63,13 @@ _WORD_PHRASE = re.compile(f"[A-Za-z0-9]{{3,}}|[{CJK_LETTERS}]{{3,}}|[{HANGUL_LET
 
 
 def gram_code(gram: str) -> int:
-    """A trigram as one integer: three code points of 21 bits. A sorted array
-    of these costs 8 bytes a trigram, where a dict of strings cost ~120, and
-    a Japanese vault has millions of distinct trigrams."""
-    return (ord(gram[0]) << 42) | (ord(gram[1]) << 21) | ord(gram[2])
+    """A trigram (or a bigram) as one integer: its code points of 21 bits
+    each. A sorted array of these costs 8 bytes a trigram, where a dict of
+    strings cost ~120, and a Japanese vault has millions of distinct trigrams."""
+    code = 0
+    for ch in gram:
+        code = (code << 21) | ord(ch)
+    return code
 
 
 def answers(phrase: str) -> bool:
@@ -72,8 +81,9 @@ def answers(phrase: str) -> bool:
 
 @dataclass
 class WordPostings:
-    """Runs of ASCII letters and digits, and of kana and kanji -> (row, column,
-    count), one snapshot."""
+    """Runs of ASCII letters and digits, of kana and kanji and of Hangul (or,
+    for the bigram table, chains of CJK letters) -> (row, column, count), one
+    snapshot."""
 
     version: str
     rowids: np.ndarray  # int64, ascending: row slot i is FTS row rowids[i]
@@ -93,18 +103,31 @@ class WordPostings:
     chunk_docs: np.ndarray  # int64: ... and its note's id, for note-wide exclusion
     doc_stamps: dict[int, tuple]  # note id -> (path, content hash, indexed at): what ``refresh`` compares
     _slot_docs: np.ndarray | None = field(default=None, repr=False, compare=False)  # made on first filter
+    # The bigram table's index (ADR 0163) is the same structure over its
+    # chains (``shortcjk.chains``), mapped by bigrams, not trigrams:
+    gram: int = 3  # the map's n-gram length
+    table: str = TABLE  # the FTS table whose rows, lengths and statistics it holds
+    gram_mult: np.ndarray | None = None  # uint16 beside gram_words: the gram's occurrences in that word
+    bigrams: WordPostings | None = None  # the bigram table's index, kept beside this one (a CJK vault's)
 
     @property
     def nbytes(self) -> int:
         arrays = (self.rowids, self.sizes, self.starts, self.ptr, self.slots, self.cols, self.counts,
                   self.word_rows, self.gram_ptr, self.gram_words, self.chunk_ids, self.chunk_docs)
-        return sum(a.nbytes for a in arrays) + self.grams.nbytes + sys.getsizeof(self.vocab)
+        own = sum(a.nbytes for a in arrays) + self.grams.nbytes + sys.getsizeof(self.vocab)
+        if self.gram_mult is not None:
+            own += self.gram_mult.nbytes
+        if self.bigrams is not None:
+            # The chunk -> note arrays are the same objects: counted once.
+            own += self.bigrams.nbytes - self.bigrams.chunk_ids.nbytes - self.bigrams.chunk_docs.nbytes
+        return own
 
     def _words(self, phrase: str) -> np.ndarray:
-        """The vocabulary words holding ``phrase`` (lowercased, 3+ characters):
-        those holding all its trigrams, then checked whole."""
+        """The vocabulary words holding ``phrase`` (lowercased, at least
+        ``gram`` characters): those holding all its n-grams, then checked whole."""
+        n = self.gram
         found: np.ndarray | None = None
-        gids = [self._gram_id(g) for g in {phrase[i:i + 3] for i in range(len(phrase) - 2)}]
+        gids = [self._gram_id(g) for g in {phrase[i:i + n] for i in range(len(phrase) - n + 1)}]
         if any(gid < 0 for gid in gids):
             return np.zeros(0, dtype=np.int64)
         for gid in sorted(gids, key=lambda gid: int(self.gram_ptr[gid + 1] - self.gram_ptr[gid])):
@@ -112,9 +135,22 @@ class WordPostings:
             found = ws if found is None else np.intersect1d(found, ws, assume_unique=True)
         if found is None:
             return np.zeros(0, dtype=np.int64)
-        if len(phrase) > 3:
+        if len(phrase) > n:
             found = np.asarray([w for w in found.tolist() if phrase in self._word(w)], dtype=np.int64)
         return found.astype(np.int64)
+
+    def _mult(self, phrase: str, words: np.ndarray) -> np.ndarray:
+        """float64 per word of ``words`` (``_words(phrase)``): how often it holds
+        ``phrase``, overlaps counted as the tokenizers count them. A phrase
+        that is one gram reads it from the map (a common bigram is in tens of
+        thousands of words); a longer one is counted in the few words holding it."""
+        if self.gram_mult is not None and len(phrase) == self.gram and len(words):
+            gid = self._gram_id(phrase)
+            mult = self.gram_mult[self.gram_ptr[gid]:self.gram_ptr[gid + 1]]
+            if not (mult == 0xFFFF).any():  # saturated: counted below
+                return mult.astype(np.float64)
+        return np.asarray([bm25_topk._instances(self._word(w), phrase) for w in words.tolist()],
+                          dtype=np.float64)
 
     def _gram_id(self, gram: str) -> int:
         """Where ``gram`` is in ``grams``, or -1."""
@@ -142,8 +178,7 @@ class WordPostings:
         at = np.repeat(a - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum()))
         if not times:
             return at, None
-        mult = [bm25_topk._instances(self._word(w), phrase) for w in words.tolist()]
-        return at, np.repeat(np.asarray(mult, dtype=np.float64), lens)
+        return at, np.repeat(self._mult(phrase, words), lens)
 
     def _runs(self, phrase: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The postings of every word holding ``phrase`` (lowercased) laid end
@@ -160,11 +195,10 @@ class WordPostings:
         if not spans:
             return (np.zeros(0, dtype=self.slots.dtype), np.zeros(0, dtype=self.cols.dtype),
                     np.zeros(0, dtype=self.counts.dtype), np.zeros(0, dtype=np.float64))
-        mult = [bm25_topk._instances(self._word(w), phrase) for w in words.tolist()]
         return (np.concatenate([self.slots[a:b] for a, b in spans]),
                 np.concatenate([self.cols[a:b] for a, b in spans]),
                 np.concatenate([self.counts[a:b] for a, b in spans]),
-                np.repeat(np.asarray(mult, dtype=np.float64), [b - a for a, b in spans]))
+                np.repeat(self._mult(phrase, words), [b - a for a, b in spans]))
 
     def holders(self, conn: apsw.Connection, phrase: str) -> np.ndarray:
         """bool per row slot: the row holds ``phrase`` (one ``answers`` accepts)."""
@@ -238,6 +272,16 @@ class WordPostings:
             ids = self._same_notes(ids)
         return ChunkSet(ids)
 
+    def only_in(self, conn: apsw.Connection, phrase: str, doc: int) -> bool:
+        """Whether ``phrase`` is in some chunk of note ``doc`` and in no other
+        note's. A phrase whose most common word is in more rows than the note
+        has chunks is in another note: no rows are gathered for it."""
+        if self.df_range(phrase)[0] > int(np.count_nonzero(self.chunk_docs == doc)):
+            return False
+        at, found = find_sorted(self.chunk_ids, self.rowids[self.holders(conn, phrase)])
+        docs = self.chunk_docs[at[found]]
+        return bool(len(docs)) and int(docs.min()) == int(docs.max()) == doc
+
     def chunks_of_same_notes(self, chunk_ids: AbstractSet[int]) -> ChunkSet:
         """Every chunk of every note holding one of ``chunk_ids``: what
         ``chunks.chunks_of_same_notes`` asks SQLite, ~6x faster at 100k chunks."""
@@ -285,16 +329,7 @@ class WordPostings:
         matched = np.zeros(n, dtype=bool)
         for p in kept:
             matched |= has[p]
-        at = np.flatnonzero(matched & ~banned)
-        # fts5_aux.c's arithmetic, term by term and in its order: the same floats.
-        norm = bm25_topk.K1 * (1 - bm25_topk.B + bm25_topk.B * self.sizes[at] / stats.avgdl)
-        score = np.zeros(len(at), dtype=np.float64)
-        for p in kept:
-            f = freq[p][0][at]
-            score += bm25_topk.idf(stats.rows, dfs[p]) * ((f * (bm25_topk.K1 + 1.0)) / (f + norm))
-        ids = self.rowids[at]
-        top = _top(score, ids, limit)
-        out = list(zip(ids[top].tolist(), score[top].tolist()))
+        out = self._scored(stats, kept, freq, dfs, np.flatnonzero(matched & ~banned), limit)
         if len(kept) < len(positives) and len(out) < limit:
             # As the FTS path appends rows matching only pruned phrases.
             rest = np.zeros(n, dtype=bool)
@@ -303,6 +338,54 @@ class WordPostings:
             rest &= ~banned & ~matched
             out += [(int(r), 0.0) for r in self.rowids[rest][: limit - len(out)]]
         return out
+
+
+    def ranked_terms(self, conn: apsw.Connection, terms: list[str], weights: tuple[float, float, float],
+                     limit: int, banned: AbstractSet[int] | None = None,
+                     docs: np.ndarray | None = None,
+                     counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
+        """What the bigram table's ranked match of ``terms`` returns (ADR 0163):
+        ``"t1" OR "t2 ..."``, each term the phrase of its bigrams, as
+        (rowid, -bm25) best first, ``limit`` at most. ``banned``: rowids an
+        exclusion drops; ``docs``: a filter's notes; ``counts`` gets each
+        term's document frequency. Every term must be one ``countable`` accepts."""
+        stats = bm25_topk.table_stats(conn, self.table)
+        if stats is None or limit <= 0 or not terms:
+            return []
+        n = len(self.rowids)
+        freq = {t: self.frequencies(conn, t, weights) for t in dict.fromkeys(terms)}
+        dfs = {t: int(v[1].sum()) for t, v in freq.items()}
+        if counts is not None:
+            counts.update(dfs)
+        skip = np.zeros(n, dtype=bool) if docs is None else ~self.allowed_slots(docs)
+        if banned:
+            skip |= holds(banned, self.rowids)
+        matched = np.zeros(n, dtype=bool)
+        for _, has in freq.values():
+            matched |= has
+        return self._scored(stats, terms, freq, dfs, np.flatnonzero(matched & ~skip), limit)
+
+    def _scored(self, stats: bm25_topk.TableStats, phrases: list[str],
+                freq: dict[str, tuple[np.ndarray, np.ndarray]], dfs: dict[str, int], at: np.ndarray,
+                limit: int) -> list[tuple[int, float]]:
+        """The ``limit`` best of the row slots ``at`` by bm25 over ``phrases``
+        (in the expression's order, repeats included), with fts5_aux.c's
+        arithmetic, term by term and in its order: the same floats."""
+        norm = bm25_topk.K1 * (1 - bm25_topk.B + bm25_topk.B * self.sizes[at] / stats.avgdl)
+        score = np.zeros(len(at), dtype=np.float64)
+        for p in phrases:
+            f = freq[p][0][at]
+            score += bm25_topk.idf(stats.rows, dfs[p]) * ((f * (bm25_topk.K1 + 1.0)) / (f + norm))
+        ids = self.rowids[at]
+        top = _top(score, ids, limit)
+        return list(zip(ids[top].tolist(), score[top].tolist()))
+
+
+def countable(term: str) -> bool:
+    """Whether the bigram table's index can count ``term`` (a short term): 2+
+    letters the table pairs up, so its phrase is the term's overlapping
+    bigrams (``shortcjk.as_bigrams``)."""
+    return len(term) >= 2 and all(map(is_cjk, term))
 
 
 def _top(score: np.ndarray, rowids: np.ndarray, limit: int) -> np.ndarray:

@@ -221,7 +221,7 @@ def hybrid_candidates(
         weights.append(r.fusion.note_weight)
         votes.append(None)
     if r.fusion.sole_holder_first and r.legs == "hybrid" and fts_votes:
-        sole = sole_holder(idx, parsed, fts_ids, fts_votes, trigram_df)
+        sole = sole_holder(idx, parsed, fts_ids, fts_votes, trigram_df, words)
         if sole is not None:
             # As much weight as every other leg together: the one note that
             # holds a rare term of the query and the whole query cannot be
@@ -254,7 +254,7 @@ SOLE_HOLDER_MAX_TERMS = 3
 
 
 def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: dict[int, float],
-                trigram_df: dict[str, int]) -> int | None:
+                trigram_df: dict[str, int], words: WordPostings | None = None) -> int | None:
     """The full-text leg's first row, when it holds every query term any row
     holds (coverage 1) and one of those terms occurs in no other note: the
     page that documents a pasted identifier (``{{column_name}}``,
@@ -273,13 +273,18 @@ def sole_holder(idx: Index, parsed: ParsedQuery, fts_ids: list[int], coverage: d
     text = "\x00".join(col or "" for col in row).casefold()
     held = [t for t in parsed.positives if t.casefold() in text]
     shorts = [t for t in parsed.short_terms if t.casefold() in text]
-    bounds = fts.phrase_df_bounds(idx.conn, held, trigram_df) if held else []
+    bounds = fts.phrase_df_bounds(idx.conn, held, trigram_df, words) if held else []
     ranked = sorted((b, t, fts.FTS_TABLE) for b, t in zip(bounds, held) if b <= SOLE_HOLDER_MAX_ROWS)
     candidates = [(t, table) for _, t, table in ranked[:SOLE_HOLDER_MAX_TERMS]]
     if shorts and shortcjk.exists(idx.conn):
         candidates += [(t, shortcjk.TABLE) for t in shorts[:SOLE_HOLDER_MAX_TERMS]]
     doc = _doc_ids(idx, [top]).get(top)
+    bp = fts.bigram_postings(words, shorts)
     for term, table in candidates:
+        if table == shortcjk.TABLE and bp is not None:
+            if doc is not None and bp.only_in(idx.conn, term, doc):
+                return top
+            continue
         phrase = shortcjk.as_bigrams(term) if table == shortcjk.TABLE else term  # as the leg matched it
         notes = {d for (d,) in idx.conn.execute(
             f"SELECT DISTINCT c.doc_id FROM {table} f JOIN chunks c ON c.id = f.rowid "
