@@ -174,7 +174,8 @@ def test_one_vault_offers_no_vault_argument(two, tiny_model, tmp_path) -> None:
         assert "list_vaults" not in tools
         assert all("vault" not in t.input_schema.get("properties", {}) for t in tools.values())
         # index_status names its vault folder (`vault`, the path) with one vault too; no other tool does.
-        assert [n for n, t in tools.items() if "vault" in (t.output_schema or {}).get("properties", {})] == ["index_status"]
+        naming = [n for n, t in tools.items() if "vault" in (t.output_schema or {}).get("properties", {})]
+        assert naming == ["index_status"]
         hit = one.call("search", {"query": "budget"}).structured_content["results"][0]
         assert "vault" not in hit
         r = one.call("search", {"query": "budget", "vault": "Home"})
