@@ -55,3 +55,10 @@ def test_an_excluded_note_is_refused_by_its_rule(s) -> None:
     r = s.call("unlinked_connections", {"path": "Templates/Daily.md"})
     assert r.is_error
     assert "excluded by Obsidian's Excluded files (userIgnoreFilters: Templates/)" in text_of(r)
+
+
+def test_related_notes_unlinked_only_is_the_same_list_without_the_linked_notes(s) -> None:
+    related = s.call("related_notes", {"path": SOURCE, "limit": 50}).structured_content["similar"]
+    only = s.call("related_notes", {"path": SOURCE, "limit": 2, "unlinked_only": True}).structured_content
+    assert [x["path"] for x in only["similar"]] == [x["path"] for x in related if not x["linked"]][:2]
+    assert not any(x["linked"] for x in only["similar"])
