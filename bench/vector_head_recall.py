@@ -51,8 +51,9 @@ def main() -> None:
         if a.cache is not None:
             np.save(a.cache, rows)
     rows = rows.astype(np.float32)
-    found = [json.loads(line)["query"] for f in sorted((HERE / "golden").glob("*.jsonl"))
-             for line in f.read_text(encoding="utf-8").splitlines() if line.strip()]
+    found = [q["query"] for f in sorted((HERE / "golden").glob("*.jsonl"))
+             for line in f.read_text(encoding="utf-8").splitlines() if line.strip()
+             if "query" in (q := json.loads(line))]  # related-notes judgments have no query
     found += [json.loads(line)["query"] for line in (EVAL / "golden-dev.jsonl").read_text().splitlines()
               if line.strip()]
     queries = emb.embed_queries(found).astype(np.float32)
