@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
@@ -101,3 +103,14 @@ def index_contents(index_path: Path) -> list[tuple]:
             "FROM chunks c JOIN documents d ON d.id = c.doc_id JOIN vec_chunks v ON v.rowid = c.id"))
     finally:
         idx.close()
+
+
+def run_groove(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user runs it (``python -m groove ...``), output captured."""
+    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ})
+
+
+def quoted_hits(client, word: str) -> list[str]:  # noqa: ANN001 - a daemon test client
+    """Paths of the hits of the exact phrase ``word`` whose text holds it."""
+    return [h["path"] for h in client.search(f'"{word}"', limit=20)["results"] if word in h["content"]]

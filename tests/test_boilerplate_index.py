@@ -5,9 +5,6 @@ that stays what a fresh one would be when the template changes."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +12,7 @@ import numpy as np
 from groove.config import IndexConfig
 from groove.index.db import Index
 from groove.indexer import index_vault
+from helpers import run_groove as _groove
 from helpers import write_note
 
 DAYS = 30  # threshold(0.2, notes) = MIN_NOTES = 10 here
@@ -149,11 +147,6 @@ def test_deleting_template_notes_can_make_a_line_ordinary_again(tmp_path, tiny_e
         write_note(fresh, p.relative_to(vault).as_posix(), p.read_text(encoding="utf-8"))
     run(fresh, tmp_path / "fresh.sqlite", tiny_embedder)
     assert_same_vectors(tmp_path / "inc.sqlite", tmp_path / "fresh.sqlite")
-
-
-def _groove(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ})
 
 
 def test_cli_a_scaffold_only_section_is_not_embedded_yet_found_and_shown(tmp_path, tiny_model_path):

@@ -6,20 +6,12 @@ is not JSON Canvas is skipped with its reason, never a failed index."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from helpers import canvas_node, obsidian_canvas, write_note
-
-
-def _groove(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ})
-
+from helpers import run_groove as _groove
 
 node = canvas_node
 

@@ -4,17 +4,11 @@ Excluded files (ADR 0190), in subprocesses with the tiny model."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-
-def _groove(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ})
+from helpers import run_groove as _groove
 
 
 @pytest.fixture

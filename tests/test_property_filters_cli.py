@@ -7,13 +7,12 @@ property table."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import run_groove as _groove
 from helpers import write_note
 
 NOTES = {
@@ -24,11 +23,6 @@ NOTES = {
     "Projects/Gamma.md": "# Gamma\n\norchard plan gamma, no properties at all\n",
     "Journal/05.12.2026.md": "---\ncreated: 2026-11-30\n---\n# Saturday\n\norchard plan for the day\n",
 }
-
-
-def _groove(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ})
 
 
 @pytest.fixture

@@ -5,19 +5,13 @@ before --limit, in the same order and with the same scores (ADR 0200)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import run_groove as _groove
 from unlinked_vault import INDEXED, LINKED, SOURCE, write_vault
-
-
-def _groove(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ})
 
 
 @pytest.fixture(scope="module")

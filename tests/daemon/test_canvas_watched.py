@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import canvas_node, obsidian_canvas, write_note
+from helpers import quoted_hits as _found
 
 from .conftest import poll
 
@@ -34,10 +35,6 @@ def daemon(module_home, tiny_model):
     d.start()
     yield d
     d.stop()
-
-
-def _found(c, word: str) -> list[str]:
-    return [h["path"] for h in c.search(f'"{word}"', limit=20)["results"] if word in h["content"]]
 
 
 def test_get_document_reads_the_cards_in_reading_order_under_their_groups(daemon, groove_home):

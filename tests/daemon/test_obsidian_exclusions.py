@@ -12,6 +12,7 @@ import pytest
 
 from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from helpers import quoted_hits as _found
 
 from .conftest import poll
 
@@ -45,10 +46,6 @@ def daemon(module_home, tiny_model):
     d.start()
     yield d
     d.stop()
-
-
-def _found(c, word: str) -> list[str]:
-    return [h["path"] for h in c.search(f'"{word}"', limit=20)["results"] if word in h["content"]]
 
 
 def test_the_read_gate_names_obsidians_rule(daemon, groove_home):
