@@ -73,6 +73,12 @@ SETS = [
     ("holdout-ko", GOLDEN / "golden-holdout-ko.jsonl", True, "held-out"),
     ("no-answer-holdout-zh", GOLDEN / "no-answer-holdout-zh.jsonl", False, "held-out"),
     ("no-answer-holdout-ko", GOLDEN / "no-answer-holdout-ko.jsonl", False, "held-out"),
+    # Written before the near-topic work of ADR 0220, run only to judge it.
+    ("final-zh", GOLDEN / "golden-final-zh.jsonl", True, "final"),
+    ("final-ko", GOLDEN / "golden-final-ko.jsonl", True, "final"),
+    ("no-answer-final-zh", GOLDEN / "no-answer-final-zh.jsonl", False, "final"),
+    ("no-answer-final-ko", GOLDEN / "no-answer-final-ko.jsonl", False, "final"),
+    ("no-answer-final", GOLDEN / "no-answer-final.jsonl", False, "final"),
 ]
 ROLES = ("dev", "held-out", "final")
 # The Obsidian sets asked of the other language's vault (ADR 0131): Japanese

@@ -43,4 +43,6 @@ def describe_confidence(c: dict[str, Any]) -> str:
     if across:
         parts.append("asked in a script the vault is not written in: judged against that language's "
                      "probes, its words in that script not counted")
+    if c.get("unknown_names"):  # low whatever the score (ADR 0220)
+        parts.append("the vault never mentions " + ", ".join(f'"{n}"' for n in c["unknown_names"]))
     return out + (f" ({'; '.join(parts)})" if parts else "")

@@ -44,6 +44,8 @@ export function describeConfidence(confidence: NonNullable<SearchResponse["confi
     parts.push(`${Math.floor(c.known_share * 100 + 0.5)}% of ${across ? "the other words" : "the query's words"} are in the vault`);
   }
   if (across) parts.push("asked in a script the vault is not written in: judged against that language's probes, its words in that script not counted");
+  // low whatever the score (ADR 0220)
+  if (c.unknown_names?.length) parts.push(`the vault never mentions ${c.unknown_names.map((n) => `"${n}"`).join(", ")}`);
   const head = `${verdict}: ${c.rule} score ${c.score.toFixed(2)} ${cmp} ${c.threshold}`;
   return parts.length ? `${head} (${parts.join("; ")})` : head;
 }

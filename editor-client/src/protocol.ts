@@ -355,7 +355,7 @@ export interface SearchResponse {
   low_confidence: boolean;
   filter_applied: Record<string, unknown>;
   warnings: string[];
-  /** Why low_confidence is what it is (only when the search set ``explain``): the rule, its score and threshold, and for the calibrated rule the best passage in the vault's own spreads (best_passage_z), the share of the query's words the vault uses (known_share) and whether the query was read as asked in a language the vault is not written in (across_languages) */
+  /** Why low_confidence is what it is (only when the search set ``explain``): the rule, its score and threshold, and for the calibrated rule the best passage in the vault's own spreads (best_passage_z), the share of the query's words the vault uses (known_share), whether the query was read as asked in a language the vault is not written in (across_languages), and the names it uses that the vault never contains (unknown_names: any of them makes the search low confidence whatever the score) */
   confidence: Record<string, unknown> | null;
 }
 

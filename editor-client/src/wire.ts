@@ -61,6 +61,7 @@ export interface ConfidenceExplain {
   best_passage_z?: number;
   known_share?: number;
   across_languages?: boolean;
+  unknown_names?: string[];
 }
 
 /** The JSON-RPC error codes by name; a test keeps them equal to the schema's `ERROR_CODES`. */

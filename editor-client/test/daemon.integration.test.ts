@@ -58,6 +58,10 @@ describe.skipIf(!!skip)("GrooveClient against the real groove daemon", () => {
     expect(plain.confidence ?? null).toBeNull();
     expect(told.confidence!.low_confidence).toBe(told.low_confidence);
     expect(describeConfidence(told.confidence!)).toMatch(told.low_confidence ? /^low: / : /^not low: /);
+    // A name the vault never contains flags the search, and the line says which (ADR 0220).
+    const named = await c.search({ query: "sync conflicts with Joplin", limit: 5, explain: true });
+    expect(named.low_confidence).toBe(true);
+    expect(describeConfidence(named.confidence!)).toMatch(/^low: .*the vault never mentions "Joplin"\)$/);
   });
 
   it("finds the English note and highlights the query terms", async () => {

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from groove.config import Config
-from groove.index.vocabulary import known_share, query_tokens
+from groove.index.vocabulary import known_share, query_names, query_tokens, unknown_names
 from groove.indexer import index_vault
 from groove.runtime import open_runtime
 
@@ -73,3 +73,23 @@ def test_words_in_a_skipped_script_count_neither_way(conn):
     assert known_share(conn, "量子もつれ zxqv", skip=frozenset({"cjk"})) == 0.0
     assert known_share(conn, "量子もつれ", skip=frozenset({"cjk"})) == 1.0  # nothing left to check
     assert known_share(conn, "出汁 zxqv", skip=frozenset({"latin"})) == 1.0
+
+
+def test_every_latin_word_of_a_cjk_query_is_a_name_but_only_capitalised_ones_in_english():
+    # ADR 0220: a Latin word inside a Chinese, Japanese or Korean question names a
+    # tool or a format; an English question's lower-case words are its phrasing.
+    assert query_names("把笔记导出成 Word 的 docx 文件", "han") == ["Word", "docx"]
+    assert query_names("Joplin에서 노트를 옮겨 오는 방법", "hangul") == ["Joplin"]
+    assert query_names("用 Go 的 goroutine 时出现 deadlock", "latin") == ["goroutine", "deadlock"]  # 2 letters: no
+    assert query_names("import my notebooks from Joplin", "latin") == ["Joplin"]
+    assert query_names("sync through WebDAV on Win11", "latin") == ["WebDAV", "Win11"]
+    assert query_names("Export a throwaway note", "latin") == []  # an opening capital is a sentence's
+    assert query_names("EPUB export", "latin") == ["EPUB"]  # ... unless the word is capitals throughout
+
+
+def test_a_name_the_vault_never_contains_is_unknown_however_well_the_rest_is_known(conn):
+    assert unknown_names(conn, "feed the sourdough starter from Joplin", "latin") == ["Joplin"]
+    assert unknown_names(conn, "Joplinでサワードウを育てる", "cjk") == ["Joplin"]
+    # inside a longer word, in any case, or with a plain suffix dropped, a name is known
+    assert unknown_names(conn, "my Sourdough and Pizzas", "latin") == []
+    assert unknown_names(conn, "pizza生地の発酵時間", "cjk") == []

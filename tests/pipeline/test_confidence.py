@@ -191,3 +191,40 @@ def test_a_search_looks_each_trigram_up_once_for_the_full_text_leg_and_the_known
         rt.index.conn.exec_trace = None
     assert resp.results and terms
     assert len(terms) == len(set(terms)), sorted(terms)
+
+
+def test_a_name_the_vault_never_contains_flags_the_query_whatever_its_score():
+    # ADR 0220: "export to Word docx" finds the export page; no page is about docx.
+    cal = _cal({"latin": 1.0, "cjk": 0.0, "kana": 0.0, "hangul": 0.0})
+    sims = np.array([0.90, 0.80])  # z = 5: far above any threshold
+    plain = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin")
+    named = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin",
+                  names=("docx",))
+    assert not plain.low and "unknown_names" not in plain.explain()
+    assert named.low and named.score == plain.score
+    assert named.explain()["unknown_names"] == ["docx"]
+    # the margin rule (an explicit min_confidence_ratio) knows nothing of names
+    assert not judge(True, sims, 1.0, cal, ratio=0.01, threshold=0.75, rule="margin", names=("docx",)).low
+
+
+def test_a_search_naming_what_the_vault_never_mentions_is_low_confidence(rt):
+    lenient = with_search(rt, low_confidence_threshold=-100.0)  # the score alone never flags here
+    named = run_search(lenient, SearchParams("sync my coffee notes with Joplin", explain=True))
+    assert named.results and named.low_confidence
+    assert named.confidence["unknown_names"] == ["Joplin"]
+    known = run_search(lenient, SearchParams("Sync my Coffee notes", explain=True))
+    assert not known.low_confidence and "unknown_names" not in known.confidence
+
+
+def test_a_vault_without_latin_text_is_not_judged_by_latin_names(tmp_path, tiny_embedder):
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "同期.md").write_text("# 同期\n\nノートを端末の間で同期する方法。設定から同期を有効にする。\n", encoding="utf-8")
+    (vault / "猫.md").write_text("# 猫\n\n猫は一日のほとんどを寝て過ごす。\n", encoding="utf-8")
+    r = with_search(indexed_runtime(vault, tiny_embedder, tmp_path / "index.sqlite"), low_confidence_threshold=-100.0)
+    try:
+        assert calibration.load(r.index).absent("latin")
+        resp = run_search(r, SearchParams("Joplinでノートを同期する", explain=True))
+        assert resp.results and not resp.low_confidence and "unknown_names" not in resp.confidence
+    finally:
+        r.close()

@@ -56,7 +56,8 @@ def test_an_explained_search_says_why_low_confidence_is_what_it_is(small_rt):
 
     for q in QUERIES:
         c = run_search(small_rt, SearchParams(q, limit=5, explain=True)).confidence
-        assert c["rule"] == "calibrated" and c["low_confidence"] == (c["score"] < c["threshold"])
+        assert c["rule"] == "calibrated"
+        assert c["low_confidence"] == (c["score"] < c["threshold"] or bool(c.get("unknown_names")))
         # score = z - 3 x unknown share (pipeline/confidence.py)
         assert c["score"] == pytest.approx(c["best_passage_z"] - 3 * (1 - c["known_share"]), abs=1e-3)
         assert describe_confidence(c).startswith("low: " if c["low_confidence"] else "not low: ")
@@ -66,6 +67,11 @@ def test_an_explained_search_says_why_low_confidence_is_what_it_is(small_rt):
     empty = run_search(small_rt, SearchParams("zzqqxxyy", limit=5, explain=True, legs="fts"))
     assert empty.confidence == {"low_confidence": True, "rule": "empty"}
     assert describe_confidence(empty.confidence) == "low: nothing matched"
+    # A name the vault never contains flags the search whatever the score (ADR 0220).
+    named = run_search(small_rt, SearchParams("bread from Joplin", limit=5, explain=True)).confidence
+    assert named["low_confidence"] and named["unknown_names"] == ["Joplin"]
+    assert describe_confidence(named).startswith("low: ")
+    assert describe_confidence(named).endswith('the vault never mentions "Joplin")')
     # The wire form carries it both ways (the CLI reads the daemon's answer back).
     told = run_search(small_rt, SearchParams("coffee", limit=5, explain=True))
     assert SearchResponse.from_json(told.to_json()).confidence == told.confidence

@@ -153,6 +153,40 @@ def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
     return [df.get(g, 0) for g in grams]
 
 
+def query_names(text: str, script: str) -> list[str]:
+    """The words of ``text`` that name something (ADR 0220): in a query with
+    any Chinese, Japanese or Korean letter every Latin or digit word of 3+
+    characters
+    (Joplin, OCR, docx are names or formats there, never grammar); in a
+    Latin query a word with a capital past its first letter (WebDAV, EPUB),
+    one with letters and digits (Win11), or a capitalised word that does not
+    open the query (Joplin, Kindle). Lower-case English words are left out:
+    "throwaway" or "overwrote" are how a question is phrased, not what it is
+    about."""
+    words = [w for w in query_tokens(text)[0] if char_type(w[0]) == WORD]
+    if script != "latin" or any(char_type(c) in (KANJI, HIRA, KATA, HANGUL) for c in text):
+        return words
+    opening = unicodedata.normalize("NFKC", text).lstrip()
+    out = []
+    for i, w in enumerate(words):
+        inner_caps = any(c.isupper() for c in w[1:])
+        mixed = any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
+        first = i == 0 and opening.startswith(w)  # "Export ..." is capitalised as a sentence is
+        if inner_caps or mixed or (w[0].isupper() and not first):
+            out.append(w)
+    return out
+
+
+def unknown_names(conn: apsw.Connection, text: str, script: str, memo: dict[str, int] | None = None,
+                  word_index: WordPostings | None = None) -> list[str]:
+    """The names of ``text`` (``query_names``) the vault never contains, not
+    even inside a longer word or with a plain suffix dropped. A vault that
+    never mentions what a question names cannot answer it, however close its
+    best passage is to the rest of the question ("export to Word docx" finds
+    the export page)."""
+    return [w for w in query_names(text, script) if _word_df(conn, w, memo, word_index) == 0]
+
+
 def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
                 skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];

@@ -137,6 +137,7 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
     will use them: a meta read and a few indexed lookups (ADR 0103)."""
     sims = np.asarray(vec_sims) if vec_sims else None
     cal = known = script = None
+    names: list[str] = []
     if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
         cal = calibration.load(idx)
         if cal is not None:
@@ -144,5 +145,7 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
             # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
             skip = frozenset({script}) if cal.absent(script) else frozenset()
             known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words)
+            if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
+                names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words)
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
-                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script)
+                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names))

@@ -6,6 +6,7 @@ The calibrated rule (ADR 0103), for an index that holds a calibration
     z     = (best_cosine - probes_median) / probes_spread
     score = z - UNKNOWN_WORDS_WEIGHT * (1 - known_share)
     low_confidence = no results  or  score < [search] low_confidence_threshold
+                     or  the query names something the vault never contains
 
 ``best_cosine`` is the query's cosine to its nearest chunk (the vector leg's
 first similarity, no extra embedding). ``z`` says how far that stands above
@@ -26,6 +27,15 @@ asks for:
 
     margin = (best_sim - median_sim) / (1 - median_sim)   over the vector leg's top N
     low_confidence = no results  or  margin < min_confidence_ratio
+
+A name the vault never contains (ADR 0220; ``vocabulary.unknown_names``:
+any Latin word of a Chinese, Japanese or Korean query, a capitalised or
+mixed-case word of an English one) flags the query whatever its score: the
+best passage can be close to the rest of the question ("export to Word
+docx" finds the export page), but no passage can be about a thing the vault
+never names. Lower-case English words and words in CJK scripts count only
+through ``known_share``: they are how a question is phrased as often as
+what it is about.
 
 A query in a script the vault hardly contains (Japanese asked of English
 notes, ADR 0131) can only match across languages, where e5 reaches lower
@@ -68,6 +78,7 @@ class Confidence:
     z: float | None = None  # calibrated rule: the best passage in the vault's spreads
     known: float | None = None  # calibrated rule: the known-word share
     across: bool = False  # calibrated rule: read as asked across languages (ADR 0131)
+    unknown_names: tuple[str, ...] = ()  # calibrated rule: names the vault never contains (ADR 0220)
 
     def explain(self) -> dict[str, Any]:
         """The verdict and what it was made of, for a search that asked for ``explain``."""
@@ -81,6 +92,8 @@ class Confidence:
             out["known_share"] = round(self.known, 4)
         if self.across:
             out["across_languages"] = True
+        if self.unknown_names:
+            out["unknown_names"] = list(self.unknown_names)
         return out
 
 
@@ -117,12 +130,13 @@ def calibrated_score(best_cosine: float, known: float, cal: Calibration, script:
 
 def judge(
     has_results: bool, sims: np.ndarray | None, known: float | None, cal: Calibration | None, *,
-    ratio: float, threshold: float, rule: str, script: str | None = None,
+    ratio: float, threshold: float, rule: str, script: str | None = None, names: tuple[str, ...] = (),
 ) -> Confidence:
     """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
     back to the margin rule without ``cal``) or "margin" (an explicit ratio).
-    ``known`` and ``script`` (the query's, ``calibration.query_script``) are
-    only needed by the calibrated rule."""
+    ``known``, ``script`` (the query's, ``calibration.query_script``) and
+    ``names`` (what the query names and the vault never contains,
+    ``vocabulary.unknown_names``) are only needed by the calibrated rule."""
     if not has_results:
         return Confidence(True, "empty", None)
     if ratio <= 0:
@@ -133,8 +147,8 @@ def judge(
         best = float(np.max(sims))
         score = calibrated_score(best, known, cal, script)
         across = script is not None and cal.absent(script)
-        return Confidence(score < threshold, "calibrated", score, threshold=threshold, z=cal.z(best, script),
-                          known=known, across=across)
+        return Confidence(score < threshold or bool(names), "calibrated", score, threshold=threshold,
+                          z=cal.z(best, script), known=known, across=across, unknown_names=tuple(names))
     margin = similarity_margin(sims)
     warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
     return Confidence(margin < ratio, "margin", margin, warning, threshold=ratio)
