@@ -219,7 +219,8 @@ def test_a_search_naming_what_the_vault_never_mentions_is_low_confidence(rt):
 def test_a_vault_without_latin_text_is_not_judged_by_latin_names(tmp_path, tiny_embedder):
     vault = tmp_path / "vault"
     vault.mkdir()
-    (vault / "同期.md").write_text("# 同期\n\nノートを端末の間で同期する方法。設定から同期を有効にする。\n", encoding="utf-8")
+    sync = "# 同期\n\nノートを端末の間で同期する方法。設定から同期を有効にする。\n"
+    (vault / "同期.md").write_text(sync, encoding="utf-8")
     (vault / "猫.md").write_text("# 猫\n\n猫は一日のほとんどを寝て過ごす。\n", encoding="utf-8")
     r = with_search(indexed_runtime(vault, tiny_embedder, tmp_path / "index.sqlite"), low_confidence_threshold=-100.0)
     try:
