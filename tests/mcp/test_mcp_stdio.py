@@ -93,6 +93,16 @@ def test_search_returns_the_pipeline_answer_as_structured_content(s, local_rt, i
     assert text.startswith(f'{len(sc["results"])} result') and sc["results"][0]["path"] in text
 
 
+def test_a_search_naming_what_the_vault_never_mentions_tells_the_model_so(s) -> None:
+    # ADR 0220: low confidence, and a warning naming the word, without explain
+    r = s.call("search", {"query": "garden plan in Joplin", "limit": 3})
+    assert not r.is_error, text_of(r)
+    sc = r.structured_content
+    assert sc["low_confidence"] and sc["confidence"] is None
+    assert any(w.startswith('the vault never mentions "Joplin"') for w in sc["warnings"])
+    assert 'warning: the vault never mentions "Joplin"' in text_of(r)
+
+
 def test_search_filters_and_stage_options(s) -> None:
     out = {
         "globs": s.call("search", {"query": "plan", "path_globs": ["Archive/**"]}),

@@ -18,6 +18,7 @@ from groove.pipeline.confidence import (
     calibrated_score,
     is_low_confidence,
     judge,
+    unknown_names_warning,
 )
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates
@@ -212,8 +213,12 @@ def test_a_search_naming_what_the_vault_never_mentions_is_low_confidence(rt):
     named = run_search(lenient, SearchParams("sync my coffee notes with Joplin", explain=True))
     assert named.results and named.low_confidence
     assert named.confidence["unknown_names"] == ["Joplin"]
+    # said without explain too: every client shows warnings
+    plain = run_search(lenient, SearchParams("sync my coffee notes with Joplin"))
+    assert plain.low_confidence and plain.warnings == [unknown_names_warning(("Joplin",))]
+    assert plain.warnings[0].startswith('the vault never mentions "Joplin"')
     known = run_search(lenient, SearchParams("Sync my Coffee notes", explain=True))
-    assert not known.low_confidence and "unknown_names" not in known.confidence
+    assert not known.low_confidence and "unknown_names" not in known.confidence and not known.warnings
 
 
 def test_a_vault_without_latin_text_is_not_judged_by_latin_names(tmp_path, tiny_embedder):

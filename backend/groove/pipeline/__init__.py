@@ -22,7 +22,7 @@ from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
-from .confidence import Confidence, judge
+from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction
 from .fusion import hybrid_candidates
@@ -93,6 +93,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words)
     if conf.warning:
         warnings.append(conf.warning)
+    if conf.unknown_names:
+        warnings.append(unknown_names_warning(conf.unknown_names))
     return SearchResponse(hits, conf.low, dict(restriction.applied), warnings,
                           conf.explain() if params.explain else None)
 

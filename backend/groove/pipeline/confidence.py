@@ -68,6 +68,14 @@ UNCALIBRATED_WARNING = (
 )
 
 
+def unknown_names_warning(names: tuple[str, ...]) -> str:
+    """What a search says when it names something the vault never contains
+    (ADR 0220): every client shows warnings, explained or not, so a reader —
+    or Claude — learns why "no strong match" and can check the spelling."""
+    quoted = ", ".join(f'"{n}"' for n in names)
+    return f"the vault never mentions {quoted}: no note can be about it (low confidence; check the spelling)"
+
+
 @dataclass(frozen=True)
 class Confidence:
     low: bool
