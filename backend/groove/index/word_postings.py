@@ -200,9 +200,20 @@ class WordPostings:
                 np.concatenate([self.counts[a:b] for a, b in spans]),
                 np.repeat(self._mult(phrase, words), [b - a for a, b in spans]))
 
+    def _slots(self, phrase: str) -> np.ndarray:
+        """The row slot of every posting of every word holding ``phrase``
+        (lowercased): ``_runs``'s first array, without gathering the others."""
+        words = self._words(phrase)
+        if len(words) > 64:
+            a = self.ptr[words]
+            lens = self.ptr[words + 1] - a
+            return self.slots.take(np.repeat(a - np.cumsum(lens) + lens, lens) + np.arange(int(lens.sum())))
+        spans = [(int(self.ptr[w]), int(self.ptr[w + 1])) for w in words.tolist()]
+        return np.concatenate([self.slots[a:b] for a, b in spans]) if spans else self.slots[:0]
+
     def holders(self, conn: apsw.Connection, phrase: str) -> np.ndarray:
         """bool per row slot: the row holds ``phrase`` (one ``answers`` accepts)."""
-        slots = self._runs(phrase.lower())[0]
+        slots = self._slots(phrase.lower())
         has = np.zeros(len(self.rowids), dtype=bool)
         has[slots] = True
         if self.odd:
@@ -243,8 +254,11 @@ class WordPostings:
             return _freq(inst, weights), has
         n = len(self.rowids)
         slots, cols, counts, mult = self._runs(phrase.lower())
-        w = np.asarray(weights, dtype=np.float64)[cols]
-        f = np.bincount(slots, weights=counts * mult * w, minlength=n)
+        # Whole numbers: the product is exact in any order (``take`` is
+        # faster than fancy indexing, and the product is made in place).
+        wc = np.take(np.asarray(weights, dtype=np.float64), cols) * counts
+        wc *= mult
+        f = np.bincount(slots, weights=wc, minlength=n)
         if all(wc > 0 for wc in weights):
             has = f > 0  # every posting adds at least one positive weight
         else:

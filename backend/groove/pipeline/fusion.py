@@ -197,6 +197,11 @@ def hybrid_candidates(
     excluded = excluded_chunk_ids(idx, parsed, r.exclusion_scope, restriction, words)
     trigram_df: dict[str, int] = {}
     fts_ids, fts_votes = _full_text(idx, parsed, r, restriction, excluded, trigram_df, words)
+    # The sole holder reads the full-text leg alone: found here, while the
+    # query is still being embedded, not after the vector legs (ADR 0221).
+    sole = None
+    if r.fusion.sole_holder_first and r.legs == "hybrid" and fts_votes:
+        sole = sole_holder(idx, parsed, fts_ids, fts_votes, trigram_df, words)
     if isinstance(qvec, Future):
         qvec = qvec.result()
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
@@ -220,16 +225,14 @@ def hybrid_candidates(
         lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
         weights.append(r.fusion.note_weight)
         votes.append(None)
-    if r.fusion.sole_holder_first and r.legs == "hybrid" and fts_votes:
-        sole = sole_holder(idx, parsed, fts_ids, fts_votes, trigram_df, words)
-        if sole is not None:
-            # As much weight as every other leg together: the one note that
-            # holds a rare term of the query and the whole query cannot be
-            # outvoted by pages the vector legs like (ADR 0142).
-            names.append("sole_holder")
-            lists.append([sole])
-            weights.append(sum(weights))
-            votes.append(None)
+    if sole is not None:
+        # As much weight as every other leg together: the one note that
+        # holds a rare term of the query and the whole query cannot be
+        # outvoted by pages the vector legs like (ADR 0142).
+        names.append("sole_holder")
+        lists.append([sole])
+        weights.append(sum(weights))
+        votes.append(None)
     if r.fusion.named_note_first and r.legs == "hybrid":
         named = _named_chunks(idx, parsed, restriction, excluded, chunk_fused)
         if named:
