@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..blas_threads import one_blas_thread
 from ..index import chunks, fts, shortcjk
 from ..index.db import Index
 from ..index.word_postings import WordPostings
@@ -119,10 +118,8 @@ def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction
     if not idx.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_notes'").fetchone():
         return []
     # Notes without chunks have no note vector, so the allowed notes are
-    # exactly the notes of the allowed chunks. A few thousand rows: one BLAS
-    # thread, not a second one woken late on a busy machine (ADR 0222).
-    with one_blas_thread():
-        return _nearest(idx, "vec_notes", _blob(qvec), n, restriction.doc_sql, allowed_docs=restriction.docs)
+    # exactly the notes of the allowed chunks.
+    return _nearest(idx, "vec_notes", _blob(qvec), n, restriction.doc_sql, allowed_docs=restriction.docs)
 
 
 # The note-aware vector leg re-ranks this many times the leg's depth of nearest chunks.
@@ -147,8 +144,7 @@ def note_aware_ranking(
     note_sim = dict(near)
     rest = {d for d in doc_of.values() if d not in note_sim}
     if rest:
-        with one_blas_thread():  # a few hundred rows (ADR 0222)
-            note_sim.update(_sims(idx, "vec_notes", _blob(qvec), sorted(rest)))
+        note_sim.update(_sims(idx, "vec_notes", _blob(qvec), sorted(rest)))
 
     def score(cid: int) -> float:
         return chunk_sim[cid] + weight * note_sim.get(doc_of.get(cid, -1), 0.0)
