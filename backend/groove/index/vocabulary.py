@@ -155,10 +155,9 @@ def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
 
 def query_names(text: str, script: str) -> list[str]:
     """The words of ``text`` that name something (ADR 0220): in a query with
-    any Chinese, Japanese or Korean letter every Latin or digit word of 3+
-    characters
-    (Joplin, OCR, docx are names or formats there, never grammar); in a
-    Latin query a word with a capital past its first letter (WebDAV, EPUB),
+    any Chinese, Japanese or Korean letter, every Latin or digit word of 3+
+    characters (Joplin, OCR, docx are names or formats there, never
+    grammar); in a Latin query a word with a capital past its first letter (WebDAV, EPUB),
     one with letters and digits (Win11), or a capitalised word that does not
     open the query (Joplin, Kindle). Lower-case English words are left out:
     "throwaway" or "overwrote" are how a question is phrased, not what it is

@@ -256,9 +256,9 @@ class WordPostings:
         slots, cols, counts, mult = self._runs(phrase.lower())
         # Whole numbers: the product is exact in any order (``take`` is
         # faster than fancy indexing, and the product is made in place).
-        wc = np.take(np.asarray(weights, dtype=np.float64), cols) * counts
-        wc *= mult
-        f = np.bincount(slots, weights=wc, minlength=n)
+        weighted = np.take(np.asarray(weights, dtype=np.float64), cols) * counts
+        weighted *= mult
+        f = np.bincount(slots, weights=weighted, minlength=n)
         if all(wc > 0 for wc in weights):
             has = f > 0  # every posting adds at least one positive weight
         else:
