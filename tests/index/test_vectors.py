@@ -237,10 +237,11 @@ def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, mon
     idx = rt.index
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 0)
     monkeypatch.setattr(vectors, "HEAD_DIMS", 8)  # of the test model's 32
+    monkeypatch.setattr(vectors, "LEAD_DIMS", 4)
     idx.vectors.warm(idx.conn)
     n = idx.conn.execute("SELECT count(*) FROM vec_chunks").fetchone()[0]
     m = idx.vectors._matrix(idx.conn, "vec_chunks")
-    assert m is not None and m.tail is not None and m.head.shape == (n, 8) and m.tail.shape == (n, 24)
+    assert m is not None and [p.shape for p in m.parts] == [(n, 4), (n, 4), (n, 24)]
     assert m.basis is not None and np.allclose(m.basis.T @ m.basis, np.eye(32), atol=1e-5)
     ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id")]
     for q in QUERIES:
@@ -279,6 +280,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 1000)
     monkeypatch.setattr(vectors, "HEAD_DIMS", 48)  # half, as 192 of e5-small's 384
+    monkeypatch.setattr(vectors, "LEAD_DIMS", 24)  # a quarter, as 96
     rng = np.random.default_rng(4)
     x = _like_e5(n + 30, dim, rng)
     rows, queries = x[:n], x[n:]
@@ -291,7 +293,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
         idx.vectors.warm(idx.conn)
         # No second copy kept:
         m = idx.vectors._matrix(idx.conn, "vec_chunks")
-        assert m is not None and m.tail is not None and m.head.nbytes + m.tail.nbytes == rows.nbytes
+        assert m is not None and len(m.parts) == 3 and sum(p.nbytes for p in m.parts) == rows.nbytes
         found = []
         for q in queries:
             scores = rows @ q

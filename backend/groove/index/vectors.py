@@ -1,5 +1,5 @@
 """Nearest vectors from an in-memory copy of a vec0 table, for big vaults
-(ADR 0121, ADR 0133).
+(ADR 0121, ADR 0133, ADR 0222).
 
 sqlite-vec's exact KNN scans every row in C at ~12x the cost of numpy's
 ``X @ q`` (100k chunks: 60 ms against 5 ms), and a search runs more than one
@@ -14,13 +14,15 @@ triggers on every chunk and note change, schema m003) moves. Below
 
 Past ``HEAD_MIN_ROWS`` even numpy's scan costs more than the query
 embedding, and it is bound by memory traffic, not arithmetic. There the
-copy is held in the table's principal axes: a *head* of the ``HEAD_DIMS``
-leading coordinates and a *tail* of the rest, each contiguous (the same
-bytes in all). A KNN scans the head only, half the matrix, re-scores the
-``OVERSAMPLE`` x k most promising rows on their full vectors, and keeps the
-k best of those. Real embeddings put most of their weight on the leading
-axes, so what it misses is mostly a row near the k-th score, rarely one of
-the first ten (2 of 544 real queries at a big vault's proportions: ADR 0133).
+copy is held in the table's principal axes, split by columns into
+contiguous *parts* (the same bytes in all): a *lead* of the ``LEAD_DIMS``
+strongest coordinates, the rest of the ``HEAD_DIMS`` *head*, and the
+*tail*. A KNN scans the lead only, a third of the matrix (ADR 0222),
+keeps the ``LEAD_OVERSAMPLE`` x ``OVERSAMPLE`` x k most promising rows,
+adds the rest of their head (ADR 0133), re-scores the ``OVERSAMPLE`` x k
+best of those on their full vectors, and keeps the k best. Real
+embeddings put most of their weight on the leading axes, so what it
+misses is mostly a row near the k-th score, rarely one of the first ten.
 
 The size that counts is the vault's chunks, for the note table too: a vault
 of 100k chunks has only ~8k notes, yet sqlite-vec's note KNN and the
@@ -51,8 +53,10 @@ log = logging.getLogger(__name__)
 
 MIN_ROWS = 10_000
 HEAD_MIN_ROWS = 40_000  # below this a full scan takes ~2 ms: not worth approximating
-HEAD_DIMS = 192  # of e5-small's 384: the head scan reads half the matrix
+HEAD_DIMS = 192  # of e5-small's 384: half the matrix
+LEAD_DIMS = 128  # of e5-small's 384: the one pass over every row reads a third of the matrix
 OVERSAMPLE = 8  # rows re-scored in full per row wanted
+LEAD_OVERSAMPLE = 3  # rows given their whole head per row re-scored in full
 TAIL_SIGMAS = 3.0  # how far a tail may lift a row's head score: three standard deviations
 SLACK = 16  # extra rows ordered by distance, far beyond float32 rounding between score and distance
 _BLOCK = 8192  # rows rotated at a time while loading: the rotation needs no second copy
@@ -62,15 +66,26 @@ _BLOCK = 8192  # rows rotated at a time while loading: the rotation needs no sec
 class _Matrix:
     version: str | None
     rowids: np.ndarray  # int64, row i of the matrix
-    head: np.ndarray | None  # (n, h) float32; the whole vectors when there is no tail; None: table is small
-    tail: np.ndarray | None = None  # (n, dim - h) float32: the trailing principal coordinates
+    # Column blocks of the rows, each contiguous: one, the vectors as stored
+    # (exact scan); in a big table the principal coordinates as lead, rest of
+    # the head, tail. Empty: the table is small, sqlite-vec answers.
+    parts: tuple[np.ndarray, ...] = ()
     basis: np.ndarray | None = None  # (dim, dim) float32, orthonormal columns: coordinates = x @ basis
     norms2: np.ndarray | None = None  # float64 squared length of each row, for the distance
-    tail_norms: np.ndarray | None = None  # float32 length of each row's tail
-    reach: float = 0.0  # TAIL_SIGMAS standard deviations of a tail cosine (see ``_Matrix.candidates``)
+    rest_norms: tuple[np.ndarray, ...] = ()  # per part but the last: float32 length of each row past it
+    reach: tuple[float, ...] = ()  # per part but the last: TAIL_SIGMAS spreads of a cosine past it
     docs: np.ndarray | None = None  # vec_chunks: the note of each row
     order: np.ndarray | None = None  # argsort of ``rowids``: finds a rowid's row
     sorted_ids: np.ndarray | None = None  # ``rowids[order]``, kept: the gather cost 0.14 ms a lookup at 100k
+
+    @property
+    def held(self) -> bool:
+        return bool(self.parts)
+
+    @property
+    def staged(self) -> bool:
+        """Scanned on its leading axes, then narrowed (ADR 0133, 0222)."""
+        return len(self.parts) > 1
 
     def rows_of(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """The rows holding ``ids``, and which of ``ids`` were found."""
@@ -80,31 +95,34 @@ class _Matrix:
         at, hit = find_sorted(self.sorted_ids, np.asarray(ids, dtype=np.int64))
         return self.order[at[hit]], hit
 
-    def split(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The query in the matrix's coordinates: (head part, tail part)."""
-        if self.basis is None:
-            return q, None
-        r = q @ self.basis
-        h = self.head.shape[1] if self.head is not None else 0
-        return np.ascontiguousarray(r[:h]), np.ascontiguousarray(r[h:])
+    def split(self, q: np.ndarray) -> list[np.ndarray]:
+        """The query in the matrix's coordinates, cut as its parts are."""
+        r = q if self.basis is None else q @ self.basis
+        cuts = np.cumsum([p.shape[1] for p in self.parts])[:-1]
+        return [np.ascontiguousarray(x) for x in np.split(r, cuts)]
 
-    def candidates(self, head_scores: np.ndarray, qt: np.ndarray, n: int) -> np.ndarray:
-        """The n rows to re-score in full. A row's tail adds q_t . x_t to its
-        head score, unknown here but within |q_t| |x_t|; between unrelated
-        directions its cosine has a spread of ~1/sqrt(d), d the tail's
-        effective dimension. A row is ranked by its head score plus
-        ``reach`` = TAIL_SIGMAS such spreads of |q_t| |x_t|: rows with long
-        tails, whose head score says least, get the benefit of the doubt."""
-        assert self.tail_norms is not None
-        optimistic = head_scores + np.float32(self.reach * float(np.linalg.norm(qt))) * self.tail_norms
-        return _best(optimistic, n)
+    def narrow(self, scores: np.ndarray, rows: np.ndarray | None, i: int, qs: list[np.ndarray],
+               n: int) -> np.ndarray:
+        """Which n of ``rows`` (None: every row), scored on parts up to i, to
+        carry on. A row's later parts add q' . x' to its score, unknown here
+        but within |q'| |x'|; between unrelated directions that cosine has a
+        spread of ~1/sqrt(d), d the effective dimension of the axes past part
+        i. A row is ranked by its score plus ``reach[i]`` = TAIL_SIGMAS such
+        spreads of |q'| |x'|: rows long past part i, whose score so far says
+        least, get the benefit of the doubt. Positions into ``scores``, in
+        order: the next part's rows are then gathered walking memory forward
+        (~10 % of that gather after a query embedding left the caches cold)."""
+        rest = float(np.sqrt(sum(float(np.dot(x, x)) for x in qs[i + 1:])))
+        norms = self.rest_norms[i] if rows is None else self.rest_norms[i][rows]
+        pick = _best(scores + np.float32(self.reach[i] * rest) * norms, n)
+        pick.sort()
+        return pick
 
-    def scores(self, rows: np.ndarray, qh: np.ndarray, qt: np.ndarray | None) -> np.ndarray:
+    def scores(self, rows: np.ndarray, qs: list[np.ndarray]) -> np.ndarray:
         """Exact dot products of ``rows`` with the query."""
-        assert self.head is not None
-        s = self.head[rows] @ qh
-        if self.tail is not None and qt is not None:
-            s += self.tail[rows] @ qt
+        s = self.parts[0][rows] @ qs[0]
+        for p, x in zip(self.parts[1:], qs[1:]):
+            s += p[rows] @ x
         return s
 
     def distances(self, rows: np.ndarray, s: np.ndarray, q: np.ndarray) -> list[tuple[int, float]]:
@@ -154,7 +172,7 @@ class VectorCache:
         with self._lock:
             m, loading, took, kept = self._tables.get("vec_chunks"), self._loading, self.took, self._open is not None
         current = m is not None and m.version == version
-        if current and m is not None and m.head is None:
+        if current and m is not None and not m.held:
             state = "small"
         elif current:
             state = "ready"
@@ -164,14 +182,14 @@ class VectorCache:
             state = "off"
         else:
             state = "stale"
-        held = [t for t in self._tables.values() if t.head is not None] if state == "ready" else []
-        size = sum(a.nbytes for t in held for a in (t.head, t.tail, t.norms2, t.tail_norms, t.docs, t.rowids)
+        held = [t for t in self._tables.values() if t.held] if state == "ready" else []
+        size = sum(a.nbytes for t in held for a in (*t.parts, *t.rest_norms, t.norms2, t.docs, t.rowids)
                    if a is not None)
         return {"state": state, "min_rows": MIN_ROWS,
                 "rows": len(m.rowids) if state == "ready" and m is not None else None,
                 "megabytes": round(size / 1e6, 1) if held else None,
                 "load_seconds": round(took, 2) if took is not None and state == "ready" else None,
-                "head_scan": bool(state == "ready" and m is not None and m.tail is not None)}
+                "head_scan": bool(state == "ready" and m is not None and m.staged)}
 
     def load_if_stale(self, conn: apsw.Connection) -> None:
         """Start loading the copies if this process keeps them and they are stale."""
@@ -190,30 +208,31 @@ class VectorCache:
         ``allowed_sql`` allows as note ids (a chunk's note in ``vec_chunks``,
         the row itself in ``vec_notes``): masked here without asking SQLite."""
         m = self._matrix(conn, table)
-        if m is None or m.head is None or k <= 0:
+        if m is None or not m.held or k <= 0:
             return None
         q = np.frombuffer(blob, dtype=np.float32)
-        qh, qt = m.split(q)
-        first = head = m.head @ qh  # exact when there is no tail; the head's share when there is
+        qs = m.split(q)
+        s = m.parts[0] @ qs[0]  # exact with one part; the lead's share of each score with more
         if allowed_docs is not None and (table == "vec_notes" or m.docs is not None):
             notes = m.rowids if table == "vec_notes" else m.docs
-            first = np.where(np.isin(notes, allowed_docs), first, -np.inf)
+            s = np.where(np.isin(notes, allowed_docs), s, -np.inf)
         elif allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
-            first = np.where(np.isin(m.rowids, allowed), first, -np.inf)
+            s = np.where(np.isin(m.rowids, allowed), s, -np.inf)
         if excluded:
-            first = np.where(holds(excluded, m.rowids), -np.inf, first)
-        want = min(k + SLACK, len(first))
-        if m.tail is None:
-            rows = _best(first, want)
-            s = first[rows]
-        else:
-            assert qt is not None
-            rows = m.candidates(first, qt, min(OVERSAMPLE * want, len(first)))
-            s = np.where(np.isfinite(first[rows]), head[rows] + m.tail[rows] @ qt, -np.inf)
-            keep = _best(s, min(want, len(s)))
-            rows, s = rows[keep], s[keep]
-        live = np.isfinite(first[rows])
+            s = np.where(holds(excluded, m.rowids), -np.inf, s)
+        want = min(k + SLACK, len(s))
+        rows: np.ndarray | None = None  # every row, until the first narrowing
+        for i in range(1, len(m.parts)):
+            # Each pass keeps fewer rows: OVERSAMPLE x want before the last part,
+            # LEAD_OVERSAMPLE times as many before each earlier one.
+            n = min(OVERSAMPLE * want * LEAD_OVERSAMPLE ** (len(m.parts) - 1 - i), len(s))
+            pick = m.narrow(s, rows, i - 1, qs, n)
+            rows = pick if rows is None else rows[pick]
+            s = s[pick] + m.parts[i][rows] @ qs[i]  # a row masked out stays at -inf
+        keep = _best(s, want)
+        rows, s = (keep if rows is None else rows[keep]), s[keep]
+        live = np.isfinite(s)
         hits = m.distances(rows[live], s[live], q)
         return sorted(hits, key=lambda r: (r[1], r[0]))[:k]
 
@@ -224,13 +243,13 @@ class VectorCache:
         chunk of its storage per looked-up rowid: 150 notes cost ~8 ms at
         100k chunks."""
         m = self._matrix(conn, table)
-        if m is None or m.head is None:
+        if m is None or not m.held:
             return None
         if not ids:
             return []
         q = np.frombuffer(blob, dtype=np.float32)
         rows, _ = m.rows_of(ids)
-        return m.distances(rows, m.scores(rows, *m.split(q)), q)
+        return m.distances(rows, m.scores(rows, m.split(q)), q)
 
     def vectors_of(self, conn: apsw.Connection, table: str, ids: list[int], *,
                    as_stored: bool = False) -> np.ndarray | None:
@@ -242,16 +261,13 @@ class VectorCache:
         ``as_stored`` they are rotated back (to query the table with). vec0's
         per-rowid reads cost ~30 ms for MMR's pool of 50 at 100k chunks."""
         m = self._matrix(conn, table)
-        if m is None or m.head is None:
+        if m is None or not m.held:
             return None
-        dim = m.head.shape[1] + (m.tail.shape[1] if m.tail is not None else 0)
-        out = np.zeros((len(ids), dim), dtype=np.float32)
+        out = np.zeros((len(ids), sum(p.shape[1] for p in m.parts)), dtype=np.float32)
         if not ids:
             return out
         rows, hit = m.rows_of(ids)
-        out[hit, :m.head.shape[1]] = m.head[rows]
-        if m.tail is not None:
-            out[hit, m.head.shape[1]:] = m.tail[rows]
+        out[hit] = np.hstack([p[rows] for p in m.parts])
         if as_stored and m.basis is not None:
             out = out @ m.basis.T  # the basis is orthonormal: its transpose undoes it
         return out
@@ -260,7 +276,7 @@ class VectorCache:
         """chunk id -> note id for the chunks ``ids`` that have a vector, from
         the copy of ``vec_chunks``; None: no current copy (ask SQLite)."""
         m = self._matrix(conn, "vec_chunks")
-        if m is None or m.head is None or m.docs is None:
+        if m is None or not m.held or m.docs is None:
             return None
         rows, hit = m.rows_of(ids)
         return dict(zip(np.asarray(ids, dtype=np.int64)[hit].tolist(), m.docs[rows].tolist()))
@@ -317,7 +333,7 @@ def _load_all(conn: apsw.Connection) -> dict[str, _Matrix]:
             "SELECT name FROM sqlite_master WHERE name IN ('vec_chunks', 'vec_notes')")}
         version = rows_version(conn)
         # A table not made yet (a vault never indexed) is held as small: nothing to load.
-        return {t: _load(conn, t, version) if t in present else _Matrix(version, np.zeros(0, dtype=np.int64), None)
+        return {t: _load(conn, t, version) if t in present else _Matrix(version, np.zeros(0, dtype=np.int64))
                 for t in ("vec_chunks", "vec_notes")}
 
 
@@ -335,14 +351,13 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
         n = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
         vault_rows = n if table == "vec_chunks" else conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         if version is None or vault_rows < MIN_ROWS or n == 0:
-            return _Matrix(version, np.zeros(0, dtype=np.int64), None)
+            return _Matrix(version, np.zeros(0, dtype=np.int64))
         rows = conn.execute(f"SELECT rowid, embedding FROM {table}")
         first = next(rows)
         dim = len(first[1]) // 4
-        h = HEAD_DIMS if n >= HEAD_MIN_ROWS and dim > HEAD_DIMS else dim
-        # Read straight into head and tail: never a second copy of the matrix.
-        head = np.empty((n, h), dtype=np.float32)
-        tail = np.empty((n, dim - h), dtype=np.float32) if h < dim else None
+        bounds = _bounds(n, dim)
+        # Read straight into the parts: never a second copy of the matrix.
+        parts = tuple(np.empty((n, b - a), dtype=np.float32) for a, b in zip((0, *bounds), bounds))
         rowids = np.empty(n, dtype=np.int64)
         block = np.empty((_BLOCK, dim), dtype=np.float32)
         got = 0
@@ -353,29 +368,42 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
             block[i % _BLOCK] = np.frombuffer(emb, dtype=np.float32)
             if i % _BLOCK == _BLOCK - 1 or i == n - 1:
                 s = i - i % _BLOCK
-                head[s:i + 1] = block[:i + 1 - s, :h]
-                if tail is not None:
-                    tail[s:i + 1] = block[:i + 1 - s, h:]
+                for part, a, b in zip(parts, (0, *bounds), bounds):
+                    part[s:i + 1] = block[:i + 1 - s, a:b]
             got = i + 1
-        head, tail, rowids = head[:got], (tail[:got] if tail is not None else None), rowids[:got]
+        parts, rowids = tuple(part[:got] for part in parts), rowids[:got]
         docs = None
         if table == "vec_chunks":
             doc_of = dict(conn.execute("SELECT id, doc_id FROM chunks"))
             docs = np.fromiter((doc_of.get(int(r), -1) for r in rowids), dtype=np.int64, count=len(rowids))
-    norms2 = np.einsum("ij,ij->i", head, head, dtype=np.float64)
-    if tail is None:
-        return _Matrix(version, rowids, head, norms2=norms2, docs=docs)
-    norms2 += np.einsum("ij,ij->i", tail, tail, dtype=np.float64)
-    basis, weights = _principal_axes(head, tail)
-    for s in range(0, len(head), _BLOCK):
-        rotated = np.hstack([head[s:s + _BLOCK], tail[s:s + _BLOCK]]) @ basis
-        head[s:s + _BLOCK], tail[s:s + _BLOCK] = rotated[:, :h], rotated[:, h:]
-    tail_norms = np.sqrt(np.einsum("ij,ij->i", tail, tail)).astype(np.float32)
-    # The tail's effective dimension: its participation ratio.
-    t = np.maximum(weights[h:], 0.0)
-    dims = float(t.sum() ** 2 / max(float((t ** 2).sum()), 1e-30))
-    return _Matrix(version, rowids, head, tail=tail, basis=basis, norms2=norms2, docs=docs,
-                   tail_norms=tail_norms, reach=TAIL_SIGMAS / np.sqrt(max(dims, 1.0)))
+    sq = [np.einsum("ij,ij->i", part, part, dtype=np.float64) for part in parts]
+    norms2 = np.sum(sq, axis=0)
+    if len(parts) == 1:
+        return _Matrix(version, rowids, parts, norms2=norms2, docs=docs)
+    basis, weights = _principal_axes(parts)
+    for s in range(0, got, _BLOCK):
+        rotated = np.hstack([part[s:s + _BLOCK] for part in parts]) @ basis
+        for part, a, b in zip(parts, (0, *bounds), bounds):
+            part[s:s + _BLOCK] = rotated[:, a:b]
+    sq = [np.einsum("ij,ij->i", part, part) for part in parts]  # rotated: each row's weight per part
+    rest_norms = tuple(np.sqrt(np.sum(sq[i + 1:], axis=0)).astype(np.float32) for i in range(len(parts) - 1))
+    return _Matrix(version, rowids, parts, basis=basis, norms2=norms2, docs=docs, rest_norms=rest_norms,
+                   reach=tuple(TAIL_SIGMAS / np.sqrt(_effective_dims(weights[b:])) for b in bounds[:-1]))
+
+
+def _bounds(n: int, dim: int) -> tuple[int, ...]:
+    """Where the parts of an n x dim table end: one part below HEAD_MIN_ROWS
+    (an exact scan), else lead, rest of the head, tail (those that fit)."""
+    if n < HEAD_MIN_ROWS or dim <= HEAD_DIMS:
+        return (dim,)
+    return tuple(sorted({b for b in (LEAD_DIMS, HEAD_DIMS) if 0 < b < dim} | {dim}))
+
+
+def _effective_dims(weights: np.ndarray) -> float:
+    """The participation ratio of the axes' weights: how many axes they
+    spread over, as the reach of a cosine across them needs it."""
+    t = np.maximum(weights, 0.0)
+    return max(float(t.sum() ** 2 / max(float((t ** 2).sum()), 1e-30)), 1.0)
 
 
 def _chain(first, rest):
@@ -383,11 +411,11 @@ def _chain(first, rest):
     yield from rest
 
 
-def _principal_axes(head: np.ndarray, tail: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _principal_axes(parts: tuple[np.ndarray, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Orthonormal axes of the rows' uncentred second moment, the strongest
     first (the mean direction, which e5 vectors share, leads), and their
-    weights. float32 is plenty: the axes decide only which rows the head
-    scan sees, never a score."""
-    gram = np.block([[head.T @ head, head.T @ tail], [tail.T @ head, tail.T @ tail]])
+    weights. float32 is plenty: the axes decide only which rows the staged
+    scan carries on, never a score."""
+    gram = np.block([[a.T @ b for b in parts] for a in parts])
     weights, axes = np.linalg.eigh(gram.astype(np.float64))
     return np.ascontiguousarray(axes[:, ::-1], dtype=np.float32), weights[::-1]
