@@ -4,7 +4,8 @@ scan (ADR 0222) against the head scan it replaced (ADR 0133).
     python bench/staged_scan.py --index PATH [--lang zh|ko] [--rounds 10]
 
 PATH is an index of 40k+ chunks, such as ``bench/scale.py --chunks 100000
---keep PATH`` leaves. Both copies are loaded in this process; before each
+--keep PATH`` leaves; the staged copy is built at any size past 40k (the
+comparison that sets ``LEAD_MIN_ROWS``). Both copies are loaded in this process; before each
 KNN the bench's questions are embedded by the default model on the
 pipeline's worker, as a search does, so the matrix is as cold in the CPU's
 caches as a search finds it (a KNN timed back to back reads it warm, and
@@ -39,6 +40,7 @@ def main() -> None:
     from groove.pipeline import _embed_pool
 
     idx = Index(a.index, create=False)
+    vectors.LEAD_MIN_ROWS = 0  # both at any size: the comparison that sets LEAD_MIN_ROWS
     copies = {}
     for name, lead in (("staged", vectors.LEAD_DIMS), ("head scan", vectors.HEAD_DIMS)):
         was, vectors.LEAD_DIMS = vectors.LEAD_DIMS, lead  # a lead as wide as the head: ADR 0133's scan

@@ -73,7 +73,7 @@ def main() -> None:
                vectors.TAIL_SIGMAS)
     settings = [shipped, (192, 192, 8, 1, 3.0), (192, 64, 8, 3, 3.0), (192, 96, 8, 2, 3.0), (192, 96, 8, 3, 0.0),
                 (192, 128, 8, 2, 3.0), (128, 128, 16, 1, 3.0)]
-    vectors.MIN_ROWS = vectors.HEAD_MIN_ROWS = 1000  # the table is far smaller than a big vault
+    vectors.MIN_ROWS = vectors.HEAD_MIN_ROWS = vectors.LEAD_MIN_ROWS = 1000  # far smaller than a big vault
     for k in dict.fromkeys((a.k, 200)):
         for setting in settings:
             head, lead, over, lead_over, sigmas = setting

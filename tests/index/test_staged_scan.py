@@ -25,8 +25,8 @@ def _like_e5(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):
-    """60k rows of e5-small's width: past HEAD_MIN_ROWS, and far past a
-    CPU's cache, as a big vault's matrix is."""
+    """60k rows of e5-small's width: past HEAD_MIN_ROWS (the tests lower
+    LEAD_MIN_ROWS), and far past a CPU's cache, as a big vault's matrix is."""
     rng = np.random.default_rng(7)
     x = _like_e5(60_040, 384, rng)
     idx = Index(tmp_path_factory.mktemp("staged") / "index.sqlite")
@@ -38,15 +38,17 @@ def big(tmp_path_factory):
     idx.close()
 
 
-def _cache(idx: Index, lead: int) -> vectors.VectorCache:
-    """A copy loaded with ``lead`` axes in its first pass (the head's width: no lead)."""
-    was, vectors.MIN_ROWS, vectors.LEAD_DIMS = (vectors.MIN_ROWS, vectors.LEAD_DIMS), 1000, lead
+def _cache(idx: Index, lead: int, lead_min_rows: int = 1000) -> vectors.VectorCache:
+    """A copy loaded with ``lead`` axes in its first pass (the head's width:
+    no lead), past LEAD_MIN_ROWS by default."""
+    was = vectors.MIN_ROWS, vectors.LEAD_DIMS, vectors.LEAD_MIN_ROWS
+    vectors.MIN_ROWS, vectors.LEAD_DIMS, vectors.LEAD_MIN_ROWS = 1000, lead, lead_min_rows
     try:
         vc = vectors.VectorCache()
         vc.warm(idx.conn)
         return vc
     finally:
-        vectors.MIN_ROWS, vectors.LEAD_DIMS = was
+        vectors.MIN_ROWS, vectors.LEAD_DIMS, vectors.LEAD_MIN_ROWS = was
 
 
 def test_the_first_pass_reads_a_contiguous_third_of_the_matrix(big):
@@ -87,3 +89,12 @@ def test_a_masked_row_never_comes_back_from_a_later_part(big):
         hits = staged.nearest(idx.conn, "vec_chunks", q.tobytes(), 200, None,
                               excluded=set(range(1, 60_001)) - allowed)
         assert {r for r, _ in hits} == allowed  # all 61, nothing else
+
+
+def test_a_table_under_lead_min_rows_keeps_the_head_scan(big):
+    """Under LEAD_MIN_ROWS the lead's gathers would cost what its narrower
+    pass saves (ADR 0222): such a table is scanned on its head, as in ADR 0133."""
+    idx, rows, _ = big
+    m = _cache(idx, vectors.LEAD_DIMS, lead_min_rows=len(rows) + 1)._tables["vec_chunks"]
+    assert [p.shape[1] for p in m.parts] == [192, 192]
+    assert vectors.HEAD_MIN_ROWS < vectors.LEAD_MIN_ROWS

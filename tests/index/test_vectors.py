@@ -236,6 +236,7 @@ def test_the_head_scan_is_exact_when_its_candidates_cover_the_table(indexed, mon
     rt, _, emb = indexed
     idx = rt.index
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 0)
+    monkeypatch.setattr(vectors, "LEAD_MIN_ROWS", 0)
     monkeypatch.setattr(vectors, "HEAD_DIMS", 8)  # of the test model's 32
     monkeypatch.setattr(vectors, "LEAD_DIMS", 4)
     idx.vectors.warm(idx.conn)
@@ -279,6 +280,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     n, dim, k = 30_000, 96, 200
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 1000)
+    monkeypatch.setattr(vectors, "LEAD_MIN_ROWS", 1000)
     monkeypatch.setattr(vectors, "HEAD_DIMS", 48)  # half, as 192 of e5-small's 384
     monkeypatch.setattr(vectors, "LEAD_DIMS", 24)  # a quarter, as 96
     rng = np.random.default_rng(4)

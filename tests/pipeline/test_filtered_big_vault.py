@@ -126,7 +126,9 @@ def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products
     dim = rt.embedder.dim
     monkeypatch.setattr(vectors, "MIN_ROWS", 10)
     monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 10)
-    monkeypatch.setattr(vectors, "HEAD_DIMS", dim // 2)  # a head and a tail, as at 100k chunks
+    monkeypatch.setattr(vectors, "HEAD_DIMS", dim // 2)  # a lead, the rest of the head and a tail, as at 100k chunks
+    monkeypatch.setattr(vectors, "LEAD_DIMS", dim // 3)
+    monkeypatch.setattr(vectors, "LEAD_MIN_ROWS", 10)
     idx = rt.index
     ids = [r[0] for r in idx.conn.execute("SELECT id FROM chunks ORDER BY id DESC LIMIT 40")] + [10**9]
     idx.vectors = VectorCache()
@@ -143,7 +145,7 @@ def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products
     assert [h.chunk_id for h in run_search(rt, SearchParams(query="sync canvas", mmr=True, limit=8)).results] == picks
 
 
-@pytest.mark.parametrize("rotated", [False, True], ids=["plain copy", "head and tail"])
+@pytest.mark.parametrize("rotated", [False, True], ids=["plain copy", "lead, head and tail"])
 def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, rotated):
     from groove import service
 
@@ -151,6 +153,8 @@ def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, ro
     if rotated:
         monkeypatch.setattr(vectors, "HEAD_MIN_ROWS", 10)
         monkeypatch.setattr(vectors, "HEAD_DIMS", rt.embedder.dim // 2)
+        monkeypatch.setattr(vectors, "LEAD_DIMS", rt.embedder.dim // 3)
+        monkeypatch.setattr(vectors, "LEAD_MIN_ROWS", 10)
     idx = rt.index
     paths = [p for (p,) in idx.conn.execute("SELECT path FROM documents ORDER BY id LIMIT 6")]
     idx.vectors = VectorCache()

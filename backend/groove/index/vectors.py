@@ -17,7 +17,8 @@ embedding, and it is bound by memory traffic, not arithmetic. There the
 copy is held in the table's principal axes, split by columns into
 contiguous *parts* (the same bytes in all): a *lead* of the ``LEAD_DIMS``
 strongest coordinates, the rest of the ``HEAD_DIMS`` *head*, and the
-*tail*. A KNN scans the lead only, a third of the matrix (ADR 0222),
+*tail* (below ``LEAD_MIN_ROWS``, head and tail only). A KNN scans the
+lead only, a third of the matrix (ADR 0222),
 keeps the ``LEAD_OVERSAMPLE`` x ``OVERSAMPLE`` x k most promising rows,
 adds the rest of their head (ADR 0133), re-scores the ``OVERSAMPLE`` x k
 best of those on their full vectors, and keeps the k best. Real
@@ -53,6 +54,7 @@ log = logging.getLogger(__name__)
 
 MIN_ROWS = 10_000
 HEAD_MIN_ROWS = 40_000  # below this a full scan takes ~2 ms: not worth approximating
+LEAD_MIN_ROWS = 80_000  # below this the lead's gathers cost what its narrower pass saves (ADR 0222)
 HEAD_DIMS = 192  # of e5-small's 384: half the matrix
 LEAD_DIMS = 128  # of e5-small's 384: the one pass over every row reads a third of the matrix
 OVERSAMPLE = 8  # rows re-scored in full per row wanted
@@ -111,7 +113,7 @@ class _Matrix:
         spreads of |q'| |x'|: rows long past part i, whose score so far says
         least, get the benefit of the doubt. Positions into ``scores``, in
         order: the next part's rows are then gathered walking memory forward
-        (~10 % of that gather after a query embedding left the caches cold)."""
+        (a few per cent of a KNN after a query embedding left the caches cold)."""
         rest = float(np.sqrt(sum(float(np.dot(x, x)) for x in qs[i + 1:])))
         norms = self.rest_norms[i] if rows is None else self.rest_norms[i][rows]
         pick = _best(scores + np.float32(self.reach[i] * rest) * norms, n)
@@ -393,10 +395,12 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
 
 def _bounds(n: int, dim: int) -> tuple[int, ...]:
     """Where the parts of an n x dim table end: one part below HEAD_MIN_ROWS
-    (an exact scan), else lead, rest of the head, tail (those that fit)."""
+    (an exact scan), head and tail below LEAD_MIN_ROWS, else lead, rest of
+    the head, tail (those that fit)."""
     if n < HEAD_MIN_ROWS or dim <= HEAD_DIMS:
         return (dim,)
-    return tuple(sorted({b for b in (LEAD_DIMS, HEAD_DIMS) if 0 < b < dim} | {dim}))
+    lead = (LEAD_DIMS,) if n >= LEAD_MIN_ROWS else ()
+    return tuple(sorted({b for b in (*lead, HEAD_DIMS) if 0 < b < dim} | {dim}))
 
 
 def _effective_dims(weights: np.ndarray) -> float:
