@@ -28,7 +28,7 @@ At each size it times, on the same queries:
   word index's build time and size;
 - the vector KNN alone, three ways: sqlite-vec's own scan, groove's path
   (the in-memory copy above ``vectors.MIN_ROWS``; from 40k rows its head
-  scan, ADR 0133), and numpy's exact brute force (``X @ q`` +
+  scan, ADR 0133, staged from 80k, ADR 0222), and numpy's exact brute force (``X @ q`` +
   argpartition).
 
 At the largest size it times other shapes of query as the daemon runs them
