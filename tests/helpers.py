@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 TEST_MODELS_DIR = Path(os.environ.get("GROOVE_TEST_MODELS_DIR", Path.home() / ".cache" / "groove-test-models"))
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "backend" / "groove" / "sample_vault"
 
@@ -114,3 +116,12 @@ def run_groove(*args: str) -> subprocess.CompletedProcess[str]:
 def quoted_hits(client, word: str) -> list[str]:  # noqa: ANN001 - a daemon test client
     """Paths of the hits of the exact phrase ``word`` whose text holds it."""
     return [h["path"] for h in client.search(f'"{word}"', limit=20)["results"] if word in h["content"]]
+
+
+def like_e5(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+    """Unit vectors shaped as e5's are: one direction they all share (mean
+    length ~0.9) and a spread that decays over the axes."""
+    axes, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
+    spread = 0.09 * np.arange(1, dim + 1) ** -0.6
+    x = 0.9 * axes[:, 0] + (rng.standard_normal((n, dim)) * spread) @ axes.T
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)

@@ -12,15 +12,7 @@ import pytest
 
 from groove.index import schema, vectors
 from groove.index.db import Index
-
-
-def _like_e5(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit vectors shaped as e5's are: one direction they all share (mean
-    length ~0.9) and a spread that decays over the axes."""
-    axes, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
-    spread = 0.09 * np.arange(1, dim + 1) ** -0.6
-    x = 0.9 * axes[:, 0] + (rng.standard_normal((n, dim)) * spread) @ axes.T
-    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+from helpers import like_e5
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +20,7 @@ def big(tmp_path_factory):
     """60k rows of e5-small's width: past HEAD_MIN_ROWS (the tests lower
     LEAD_MIN_ROWS), and far past a CPU's cache, as a big vault's matrix is."""
     rng = np.random.default_rng(7)
-    x = _like_e5(60_040, 384, rng)
+    x = like_e5(60_040, 384, rng)
     idx = Index(tmp_path_factory.mktemp("staged") / "index.sqlite")
     with idx.atomic() as c:
         schema.create_vec_table(c, 384)

@@ -19,7 +19,7 @@ from groove import service
 from groove.index import vectors
 from groove.index.chunk_set import ChunkSet
 from groove.index.db import Index
-from helpers import make_runtime
+from helpers import like_e5, make_runtime
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"
 QUERIES = ["coffee beans", "東京の天気", "bread recipe flour", "sync my notes", "cats"]
@@ -262,15 +262,6 @@ def test_the_copy_knows_each_chunks_note(indexed):
     assert idx.vectors.notes_of(idx.conn, ids) == want
 
 
-def _like_e5(n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
-    """Unit vectors shaped as e5's are: one direction they all share (mean
-    length ~0.9) and a spread that decays over the axes."""
-    axes, _ = np.linalg.qr(rng.standard_normal((dim, dim)))
-    spread = 0.09 * np.arange(1, dim + 1) ** -0.6
-    x = 0.9 * axes[:, 0] + (rng.standard_normal((n, dim)) * spread) @ axes.T
-    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
-
-
 def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch):
     """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
     re-scored in full. On vectors shaped like e5's, the nearest rows always
@@ -284,7 +275,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     monkeypatch.setattr(vectors, "HEAD_DIMS", 48)  # half, as 192 of e5-small's 384
     monkeypatch.setattr(vectors, "LEAD_DIMS", 24)  # a quarter, as 96
     rng = np.random.default_rng(4)
-    x = _like_e5(n + 30, dim, rng)
+    x = like_e5(n + 30, dim, rng)
     rows, queries = x[:n], x[n:]
     idx = Index(tmp_path / "index.sqlite")
     try:
