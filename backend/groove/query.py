@@ -21,6 +21,9 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   runs are joined to a neighbour to reach 3.
 * ``-item`` at the start of a whitespace-delimited item excludes it, compiled
   by the same rules; ``--item`` is plain text (a command-line flag, ADR 0077).
+  An exclusion too short for trigram that is a 2-letter CJK or Hangul word
+  (``-标签``, ``-脚注``, ``-태그를``) excludes through the bigram table
+  (``negative_shorts``, ADR 0223).
   A query made only of exclusions raises ``BadQuery``.
 * No phrase at all -> the whole trimmed positive text is one phrase (the old
   form); under 3 characters -> no FTS leg (``match_expr is None``).
@@ -75,6 +78,8 @@ class ParsedQuery:
     embed_text: str  # the query minus exclusions, for embedder/reranker
     short_terms: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # Excluded words too short for trigram, matched in the bigram table (ADR 0223).
+    negative_shorts: list[str] = field(default_factory=list)
 
 
 def char_type(ch: str) -> int:
@@ -418,17 +423,23 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         positives += p
         shorts += s
     negatives: list[str] = []
+    neg_shorts: list[str] = []
     for it in neg_items:
         p, _ = _compile(it, False)
-        if not p:
+        # Too short for trigram: a 2-letter Chinese, Japanese or Korean word
+        # (Korean particles cut) is one bigram-table token (ADR 0223).
+        s = [] if p or not short_cjk else _compile(it, True, kana_free)[1]
+        if not p and not s:
             warnings.append(
-                f"exclusion {q[it.start:it.end]!r} ignored: full-text search needs "
-                f"at least {MIN_PHRASE} characters"
+                f"exclusion {q[it.start:it.end]!r} ignored: full-text search needs at least "
+                f"{MIN_PHRASE} characters ({SHORT_LEN} for a Chinese, Japanese or Korean word)"
             )
         negatives += p
+        neg_shorts += s
 
     positives = _dedup(positives)
     negatives = _dedup(negatives)
+    neg_shorts = _dedup(neg_shorts)
     shorts = _dedup(shorts)
 
     embed_text = _render(q, items)
@@ -445,7 +456,8 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         if not positives and not shorts and all(char_type(c) == SEP for c in fallback):
             raise BadQuery(f"nothing to search for in {fallback!r}: no letters or digits")
 
-    for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts)):
+    for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts),
+                     ("short exclusion", neg_shorts)):
         if len(xs) > max_phrases:
             msg = (f"query too long: searched the first {max_phrases} of {len(xs)} "
                    f"{name} phrases")
@@ -467,6 +479,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         embed_text=embed_text,
         short_terms=shorts if short_cjk else [],
         warnings=warnings,
+        negative_shorts=neg_shorts,
     )
 
 

@@ -336,8 +336,8 @@ def test_a_long_kanji_run_in_a_query_with_kana_stays_japanese():
 def test_a_chinese_exclusion_behaves_as_a_japanese_one():
     p = parse_query("销售税 豁免 -退款政策")
     assert p.negatives == ["退款政策"] and p.match_expr == '("销售税") NOT ("退款政策")'
-    short = parse_query("销售税 豁免 -退款")
-    assert short.negatives == [] and short.warnings  # two characters: too short to exclude, said so
+    short = parse_query("销售税 豁免 -退款")  # two characters: the bigram table excludes it (ADR 0223)
+    assert short.negatives == [] and short.negative_shorts == ["退款"] and not short.warnings
 
 
 @pytest.mark.parametrize("word, stem", [
@@ -376,7 +376,8 @@ def test_a_korean_exclusion_behaves_as_a_japanese_one():
     p = parse_query("테마 설치 삭제 -플러그인")
     assert p.negatives == ["플러그인"] and p.short_terms == ["테마", "설치", "삭제"]
     assert p.match_expr is None and p.negative_expr == '"플러그인"'
-    assert parse_query("테마 -태그").warnings  # a two-syllable exclusion: too short, said so
+    short = parse_query("테마 -태그를")  # a two-syllable stem: the bigram table excludes it (ADR 0223)
+    assert short.negative_shorts == ["태그"] and not short.warnings
 
 
 def test_korean_and_chinese_terms_are_what_match_spans_highlight():

@@ -272,16 +272,26 @@ class WordPostings:
                 has[slot] = sum(c) > 0
         return f, has
 
-    def rows_with(self, conn: apsw.Connection, phrases: list[str], *,
+    def rows_with(self, conn: apsw.Connection, phrases: list[str], *, shorts: list[str] | tuple[str, ...] = (),
                   whole_notes: bool = False) -> ChunkSet | None:
-        """Rowids holding any of ``phrases`` or, with ``whole_notes``, every
-        chunk of a note one of them is in (None: a phrase it cannot count)."""
+        """Rowids holding any of ``phrases``, or any of ``shorts`` (2-letter CJK
+        words, from the bigram index beside this one, ADR 0223), or, with
+        ``whole_notes``, every chunk of a note one of them is in (None: a
+        phrase or short word it cannot count)."""
         if not all(map(answers, phrases)):
+            return None
+        if shorts and (self.bigrams is None or not all(map(countable, shorts))):
             return None
         hit = np.zeros(len(self.rowids), dtype=bool)
         for p in phrases:
             hit |= self.holders(conn, p)
         ids = self.rowids[hit]
+        if shorts:
+            assert self.bigrams is not None
+            bhit = np.zeros(len(self.bigrams.rowids), dtype=bool)
+            for t in shorts:
+                bhit |= self.bigrams.holders(conn, t)
+            ids = np.concatenate([ids, self.bigrams.rowids[bhit]])  # a row in both: ChunkSet keeps it once
         if whole_notes and len(ids):
             ids = self._same_notes(ids)
         return ChunkSet(ids)

@@ -154,10 +154,11 @@ def note_aware_ranking(
 
 def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction: Restriction,
                        words: WordPostings | None = None) -> AbstractSet[int]:
-    if not parsed.negatives:
+    if not (parsed.negatives or parsed.negative_shorts):
         return set()
     if words is not None and restriction.sql is None:
-        found = words.rows_with(idx.conn, parsed.negatives, whole_notes=scope == "note")
+        found = words.rows_with(idx.conn, parsed.negatives, shorts=parsed.negative_shorts,
+                                whole_notes=scope == "note")
         if found is not None:
             return found
     ids = fts.excluded_ids(idx.conn, parsed, restriction.sql)
