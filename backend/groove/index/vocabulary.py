@@ -49,7 +49,7 @@ from ..query import (
     hangul_terms,
     is_cjk,
 )
-from . import fts, shortcjk
+from . import fts, hangul_split, shortcjk
 from .word_postings import WordPostings, answers
 
 if TYPE_CHECKING:
@@ -187,11 +187,15 @@ def unknown_names(conn: apsw.Connection, text: str, script: str, memo: dict[str,
 
 
 def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
-                skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None) -> float:
+                skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None,
+                splits: dict[str, list[str]] | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
-    scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count."""
+    scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count.
+    A Korean word typed without spaces counts as the vault's words it is
+    made of (``splits``: the search's own, ``hangul_split``)."""
     words, grams = query_tokens(text)
+    words = hangul_split.split_terms(conn, words, splits)  # 태그검색: 태그, 검색 (ADR 0224)
     if "cjk" in skip or "han" in skip:
         words, grams = [w for w in words if char_type(w[0]) in (WORD, HANGUL)], []
     if "hangul" in skip:

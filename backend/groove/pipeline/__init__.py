@@ -1,6 +1,7 @@
 """The query pipeline, in its fixed order (docs/design.md §1):
 
-    parse_query → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
+    parse_query (Korean typed without spaces split by the vault's words)
+    → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
     → 4 parent retriever (opt) → match_spans → SearchResponse
 
 ``run_search`` is the only place the stages are ordered; every surface (CLI,
@@ -16,7 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from ..index import calibration, vocabulary
+from ..index import calibration, hangul_split, vocabulary
 from ..index.db import Index
 from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
@@ -54,6 +55,9 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if r.legs != "fts" and parsed.embed_text.strip():
         # Embedded on a worker while the lexical leg runs here (ADR 0081).
         qvec = _embed_pool().submit(rt.embedder.embed_query, parsed.embed_text)
+    # While the query is embedded: 태그검색 is searched as 태그 and 검색 (ADR 0224).
+    splits: dict[str, list[str]] = {}
+    parsed = hangul_split.with_vault_words(rt.index.conn, parsed, splits)
     stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=bool(params.explain))
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 
@@ -90,7 +94,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if params.explain:
         explain_hits(hits)
 
-    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words)
+    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words, splits)
     if conf.warning:
         warnings.append(conf.warning)
     if conf.unknown_names:
@@ -133,7 +137,7 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
 
 def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_sims: list[float],
                     r: Resolved, trigram_df: dict[str, int] | None = None,
-                    words: WordPostings | None = None) -> Confidence:
+                    words: WordPostings | None = None, splits: dict[str, list[str]] | None = None) -> Confidence:
     """The low_confidence verdict (pipeline/confidence.py). The calibration
     and the query's known-word share are read only when the calibrated rule
     will use them: a meta read and a few indexed lookups (ADR 0103)."""
@@ -146,7 +150,8 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
             script = calibration.query_script(parsed.embed_text)
             # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
             skip = frozenset({script}) if cal.absent(script) else frozenset()
-            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words)
+            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words,
+                                           splits=splits)
             if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
                 names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words)
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
