@@ -79,6 +79,9 @@ SETS = [
     ("no-answer-final-zh", GOLDEN / "no-answer-final-zh.jsonl", False, "final"),
     ("no-answer-final-ko", GOLDEN / "no-answer-final-ko.jsonl", False, "final"),
     ("no-answer-final", GOLDEN / "no-answer-final.jsonl", False, "final"),
+    # Every Korean question above that has spaces, typed without them (ADR 0224).
+    ("nospace-ko", GOLDEN / "golden-nospace-ko.jsonl", True, "final"),
+    ("no-answer-nospace-ko", GOLDEN / "no-answer-nospace-ko.jsonl", False, "final"),
 ]
 ROLES = ("dev", "held-out", "final")
 # The Obsidian sets asked of the other language's vault (ADR 0131): Japanese
