@@ -89,3 +89,9 @@ def test_one_search_looks_each_word_up_once(rt, monkeypatch):
     monkeypatch.setattr(hangul_split, "pieces", lambda conn, t: calls.append(t) or real(conn, t))
     resp = service.search(rt, SearchParams("태그검색", explain=True))
     assert resp.results and calls == ["태그검색"]
+
+
+def test_match_spans_highlight_the_words_found(rt):
+    hit = service.search(rt, SearchParams("태그검색", legs="fts")).results[0]
+    data = hit.content.encode()
+    assert {data[s.start:s.end].decode() for s in hit.match_spans} == {"태그", "검색"}
