@@ -8,7 +8,7 @@ word unknown, so "nothing here" fires on a question the vault answers.
 
 A stem of 4+ syllables that the bigram table does not hold is cut, left
 to right, into the longest pieces some word of the vault begins with (a
-space, then the piece: one trigram phrase, ``LIMIT 1``). The vault is the
+space or a line break, then the piece: one trigram match, ``LIMIT 1``). The vault is the
 dictionary, and a word's start is what marks a word: 자로 is inside
 사용자로 but starts no word, so 노트를책자로인쇄 does not lend it its
 letters. Syllables no word starts with stay together as a remainder:
@@ -40,10 +40,11 @@ def _holds(conn: apsw.Connection, term: str) -> bool:
 
 
 def _starts_word(conn: apsw.Connection, piece: str) -> bool:
-    """Whether some passage has a word (after a space) beginning with ``piece``:
-    the trigram table indexes the space too."""
+    """Whether some passage has a word (after a space or a line break)
+    beginning with ``piece``: the trigram table indexes both."""
     sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
-    return conn.execute(sql, (fts_phrase(" " + piece),)).fetchone() is not None
+    expr = f"{fts_phrase(' ' + piece)} OR {fts_phrase(chr(10) + piece)}"
+    return conn.execute(sql, (expr,)).fetchone() is not None
 
 
 def _splittable(term: str) -> bool:
