@@ -143,8 +143,20 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
     for doc_id, ns in names:
         for k in dict.fromkeys(_name_key(n) for n in ns):
             keys.setdefault(k, []).append(doc_id)
+        # Its Hangul names without their spaces, under a key no spaced name has.
+        for k in dict.fromkeys(_unspaced(_name_key(n)) for n in ns if _spacing_free(_name_key(n))):
+            keys.setdefault(k, []).append(doc_id)
     idx._name_keys = (names, keys)
     return keys
+
+
+def _spacing_free(key: str) -> bool:
+    """A name written in Hangul, where a space between words is optional."""
+    return any(char_type(c) == HANGUL for c in key)
+
+
+def _unspaced(key: str) -> str:
+    return "\0" + key.replace(" ", "")  # a prefix no name key holds: the two maps never meet
 
 
 def named_notes(idx: Index, query_text: str, restrict_doc_sql: str | None) -> list[int]:
@@ -152,7 +164,12 @@ def named_notes(idx: Index, query_text: str, restrict_doc_sql: str | None) -> li
     of its aliases (ADR 0083). A query that is a note's name is a request to
     go to that note."""
     key = _name_key(query_text)
-    docs = _named_index(idx).get(key, []) if key else []
+    names = _named_index(idx)
+    docs = names.get(key, []) if key else []
+    if not docs and _spacing_free(key):
+        # Korean spacing is loose (사용자 지정 / 사용자지정): a Hangul name
+        # also answers to its letters without the spaces (ADR 0224).
+        docs = names.get(_unspaced(key), [])
     if docs and restrict_doc_sql:
         allowed = ids_from(idx, restrict_doc_sql)
         docs = [d for d in docs if d in allowed]
