@@ -47,6 +47,18 @@ def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
     return rt
 
 
+def indexed_runtime(tmp: Path, notes: dict[str, str], embedder):
+    """A Runtime on a vault of ``notes`` (path -> text) under ``tmp``, indexed."""
+    from groove import service
+
+    vault = tmp / "vault"
+    for rel, text in notes.items():
+        write_note(vault, rel, text)
+    rt = make_runtime(vault, embedder, tmp)
+    service.reindex(rt)
+    return rt
+
+
 def scaffold_only_chunks(conn) -> set[int]:
     """Chunks the index left without a vector on purpose: every line of them
     template boilerplate by their note's own census rows (ADR 0210)."""

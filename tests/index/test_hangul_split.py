@@ -13,7 +13,7 @@ from groove import service
 from groove.index import hangul_split, vocabulary
 from groove.pipeline import SearchParams
 from groove.query import parse_query
-from helpers import make_runtime
+from helpers import indexed_runtime
 
 NOTES = {
     "태그.md": "# 태그\n\n노트에 태그를 붙이면 검색이 쉬워집니다. 태그 검색은 검색 창에서 합니다.\n",
@@ -27,13 +27,7 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def rt(tmp_path_factory, tiny_embedder):
-    tmp = tmp_path_factory.mktemp("hangul-split")
-    vault = tmp / "vault"
-    vault.mkdir()
-    for name, text in NOTES.items():
-        (vault / name).write_text(text, encoding="utf-8")
-    runtime = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(runtime)
+    runtime = indexed_runtime(tmp_path_factory.mktemp("hangul-split"), NOTES, tiny_embedder)
     yield runtime
     runtime.close()
 

@@ -16,7 +16,7 @@ from groove.index.vectors import VectorCache
 from groove.index.word_index import WordPostingsCache
 from groove.pipeline import SearchParams
 from groove.query import parse_query
-from helpers import make_runtime
+from helpers import indexed_runtime
 
 NOTES = {
     "zh-tags.md": "# 标签\n\n在笔记中输入井号即可添加标签，标签可以嵌套。\n\n## 搜索\n\n按标签搜索笔记。\n",
@@ -37,13 +37,7 @@ CASES = [("笔记 -标签", "标签"), ("笔记 -\"标签\"", "标签"), ("メ�
 
 @pytest.fixture(scope="module")
 def rt(tmp_path_factory, tiny_embedder):
-    tmp = tmp_path_factory.mktemp("short-exclusions")
-    vault = tmp / "vault"
-    vault.mkdir()
-    for name, text in NOTES.items():
-        (vault / name).write_text(text, encoding="utf-8")
-    runtime = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(runtime)
+    runtime = indexed_runtime(tmp_path_factory.mktemp("short-exclusions"), NOTES, tiny_embedder)
     yield runtime
     runtime.close()
 

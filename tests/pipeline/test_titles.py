@@ -70,17 +70,12 @@ def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_em
 def test_a_korean_name_answers_to_its_letters_with_or_without_spaces(tmp_path, tiny_embedder):
     """ADR 0224: Korean spacing is loose (사용자 지정 / 사용자지정), so a Hangul
     name is named by its letters whatever the spaces; other names are not."""
-    from groove import service
     from groove.pipeline.titles import named_notes
-    from helpers import make_runtime
+    from helpers import indexed_runtime
 
-    v = tmp_path / "vault"
-    v.mkdir()
-    (v / "태그 패널.md").write_text("# 태그 패널\n\n태그를 모아 봅니다.\n", encoding="utf-8")
-    (v / "동기화충돌.md").write_text("# 동기화충돌\n\n두 버전을 남깁니다.\n", encoding="utf-8")
-    (v / "Quick switcher.md").write_text("# Quick switcher\n\nOpen notes by name.\n", encoding="utf-8")
-    rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    rt = indexed_runtime(tmp_path, {"태그 패널.md": "# 태그 패널\n\n태그를 모아 봅니다.\n",
+                                    "동기화충돌.md": "# 동기화충돌\n\n두 버전을 남깁니다.\n",
+                                    "Quick switcher.md": "# Quick switcher\n\nOpen notes by name.\n"}, tiny_embedder)
     doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
     assert named_notes(rt.index, "태그패널", None) == [doc["태그 패널.md"]]
     assert named_notes(rt.index, "태그 패널", None) == [doc["태그 패널.md"]]
