@@ -67,18 +67,21 @@ def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_em
     assert named_notes(rt.index, "canvas", None) == [canvas]
 
 
-def test_a_korean_name_answers_to_its_letters_with_or_without_spaces(tmp_path, tiny_embedder):
-    """ADR 0224: Korean spacing is loose (사용자 지정 / 사용자지정), so a Hangul
-    name is named by its letters whatever the spaces; other names are not."""
+def test_a_cjk_name_answers_to_its_letters_with_or_without_spaces(tmp_path, tiny_embedder):
+    """ADR 0224: Korean spacing is loose (사용자 지정 / 사용자지정), and the space
+    between Latin and Chinese letters is often not typed (Bases简介), so a CJK
+    name is named by its letters whatever the spaces; a Latin one is not."""
     from groove.pipeline.titles import named_notes
     from helpers import indexed_runtime
 
     rt = indexed_runtime(tmp_path, {"태그 패널.md": "# 태그 패널\n\n태그를 모아 봅니다.\n",
                                     "동기화충돌.md": "# 동기화충돌\n\n두 버전을 남깁니다.\n",
+                                    "Bases 简介.md": "# Bases 简介\n\n用数据库视图整理笔记。\n",
                                     "Quick switcher.md": "# Quick switcher\n\nOpen notes by name.\n"}, tiny_embedder)
     doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
     assert named_notes(rt.index, "태그패널", None) == [doc["태그 패널.md"]]
     assert named_notes(rt.index, "태그 패널", None) == [doc["태그 패널.md"]]
     assert named_notes(rt.index, "동기화 충돌", None) == [doc["동기화충돌.md"]]
+    assert named_notes(rt.index, "bases简介", None) == [doc["Bases 简介.md"]]
     assert named_notes(rt.index, "태그", None) == []  # part of a name is still not a name
     assert named_notes(rt.index, "quickswitcher", None) == []  # Latin names keep their spaces

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..index.chunks import ids_from
 from ..index.db import Index
 from ..index.notes import documents_signature, note_names
-from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms
+from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms, is_cjk
 
 # English function words: they name nothing, so they never count as covering a title.
 _STOP = frozenset(
@@ -143,7 +143,7 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
     for doc_id, ns in names:
         for k in dict.fromkeys(_name_key(n) for n in ns):
             keys.setdefault(k, []).append(doc_id)
-        # Its Hangul names without their spaces, under a key no spaced name has.
+        # Its CJK names without their spaces, under a key no spaced name has.
         for k in dict.fromkeys(_unspaced(_name_key(n)) for n in ns if _spacing_free(_name_key(n))):
             keys.setdefault(k, []).append(doc_id)
     idx._name_keys = (names, keys)
@@ -151,8 +151,10 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
 
 
 def _spacing_free(key: str) -> bool:
-    """A name written in Hangul, where a space between words is optional."""
-    return any(char_type(c) == HANGUL for c in key)
+    """A name with Chinese, Japanese or Korean letters, where a space between
+    words is optional: Korean spacing is loose, and a space between Latin and
+    CJK letters (Bases 简介, Obsidian Sync の設定) is often not typed."""
+    return any(is_cjk(c) for c in key)
 
 
 def _unspaced(key: str) -> str:
@@ -167,8 +169,8 @@ def named_notes(idx: Index, query_text: str, restrict_doc_sql: str | None) -> li
     names = _named_index(idx)
     docs = names.get(key, []) if key else []
     if not docs and _spacing_free(key):
-        # Korean spacing is loose (사용자 지정 / 사용자지정): a Hangul name
-        # also answers to its letters without the spaces (ADR 0224).
+        # 사용자지정 for 사용자 지정, Bases简介 for Bases 简介: a CJK name also
+        # answers to its letters without the spaces (ADR 0224).
         docs = names.get(_unspaced(key), [])
     if docs and restrict_doc_sql:
         allowed = ids_from(idx, restrict_doc_sql)
