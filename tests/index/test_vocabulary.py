@@ -93,3 +93,20 @@ def test_a_name_the_vault_never_contains_is_unknown_however_well_the_rest_is_kno
     # inside a longer word, in any case, or with a plain suffix dropped, a name is known
     assert unknown_names(conn, "my Sourdough and Pizzas", "latin") == []
     assert unknown_names(conn, "pizza生地の発酵時間", "cjk") == []
+
+
+def test_one_search_looks_each_word_up_once(conn, monkeypatch):
+    """known_share and unknown_names read the same words: with the search's
+    memo the second asks SQLite nothing, and answers the same."""
+    from groove.index import vocabulary
+
+    query = "Joplin から sourdough を移す"
+    alone = unknown_names(conn, query, "cjk")
+    looked: list[str] = []
+    real = vocabulary._has
+    monkeypatch.setattr(vocabulary, "_has", lambda c, phrase: looked.append(phrase) or real(c, phrase))
+    memo: dict[str, int] = {}
+    share = known_share(conn, query, memo)
+    first = len(looked)
+    assert first and unknown_names(conn, query, "cjk", memo) == alone == ["Joplin"]
+    assert len(looked) == first and known_share(conn, query) == share

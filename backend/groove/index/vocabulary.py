@@ -58,6 +58,8 @@ if TYPE_CHECKING:
 SUFFIXES = ("ing", "ed", "es", "s", "ly")
 PARTICLES = set("がのをにはでともへや")
 CJK_VOCAB = "temp.groove_cjk_vocab"  # per connection, like fts.VOCAB_TABLE
+# A whole word's answer in the search's trigram memo: no trigram starts with NUL.
+WORD_KEY = "\0word "
 
 
 def query_tokens(text: str) -> tuple[list[str], list[str]]:
@@ -135,13 +137,20 @@ def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
     words without touching FTS5."""
     if len(word) < 3:  # a 2-character katakana word: one bigram token
         return _bigram_dfs(conn, [word])[0]
+    key = WORD_KEY + word  # known_share and unknown_names ask for the same words
+    if memo is not None and key in memo:
+        return memo[key]
+    df = 0
     forms = [word] + [word[: -len(s)] for s in SUFFIXES if word.lower().endswith(s) and len(word) - len(s) >= 3]
     for form in forms:
         held = (word_index.df(conn, form) > 0 if word_index is not None and answers(form)
                 else _has(conn, form))
         if held:
-            return max(fts.phrase_df_bounds(conn, [form], memo, word_index)[0], 1)
-    return 0
+            df = max(fts.phrase_df_bounds(conn, [form], memo, word_index)[0], 1)
+            break
+    if memo is not None:
+        memo[key] = df
+    return df
 
 
 def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
