@@ -66,6 +66,13 @@ def match_ids_sql(restrict_sql: str | None = None, *, limit: bool = False,
     return sql + (" LIMIT ?" if limit else "")
 
 
+def matches_any(conn: apsw.Connection, expr: str, table: str = FTS_TABLE) -> bool:
+    """Whether any row of ``table`` matches the MATCH expression ``expr``:
+    the first row answers, no doclist is walked to its end."""
+    sql = f"SELECT 1 FROM {table} WHERE {table} MATCH ? LIMIT 1"
+    return conn.execute(sql, (expr,)).fetchone() is not None
+
+
 def shortcjk_sql(restrict_sql: str | None = None, *, negated: bool = False) -> str:
     """Ranked bigram match. Params: w_h, w_c, w_b, match, [negative_expr], *restrict, limit.
 

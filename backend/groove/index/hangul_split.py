@@ -35,16 +35,13 @@ MAX_PIECE = 8  # syllables: a word and its particles; bounds the lookups a long 
 
 
 def _holds(conn: apsw.Connection, term: str) -> bool:
-    sql = f"SELECT 1 FROM {shortcjk.TABLE} WHERE {shortcjk.TABLE} MATCH ? LIMIT 1"
-    return conn.execute(sql, (fts_phrase(shortcjk.as_bigrams(term)),)).fetchone() is not None
+    return fts.matches_any(conn, fts_phrase(shortcjk.as_bigrams(term)), shortcjk.TABLE)
 
 
 def _starts_word(conn: apsw.Connection, piece: str) -> bool:
     """Whether some passage has a word (after a space or a line break)
     beginning with ``piece``: the trigram table indexes both."""
-    sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
-    expr = f"{fts_phrase(' ' + piece)} OR {fts_phrase(chr(10) + piece)}"
-    return conn.execute(sql, (expr,)).fetchone() is not None
+    return fts.matches_any(conn, f"{fts_phrase(' ' + piece)} OR {fts_phrase(chr(10) + piece)}")
 
 
 def _splittable(term: str) -> bool:

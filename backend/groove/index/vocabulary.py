@@ -125,8 +125,7 @@ def han_straddles(text: str) -> list[tuple[str, str, str]]:
 
 
 def _has(conn: apsw.Connection, phrase: str) -> bool:
-    sql = f"SELECT 1 FROM {fts.FTS_TABLE} WHERE {fts.FTS_TABLE} MATCH ? LIMIT 1"
-    return conn.execute(sql, (fts.fts_phrase(phrase),)).fetchone() is not None
+    return fts.matches_any(conn, fts.fts_phrase(phrase))
 
 
 def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
