@@ -141,10 +141,9 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
         return cached[1]
     keys: dict[str, list[int]] = {}
     for doc_id, ns in names:
-        for k in dict.fromkeys(_name_key(n) for n in ns):
-            keys.setdefault(k, []).append(doc_id)
-        # Its CJK names without their spaces, under a key no spaced name has.
-        for k in dict.fromkeys(_unspaced(_name_key(n)) for n in ns if _spacing_free(_name_key(n))):
+        named = list(dict.fromkeys(_name_key(n) for n in ns))
+        # And its CJK names without their spaces, under keys no spaced name has.
+        for k in named + list(dict.fromkeys(_unspaced(k) for k in named if _spacing_free(k))):
             keys.setdefault(k, []).append(doc_id)
     idx._name_keys = (names, keys)
     return keys
