@@ -180,7 +180,7 @@ def _build(cls: type, data: dict[str, Any], prefix: str, warnings: list[str]) ->
             warnings.append(f"groove.toml: unknown key '{dotted}' (ignored)")
             continue
         t = hints[f.name]
-        if dataclasses.is_dataclass(t):
+        if isinstance(t, type) and dataclasses.is_dataclass(t):
             if not isinstance(value, dict):
                 raise ConfigError(f"groove.toml: '{dotted}' must be a table ([{dotted}])")
             kwargs[f.name] = _build(t, value, dotted + ".", warnings)

@@ -79,7 +79,7 @@ class IndexSummary:
         return {
             "indexed": len(self.indexed),
             "unchanged": self.unchanged,
-            "renamed": [list(r) for r in self.renamed],
+            "renamed": [(a, b) for a, b in self.renamed],
             "deleted": len(self.deleted),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": [{"path": p, "warning": w} for p, w in self.warnings],

@@ -154,4 +154,5 @@ class TagList(TypedDict):
 
 for _t in (Link, Document, NoteText, ResolvedLink, Similar, Backlink, Outgoing, Related, Connection,
            UnlinkedConnections, NoteEntry, NotePage, TagCount, TagList):
-    _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]
+    # A TypedDict class takes no attributes in its type, hence setattr.
+    setattr(_t, "__pydantic_config__", {"use_attribute_docstrings": True})  # noqa: B010

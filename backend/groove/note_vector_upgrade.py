@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,7 +55,7 @@ def upgrade_note_vectors(vault: Path, idx: Index, embedder: Embedder, cfg: Index
                 ids.append(doc_id)
                 texts.append(store.note_text(note))
                 firsts.append(first)
-        vecs = store.note_vectors(embedder, texts, np.array(firsts)) if texts else []
+        vecs: Any = store.note_vectors(embedder, texts, np.array(firsts)) if texts else []
         with idx.atomic() as c:
             for doc_id, v in zip(ids, vecs):
                 c.execute("DELETE FROM vec_notes WHERE rowid = ?", (doc_id,))

@@ -20,6 +20,9 @@ else:
     from .lazy_constraints import constraints
 
 
+WordIndexState = Literal["off", "small", "ready", "building", "stale"]
+VectorCopyState = Literal["off", "small", "ready", "loading", "stale"]
+
 class SkippedNote(TypedDict):
     path: str
     reason: str
@@ -54,7 +57,7 @@ class LowConfidenceStatus(TypedDict):
 class WordIndexStatus(TypedDict):
     """The in-memory word index big vaults rank plain-word queries with (ADR 0132)"""
 
-    state: Literal["off", "small", "ready", "building", "stale"]
+    state: WordIndexState
     """off: this process keeps none (a one-shot run); small: under min_rows chunks, FTS5 ranks;
     building / stale: the rows changed, FTS5 ranks until it is rebuilt"""
     min_rows: constraints.NonNeg
@@ -66,7 +69,7 @@ class WordIndexStatus(TypedDict):
 class VectorCopyStatus(TypedDict):
     """The in-memory copy big vaults search their vectors in (ADR 0121, 0133, 0134)"""
 
-    state: Literal["off", "small", "ready", "loading", "stale"]
+    state: VectorCopyState
     """off: this process keeps none (a one-shot run, or vector_copy = false); small: under min_rows chunks;
     loading / stale: the rows changed. In every state but ready, sqlite-vec scans the vectors"""
     min_rows: constraints.NonNeg
@@ -160,4 +163,5 @@ class ReindexSummary(TypedDict):
 # those, where pydantic reads attribute docstrings of the class itself only.
 for _t in (IndexProgress, LowConfidenceStatus, WordIndexStatus, VectorCopyStatus, ExclusionSource, WhyExcluded,
            IndexStatus, ReindexSummary):
-    _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]
+    # A TypedDict class takes no attributes in its type, hence setattr.
+    setattr(_t, "__pydantic_config__", {"use_attribute_docstrings": True})  # noqa: B010

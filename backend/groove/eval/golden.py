@@ -132,11 +132,13 @@ def parse_yaml(text: str, source: str = "golden") -> tuple[list[GoldenQuery], li
         if not isinstance(data.get("queries"), list):
             raise GoldenError(f"{source}: YAML golden file must be a list of entries or have a 'queries:' list")
         data = data["queries"]
+        assert node is not None  # data is a mapping, so the document had a node
         items_node = next(v for k, v in node.value if k.value == "queries")
     if not isinstance(data, list):
         raise GoldenError(f"{source}: YAML golden file must be a list of entries")
     warnings: list[str] = []
     out: list[GoldenQuery] = []
+    assert items_node is not None  # data is a list, so the document had a node
     for obj, n in zip(data, items_node.value):
         line = n.start_mark.line + 1
         g = _entry(obj, f"{source}:{line}", warnings, line)

@@ -13,6 +13,7 @@ Layers, from pure to effectful:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import time
 import unicodedata
@@ -274,9 +275,10 @@ class EvalSession:
         """Bring every index up to date (incremental: unchanged notes cost a stat)."""
         from .. import service
 
-        warnings = []
+        warnings: list[str] = []
         for v, rt in self.runtimes.items():
-            s = service.reindex(rt, progress=(lambda ev, v=v: progress(v, ev)) if progress else None)
+            each = functools.partial(progress, v) if progress else None
+            s = service.reindex(rt, progress=each)
             warnings.extend(getattr(s, "warnings", []) or [])
         return [str(w) for w in warnings]
 

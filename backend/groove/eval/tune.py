@@ -89,7 +89,8 @@ def cell_grid(base_rrf_k: float, base_weights: tuple[float, float, float],
     ks = sorted(set(float(k) for k in rrf_ks) | {float(base_rrf_k)})
     ws = [(label, (h, c, t)) for label, h, c, t in weights]
     if tuple(base_weights) not in [w for _, w in ws]:
-        ws.insert(0, ("/".join(f"{x:g}" for x in base_weights), tuple(base_weights)))
+        h, c, t = base_weights
+        ws.insert(0, ("/".join(f"{x:g}" for x in base_weights), (h, c, t)))
     return ks, ws
 
 

@@ -29,6 +29,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, cast
 
 import apsw
 
@@ -123,8 +124,9 @@ class _Counter:
         self.tokens = [self._split(p, apsw.FTS5_TOKENIZE_QUERY) for p in phrases]
 
     def _split(self, text: str, flags: int) -> list[str]:
-        return list(self._tok(text.encode("utf-8"), flags, None, include_offsets=False,
-                              include_colocated=False))
+        # Without offsets or colocated tokens the tokenizer yields plain strings.
+        return cast("list[str]", list(self._tok(text.encode("utf-8"), flags, None, include_offsets=False,
+                                                include_colocated=False)))
 
     def counts(self, cols: list[str]) -> list[list[int]]:
         """[phrase][column] -> instances."""
@@ -180,8 +182,9 @@ def ranked_top(conn: apsw.Connection, table: str, positives: list[str], negative
     if negatives:
         ess = f"({ess}) NOT ({' OR '.join(fts_phrase(p) for p in negatives)})"
     where = f"{table} MATCH ?" + (f" AND +rowid IN ({restrict_sql})" if restrict_sql else "")
-    ranked = conn.execute(f"SELECT rowid, -bm25({table}, ?, ?, ?) FROM {table} WHERE {where} "
-                          f"ORDER BY 2 DESC LIMIT ?", (*weights, ess, *restrict_params, MAX_DEPTH)).fetchall()
+    ranked: list[Any] = conn.execute(f"SELECT rowid, -bm25({table}, ?, ?, ?) FROM {table} WHERE {where} "
+                                     f"ORDER BY 2 DESC LIMIT ?",
+                                     (*weights, ess, *restrict_params, MAX_DEPTH)).fetchall()
     scored: list[tuple[float, int]] = []
     for start in range(0, len(ranked), BATCH):
         batch = ranked[start:start + BATCH]

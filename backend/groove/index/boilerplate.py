@@ -298,20 +298,21 @@ def refresh(idx: Index, embed_passages: Callable[[list[str]], np.ndarray], note_
         # The note vector's first chunk: the first chunk with a vector after the change.
         firsts: list[np.ndarray] = []
         views: list[ParsedNote] = []
-        for (_, view, ids, _), new in zip(batch, fresh):
+        for (_, view, ids, _), got_vecs in zip(batch, fresh):
             if not view.chunks:
                 continue
             kept = _stored_vectors(idx.conn, ids)
-            first_id = next(cid for cid in ids if (new[cid] is not None if cid in new else cid in kept))
-            firsts.append(new[first_id] if first_id in new else kept[first_id])
+            first_id = next(cid for cid in ids
+                            if (got_vecs[cid] is not None if cid in got_vecs else cid in kept))
+            firsts.append(got_vecs[first_id] if first_id in got_vecs else kept[first_id])
             views.append(view)
         note_vecs = iter(note_vectors([store.note_text(v) for v in views], np.array(firsts)) if views else [])
-        for (doc_id, view, _, _), new in zip(batch, fresh):
+        for (doc_id, view, _, _), got_vecs in zip(batch, fresh):
             nvec = next(note_vecs) if view.chunks else None
             with idx.atomic() as c:
                 if c.execute("SELECT 1 FROM documents WHERE id = ?", (doc_id,)).fetchone() is None:
                     continue
-                for cid, v in new.items():
+                for cid, v in got_vecs.items():
                     c.execute("DELETE FROM vec_chunks WHERE rowid = ?", (cid,))
                     if v is None:
                         summary.chunks_unembedded += 1

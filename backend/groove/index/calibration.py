@@ -38,7 +38,7 @@ import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -204,7 +204,7 @@ class Calibration:
         """Whether a query in ``script`` is read against its own language's
         probes by ADR 0162 (Korean; Chinese in a Chinese vault)."""
         own = OWN_LANGUAGE.get(script or "")
-        return bool(self.by_language) and own in self.by_language and (script == "hangul" or self.chinese())
+        return bool(self.by_language and own in self.by_language) and (script == "hangul" or self.chinese())
 
     def z(self, best_cosine: float, script: str | None = None) -> float:
         """A best cosine in robust spreads above the median of the probes
@@ -314,6 +314,7 @@ def best_cosines(idx: Index, vectors: np.ndarray) -> np.ndarray:
             "SELECT distance FROM vec_chunks WHERE embedding MATCH ? AND k = 1",
             (np.ascontiguousarray(v, dtype=np.float32).tobytes(),),
         ).fetchone()
+        assert row is not None  # k = 1 over a table calibration only runs on when it has rows
         out.append(1.0 - row[0] * row[0] / 2.0)
     return np.asarray(out, dtype=np.float64)
 
@@ -412,7 +413,7 @@ def status(idx: Index) -> LowConfidenceStatus:
                 "reason": "no confidence calibration in this index; run `groove index` to add it"}
     out: LowConfidenceStatus = {"calibrated": True, "rule": "calibrated", "probes": cal.probes,
                            "chunks_at_calibration": cal.chunks, "seconds": cal.seconds}
-    absent = sorted(cal.absent_scripts())
+    absent: list[Literal["latin", "cjk"]] = sorted(s for s in ("latin", "cjk") if s in cal.absent_scripts())
     if absent:  # queries in these scripts are read as cross-language (ADR 0131)
         out["cross_language_scripts"] = absent
     if not is_current(cal, idx):

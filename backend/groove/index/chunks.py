@@ -77,7 +77,7 @@ def chunks_of_same_notes(idx: Index, chunk_ids: set[int]) -> set[int]:
     (arr,) = idx.conn.execute(
         "SELECT json_group_array(id) FROM chunks WHERE doc_id IN "
         "(SELECT doc_id FROM chunks WHERE id IN (SELECT value FROM json_each(?)))",
-        (json.dumps(sorted(chunk_ids)),)).fetchone()
+        (json.dumps(sorted(chunk_ids)),)).fetchone() or ("[]",)
     return set(json.loads(arr))
 
 

@@ -52,7 +52,7 @@ def exclusive_lock(path: Path) -> Iterator[bool]:
             if os.name == "nt":  # pragma: no cover - Windows
                 import msvcrt
 
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows-only names
             else:
                 import fcntl
 
@@ -63,6 +63,14 @@ def exclusive_lock(path: Path) -> Iterator[bool]:
         yield True
     finally:
         os.close(fd)
+
+
+def _sql_nfc(x: apsw.SQLiteValue) -> apsw.SQLiteValue:
+    return nfc(x) if isinstance(x, str) else x
+
+
+def _sql_tag_key(x: apsw.SQLiteValue) -> apsw.SQLiteValue:
+    return nfc(x.lower()) if isinstance(x, str) else x
 
 
 def remove_index_files(path: Path) -> None:
@@ -85,6 +93,10 @@ class Index:
         self.write_lock = threading.RLock()  # one writer at a time in this process
         self.vectors = VectorCache()  # big vaults' KNN in numpy (ADR 0121)
         self.words = WordPostingsCache()  # big vaults' full-text ranking in numpy (ADR 0132)
+        # What the pipeline derives from the notes and keeps between searches
+        # (the title rule's names, the filters' columns), by name; each value
+        # carries the documents signature it was derived at.
+        self.derived: dict[str, Any] = {}
         try:
             c = self.conn
             with self.atomic():
@@ -103,9 +115,8 @@ class Index:
         c.enable_load_extension(False)
         # Names, globs and tags compare in one Unicode form (vault/encoding.py, ADR 0156):
         # nfc(x) for paths, tag_key(x) for tags (lower-cased beyond ASCII, which SQL's lower() is not).
-        c.create_scalar_function("nfc", lambda x: nfc(x) if isinstance(x, str) else x, 1, deterministic=True)
-        c.create_scalar_function("tag_key", lambda x: nfc(x.lower()) if isinstance(x, str) else x, 1,
-                                 deterministic=True)
+        c.create_scalar_function("nfc", _sql_nfc, 1, deterministic=True)
+        c.create_scalar_function("tag_key", _sql_tag_key, 1, deterministic=True)
         c.setbusytimeout(30_000)
         c.execute("PRAGMA journal_mode=WAL")
         c.execute("PRAGMA synchronous=NORMAL")
@@ -318,9 +329,9 @@ class Index:
                 raise self.write_failure(e) from e
 
     def counts(self) -> tuple[int, int]:
-        d = self.conn.execute("SELECT count(*) FROM documents").fetchone()[0]
-        c = self.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
-        return d, c
+        (d,) = self.conn.execute("SELECT count(*) FROM documents").fetchone() or (0,)
+        (c,) = self.conn.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
+        return int(d), int(c)
 
 
 def _private_file(path: Path) -> None:

@@ -18,6 +18,7 @@ import json
 import logging
 import math
 from collections.abc import Set as AbstractSet
+from typing import Any, cast
 
 import apsw
 import numpy as np
@@ -118,8 +119,9 @@ def phrase_df_bounds(conn: apsw.Connection, phrases: list[str], memo: dict[str, 
     _ensure_vocab(conn)
     memo = {} if memo is None else memo
     tok = conn.fts5_tokenizer("trigram")
-    grams = [set(tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
-                     include_offsets=False, include_colocated=False)) for p in phrases]
+    grams: list[set[str]] = [set(cast("list[str]", tok(p.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
+                                                        include_offsets=False, include_colocated=False)))
+                             for p in phrases]
     if words is not None:
         for gs in grams:
             todo = [g for g in gs if g not in memo and answers(g)]
@@ -161,8 +163,9 @@ def _bound_within(conn: apsw.Connection, phrase: str, cap: float, memo: dict[str
 
 def _trigrams(conn: apsw.Connection, phrase: str) -> list[str]:
     tok = conn.fts5_tokenizer("trigram")
-    return list(tok(phrase.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
-                    include_offsets=False, include_colocated=False))
+    # Without offsets or colocated tokens the tokenizer yields plain strings.
+    return cast("list[str]", list(tok(phrase.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None,
+                                      include_offsets=False, include_colocated=False)))
 
 
 def ranked_phrases(conn: apsw.Connection, phrases: list[str], memo: dict[str, int] | None = None,
@@ -211,14 +214,14 @@ def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
     out = bm25_topk.ranked_top(conn, FTS_TABLE, kept, parsed.negatives, weights, limit, restrict_sql,
                                restrict_params, lambda p: counted_df(conn, p, counts)) if prune else None
     if out is None:
-        rows = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
+        rows: list[Any] = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
         out = [(int(rid), -float(r)) for rid, r in rows]
     if expr != parsed.match_expr and len(out) < limit:
         # Rows matching only pruned phrases scored ~0 in the full ranking;
         # append them unranked so the match set is the full expression's.
         seen = {rid for rid, _ in out}
         # Enough rows that a short list means no more exist (as the word index's).
-        more = conn.execute(match_ids_sql(restrict_sql, limit=True),
+        more: list[Any] = conn.execute(match_ids_sql(restrict_sql, limit=True),
                             (parsed.match_expr, *restrict_params, limit + len(seen))).fetchall()
         for (rid,) in more:
             if rid not in seen and len(out) < limit:
@@ -256,8 +259,8 @@ def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[flo
         return []
     expr = " OR ".join(fts_phrase(shortcjk.as_bigrams(t)) for t in parsed.short_terms)
     neg = (parsed.negative_expr,) if parsed.negative_expr else ()
-    rows = conn.execute(shortcjk_sql(restrict_sql, negated=bool(neg)),
-                        (*weights, expr, *neg, *restrict_params, limit)).fetchall()
+    rows: list[Any] = conn.execute(shortcjk_sql(restrict_sql, negated=bool(neg)),
+                                   (*weights, expr, *neg, *restrict_params, limit)).fetchall()
     return [(int(rid), -float(r)) for rid, r in rows]
 
 
@@ -353,7 +356,8 @@ def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[floa
 
 def phrase_df(conn: apsw.Connection, phrase: str, table: str = FTS_TABLE) -> int:
     """Rows that contain ``phrase`` (an exact count over its match)."""
-    return conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(phrase),)).fetchone()[0]
+    (n,) = conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(phrase),)).fetchone() or (0,)
+    return int(n)
 
 
 def counted_df(conn: apsw.Connection, phrase: str, counts: dict[str, int] | None) -> int:
@@ -452,5 +456,5 @@ def excluded_ids(conn: apsw.Connection, parsed: ParsedQuery, restrict_sql: str |
 def _match_ids(conn: apsw.Connection, sql: str, expr: str, restrict_params: tuple) -> set[int]:
     # One JSON array instead of a row per id: stepping thousands of rows
     # through Python cost as much as the scan itself (0.8 ms of 1.7 at 5k).
-    (arr,) = conn.execute(f"SELECT json_group_array(rowid) FROM ({sql})", (expr, *restrict_params)).fetchone()
+    (arr,) = conn.execute(f"SELECT json_group_array(rowid) FROM ({sql})", (expr, *restrict_params)).fetchone() or ("[]",)
     return set(json.loads(arr))

@@ -103,10 +103,10 @@ def list_notes(
         import pathspec
 
         spec = pathspec.GitIgnoreSpec.from_lines([nfc(glob)])
-        rows = [r for r in c.execute(sql, args) if spec.match_file(nfc(r[0]))]
+        rows: list[Any] = [r for r in c.execute(sql, args) if spec.match_file(nfc(r[0]))]
         total, rows = len(rows), rows[offset:offset + limit]
     else:
-        total = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone()[0]
+        (total,) = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone() or (0,)
         rows = c.execute(sql + " LIMIT ? OFFSET ?", (*args, int(limit), int(offset))).fetchall()
     return [NoteRow(p, t, _tags(tg), dt, m / 1e9, s) for p, t, tg, dt, m, s in rows], int(total)
 

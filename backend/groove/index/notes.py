@@ -23,8 +23,8 @@ def documents_signature(idx: Index) -> tuple:
     version = rows_version(idx.conn)
     if version is not None:
         return ("rows_version", version)
-    return tuple(idx.conn.execute(
-        "SELECT count(*), sum(id), max(id), max(indexed_at) FROM documents").fetchone())
+    row = idx.conn.execute("SELECT count(*), sum(id), max(id), max(indexed_at) FROM documents").fetchone()
+    return tuple(row or ())
 
 
 def _aliases(raw: str | None) -> list[str]:
@@ -49,9 +49,9 @@ def chunk_note_path(idx: Index, chunk_id: int) -> str | None:
 
 def outgoing_links(idx: Index, doc_id: int, limit: int) -> list[tuple[str, str | None, int]]:
     """(target, heading, line) of the note's wikilinks, in line order."""
-    return idx.conn.execute(
-        "SELECT target, heading, line FROM links WHERE doc_id = ? ORDER BY line LIMIT ?", (doc_id, limit)
-    ).fetchall()
+    rows = idx.conn.execute(
+        "SELECT target, heading, line FROM links WHERE doc_id = ? ORDER BY line LIMIT ?", (doc_id, limit))
+    return [(str(t), h if h is None else str(h), int(line)) for t, h, line in rows]
 
 
 def links_naming(idx: Index, keys: set[str], stem: str) -> Iterator[tuple[str, str, str, int]]:
@@ -91,17 +91,17 @@ def nearest_notes_to(idx: Index, doc_id: int, chunk_id: int | None, limit: int) 
         return
     q = np.mean(np.stack(vecs), axis=0)
     q = (q / max(float(np.linalg.norm(q)), 1e-12)).astype(np.float32)
-    total = c.execute("SELECT count(*) FROM chunks").fetchone()[0]
+    (total,) = c.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
     k = min(int(total), max(100, limit * 10 + len(own)))
     if k <= 0:
         return
     # A big vault's in-memory copy (ADR 0121), when current: sqlite-vec's
     # scan of 100k chunks took ~75 ms of a ~90 ms call.
-    held = idx.vectors.nearest(c, "vec_chunks", q.tobytes(), k, None)
-    if held is not None:
-        doc_of = idx.vectors.notes_of(c, [rid for rid, _ in held]) or {}
+    near = idx.vectors.nearest(c, "vec_chunks", q.tobytes(), k, None)
+    if near is not None:
+        doc_of = idx.vectors.notes_of(c, [rid for rid, _ in near]) or {}
         rows: Iterable[tuple[int, float, int]] = [
-            (rid, dist, doc_of[rid]) for rid, dist in held if doc_of.get(rid, -1) >= 0]
+            (rid, dist, doc_of[rid]) for rid, dist in near if doc_of.get(rid, -1) >= 0]
     else:
         rows = c.execute(
             "SELECT v.rowid, v.distance, ch.doc_id FROM vec_chunks v JOIN chunks ch ON ch.id = v.rowid "

@@ -48,7 +48,7 @@ from .chunk_set import find_sorted, holds
 from .schema import rows_version
 
 if TYPE_CHECKING:
-    from ..status_types import VectorCopyStatus
+    from ..status_types import VectorCopyState, VectorCopyStatus
 
 log = logging.getLogger(__name__)
 
@@ -174,6 +174,7 @@ class VectorCache:
         with self._lock:
             m, loading, took, kept = self._tables.get("vec_chunks"), self._loading, self.took, self._open is not None
         current = m is not None and m.version == version
+        state: VectorCopyState
         if current and m is not None and not m.held:
             state = "small"
         elif current:
@@ -216,7 +217,7 @@ class VectorCache:
         qs = m.split(q)
         s = m.parts[0] @ qs[0]  # exact with one part; the lead's share of each score with more
         if allowed_docs is not None and (table == "vec_notes" or m.docs is not None):
-            notes = m.rowids if table == "vec_notes" else m.docs
+            notes = m.rowids if table == "vec_notes" or m.docs is None else m.docs
             s = np.where(np.isin(notes, allowed_docs), s, -np.inf)
         elif allowed_sql is not None:
             allowed = np.fromiter((r[0] for r in conn.execute(allowed_sql)), dtype=np.int64)
@@ -335,8 +336,9 @@ def _load_all(conn: apsw.Connection) -> dict[str, _Matrix]:
             "SELECT name FROM sqlite_master WHERE name IN ('vec_chunks', 'vec_notes')")}
         version = rows_version(conn)
         # A table not made yet (a vault never indexed) is held as small: nothing to load.
-        return {t: _load(conn, t, version) if t in present else _Matrix(version, np.zeros(0, dtype=np.int64))
-                for t in ("vec_chunks", "vec_notes")}
+        tables = {t: _load(conn, t, version) if t in present else _Matrix(version, np.zeros(0, dtype=np.int64))
+                  for t in ("vec_chunks", "vec_notes")}
+    return tables
 
 
 def _best(scores: np.ndarray, n: int) -> np.ndarray:
@@ -350,8 +352,10 @@ def _load(conn: apsw.Connection, table: str, version: str | None) -> _Matrix:
     # Read in one transaction, so the rows and the version agree.
     with conn:
         version = rows_version(conn)
-        n = conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-        vault_rows = n if table == "vec_chunks" else conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+        (n,) = conn.execute(f"SELECT count(*) FROM {table}").fetchone() or (0,)
+        vault_rows = n
+        if table != "vec_chunks":
+            (vault_rows,) = conn.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
         if version is None or vault_rows < MIN_ROWS or n == 0:
             return _Matrix(version, np.zeros(0, dtype=np.int64))
         rows = conn.execute(f"SELECT rowid, embedding FROM {table}")

@@ -36,7 +36,7 @@ from groove.index.word_postings import TABLE, WordPostings
 from groove.index.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
 
 if TYPE_CHECKING:
-    from groove.status_types import WordIndexStatus
+    from groove.status_types import WordIndexState, WordIndexStatus
 
 log = logging.getLogger(__name__)
 
@@ -340,6 +340,7 @@ class WordPostingsCache:
         version = rows_version(conn)
         with self._lock:
             cur, checked, building, took = self._current, self._checked, self._building, self._took
+        state: WordIndexState
         if cur is not None and cur.version == version:
             state = "ready"
         elif building:

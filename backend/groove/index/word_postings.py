@@ -266,8 +266,8 @@ class WordPostings:
             has[slots] = True
         if self.odd:
             counter = bm25_topk._Counter(conn, [phrase])
-            for slot, cols in self.odd.items():
-                c = counter.counts(cols)[0]
+            for slot, texts in self.odd.items():
+                c = counter.counts(texts)[0]
                 f[slot] = float(sum(k * wc for k, wc in zip(c, weights)))
                 has[slot] = sum(c) > 0
         return f, has

@@ -112,7 +112,7 @@ def _with_retries(
             if exc.code not in _TRANSIENT_HTTP:
                 raise DownloadError(f"{what} failed: {_reason(exc)} for {url}", "http") from exc
             last: BaseException = exc
-        except (_Transient, *_NETWORK_ERRORS) as exc:  # type: ignore[misc]
+        except (_Transient, *_NETWORK_ERRORS) as exc:
             last = exc
         attempt += 1
         # Before any answer (DNS failure, refused connection) one more try is
@@ -213,7 +213,7 @@ def download(
                 while True:
                     try:
                         block = resp.read(1 << 20)
-                    except (http.client.IncompleteRead, *_NETWORK_ERRORS) as exc:  # type: ignore[misc]
+                    except (http.client.IncompleteRead, *_NETWORK_ERRORS) as exc:
                         raise _Transient(f"connection lost after {_mb(done)}: {_reason(exc)}") from exc
                     if not block:
                         break

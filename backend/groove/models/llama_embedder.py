@@ -125,7 +125,7 @@ def _lowlevel_overrides(*, extra_bufts: bool, n_seq_max: int | None) -> Iterator
     with _params_lock:
         defaults, max_seqs = lowlevel.llama_model_default_params, lowlevel.llama_max_parallel_sequences
         if not extra_bufts:
-            def _defaults():  # type: ignore[no-untyped-def]
+            def _defaults() -> Any:
                 params = defaults()
                 params.use_extra_bufts = False
                 return params
@@ -156,7 +156,7 @@ def open_llama(
     from llama_cpp import Llama
 
     threads = n_threads or physical_cores()
-    kwargs: dict[str, object] = dict(
+    kwargs: dict[str, Any] = dict(
         embedding=True,
         n_ctx=n_ctx,
         n_batch=n_ctx,

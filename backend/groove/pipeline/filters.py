@@ -112,7 +112,7 @@ class _FilterNotes:
 
 def _filter_notes(idx: Index) -> _FilterNotes:
     key = documents_signature(idx)
-    cached: _FilterNotes | None = getattr(idx, "_filter_notes", None)
+    cached: _FilterNotes | None = idx.derived.get("filter_notes")
     if cached is not None and cached.key == key:
         return cached
     ids, paths, tags, days = [], [], [], []
@@ -122,7 +122,7 @@ def _filter_notes(idx: Index) -> _FilterNotes:
         tags.append(frozenset(nfc(t.lower()) for t in json.loads(tags_json)))
         days.append(date or _dt.datetime.fromtimestamp(mtime_ns / 1e9).date().isoformat())
     notes = _FilterNotes(key, ids, paths, tags, days, {})
-    idx._filter_notes = notes  # type: ignore[attr-defined]
+    idx.derived["filter_notes"] = notes
     return notes
 
 

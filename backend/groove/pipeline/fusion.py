@@ -165,7 +165,9 @@ def excluded_chunk_ids(idx: Index, parsed: ParsedQuery, scope: str, restriction:
     if scope == "note" and ids:
         # Note-level exclusion: a note any of whose chunks matches is dropped
         # whole, so its other chunks cannot slip back in (ADR-0071).
-        ids = words.chunks_of_same_notes(ids) if words is not None else chunks.chunks_of_same_notes(idx, ids)
+        if words is not None:
+            return words.chunks_of_same_notes(ids)
+        return chunks.chunks_of_same_notes(idx, ids)
     return ids
 
 
@@ -208,7 +210,8 @@ def hybrid_candidates(
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.fusion.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The nearest notes, found once for the note-aware vector leg and the note leg.
-    near = nearest_notes(idx, qvec, r.candidates, restriction) if use_note_leg or use_dense_notes else []
+    near = nearest_notes(idx, qvec, r.candidates, restriction) if qvec is not None and (
+        use_note_leg or use_dense_notes) else []
     vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [])
 
     names = ["vector", "full_text"]

@@ -77,7 +77,8 @@ class SearchParams:
     def from_json(cls, d: dict[str, Any]) -> SearchParams:
         """The protocol's search params (validated by the surface) -> SearchParams;
         missing or null fields fall back to groove.toml."""
-        kw = {f.name: d[f.name] for f in dataclasses.fields(cls) if f.name != "legs" and d.get(f.name) is not None}
+        kw: dict[str, Any] = {f.name: d[f.name] for f in dataclasses.fields(cls)
+                              if f.name != "legs" and d.get(f.name) is not None}
         return cls(**{k: tuple(v) if k in _TUPLES else v for k, v in kw.items()})
 
     def to_json(self) -> dict[str, Any]:

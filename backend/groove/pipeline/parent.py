@@ -14,6 +14,7 @@ the expanded text (docs/design.md §1.2).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -49,6 +50,10 @@ def _doc_rows(idx: Index, chunk_id: int) -> list[_Row]:
 
 def _parent(r: _Row) -> list[str]:
     return json.loads(r.heading_path)[:-1]
+
+
+def _sibling(level: int, parent: list[str], r: _Row) -> bool:
+    return r.level == level and _parent(r) == parent
 
 
 def _grow(rows: list[_Row], pos: int, cap: int, ok: Callable[[_Row], bool]) -> tuple[int, int]:
@@ -89,8 +94,7 @@ def expand_parents(idx: Index, hits: list[SearchHit], whole_doc_threshold: int, 
             lo, hi = _grow(rows, pos, max_tokens, lambda r: True)
         else:
             parent = _parent(me)
-            lo, hi = _grow(rows, pos, max_tokens,
-                           lambda r, me=me, parent=parent: r.level == me.level and _parent(r) == parent)
+            lo, hi = _grow(rows, pos, max_tokens, functools.partial(_sibling, me.level, parent))
         if lo == hi:
             out.append(h)  # nothing fits or nothing to merge: unchanged
             continue

@@ -91,11 +91,11 @@ def _names(idx: Index) -> list[tuple[int, list[str]]]:
     """(doc id, casefolded title and aliases) of every note, cached on the
     index until a note is added, changed or removed."""
     key = documents_signature(idx)
-    cached = getattr(idx, "_title_names", None)
+    cached = idx.derived.get("title_names")
     if cached is not None and cached[0] == key:
         return cached[1]
     names = [(d.id, [n.casefold() for n in [d.title, *d.aliases] if n]) for d in note_names(idx)]
-    idx._title_names = (key, names)
+    idx.derived["title_names"] = (key, names)
     return names
 
 
@@ -136,7 +136,7 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
     """Name key -> doc ids, built from ``_names`` and cached with it, so a
     query costs one dict lookup however large the vault."""
     names = _names(idx)
-    cached = getattr(idx, "_name_keys", None)
+    cached = idx.derived.get("name_keys")
     if cached is not None and cached[0] is names:
         return cached[1]
     keys: dict[str, list[int]] = {}
@@ -145,7 +145,7 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
         # And its CJK names without their spaces, under keys no spaced name has.
         for k in named + list(dict.fromkeys(_unspaced(k) for k in named if _spacing_free(k))):
             keys.setdefault(k, []).append(doc_id)
-    idx._name_keys = (names, keys)
+    idx.derived["name_keys"] = (names, keys)
     return keys
 
 

@@ -150,6 +150,7 @@ def _read(f: Path) -> DailyNotes:
                                             f"recognised by {DEFAULT_FORMAT} names anywhere",))
     if not isinstance(raw, dict):
         raw = {}
-    folder = raw.get("folder") if isinstance(raw.get("folder"), str) else ""
-    fmt = raw.get("format") if isinstance(raw.get("format"), str) and raw.get("format").strip() else DEFAULT_FORMAT
+    folder, fmt = raw.get("folder"), raw.get("format")
+    folder = folder if isinstance(folder, str) else ""
+    fmt = fmt if isinstance(fmt, str) and fmt.strip() else DEFAULT_FORMAT
     return _rule(nfc(folder.strip().strip("/")), fmt.strip(), ())

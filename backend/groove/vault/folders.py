@@ -60,7 +60,7 @@ def walk(vault: Path, skip_dir: Callable[[str], bool]) -> Listing:
     global _stamps
     key = str(vault)
     with _lock:
-        stamp, cache = _vaults.pop(key, None) or (0, {})
+        stamp, cache = _vaults.pop(key) if key in _vaults else (0, {})
         out: list[tuple[str, tuple[tuple[str, bool], ...]]] = []
         same = _walk(vault, "", cache, skip_dir, out) and stamp > 0
         seen = {prefix for prefix, _ in out}
