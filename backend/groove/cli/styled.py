@@ -81,11 +81,13 @@ def wants_colour(stream: IO[str]) -> bool:
 def _windows_vt(stream: IO[str]) -> bool:
     """Turn on escape-sequence processing in a Windows console (off by default
     in the old conhost); False, so plain text, where that is refused."""
+    if sys.platform != "win32":
+        return False
     try:
         import ctypes
         import msvcrt
 
-        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        kernel32 = ctypes.windll.kernel32
         handle = msvcrt.get_osfhandle(stream.fileno())
         mode = ctypes.c_uint32()
         if not kernel32.GetConsoleMode(handle, ctypes.byref(mode)):

@@ -70,7 +70,7 @@ class VaultLock:
     def try_acquire(self) -> bool:
         fh = open(self.path, "a+", encoding="utf-8")
         try:
-            if IS_WINDOWS:  # pragma: no cover - exercised only on Windows
+            if sys.platform == "win32":  # pragma: no cover - exercised only on Windows
                 import msvcrt
 
                 fh.seek(0)
@@ -260,8 +260,8 @@ def start_detached(
     _rotate(files.log)
     logf = open_log(files.log)
     kwargs: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": logf, "stderr": logf, "close_fds": True}
-    if IS_WINDOWS:  # pragma: no cover
-        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
+    if sys.platform == "win32":  # pragma: no cover
+        kwargs["creationflags"] = subprocess.DETACHED_PROCESS | subprocess.CREATE_NEW_PROCESS_GROUP
     else:
         kwargs["start_new_session"] = True  # survives the terminal / the editor that started it
     proc = subprocess.Popen(_child_cmd(vault, index_path, model, verbose), **kwargs)

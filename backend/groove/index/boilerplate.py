@@ -304,7 +304,8 @@ def refresh(idx: Index, embed_passages: Callable[[list[str]], np.ndarray], note_
             kept = _stored_vectors(idx.conn, ids)
             first_id = next(cid for cid in ids
                             if (got_vecs[cid] is not None if cid in got_vecs else cid in kept))
-            firsts.append(got_vecs[first_id] if first_id in got_vecs else kept[first_id])
+            got = got_vecs.get(first_id)
+            firsts.append(got if got is not None else kept[first_id])
             views.append(view)
         note_vecs = iter(note_vectors([store.note_text(v) for v in views], np.array(firsts)) if views else [])
         for (doc_id, view, _, _), got_vecs in zip(batch, fresh):

@@ -19,6 +19,7 @@ import contextlib
 import errno
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -49,10 +50,10 @@ def exclusive_lock(path: Path) -> Iterator[bool]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         try:
-            if os.name == "nt":  # pragma: no cover - Windows
+            if sys.platform == "win32":  # pragma: no cover - Windows
                 import msvcrt
 
-                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]  # Windows-only names
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
             else:
                 import fcntl
 

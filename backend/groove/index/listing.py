@@ -99,11 +99,12 @@ def list_notes(
     cond = (" WHERE " + " AND ".join(where)) if where else ""
     c = idx.conn
     sql = f"SELECT d.path, d.title, d.tags, d.date, d.mtime_ns, d.size FROM documents d{cond} ORDER BY {SORTS[sort]}"
+    rows: list[Any]
     if glob:  # gitignore semantics are not SQL's: filter here, then page
         import pathspec
 
         spec = pathspec.GitIgnoreSpec.from_lines([nfc(glob)])
-        rows: list[Any] = [r for r in c.execute(sql, args) if spec.match_file(nfc(r[0]))]
+        rows = [r for r in c.execute(sql, args) if spec.match_file(nfc(r[0]))]
         total, rows = len(rows), rows[offset:offset + limit]
     else:
         (total,) = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone() or (0,)

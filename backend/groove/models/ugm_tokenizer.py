@@ -30,6 +30,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,7 @@ def _word_local(folder: Path, trie) -> bool:  # noqa: ANN001 - a marisa_trie.Tri
 class UgmTokenizer:
     """Text -> token ids (no BOS/EOS), exactly as llama.cpp's UGM tokenizer."""
 
-    def __init__(self, trie: object, key_to_token: array.array, key_scores: array.array,
+    def __init__(self, trie: Any, key_to_token: array.array, key_scores: array.array,
                  unk_id: int, unk_score: float, max_piece: int) -> None:
         self._trie = trie
         self._token = key_to_token
