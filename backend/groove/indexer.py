@@ -79,7 +79,8 @@ class IndexSummary:
         return {
             "indexed": len(self.indexed),
             "unchanged": self.unchanged,
-            "renamed": [(a, b) for a, b in self.renamed],
+            # A 2-list, which the wire's tuple describes (the schema validator wants a list).
+            "renamed": [[a, b] for a, b in self.renamed],  # type: ignore[misc]
             "deleted": len(self.deleted),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": [{"path": p, "warning": w} for p, w in self.warnings],
