@@ -8,9 +8,10 @@ import socket
 import time
 from pathlib import Path
 
-from conftest import make_vault
 from groove.daemon.client import open_socket
 from groove.daemon.outbox import MAX_QUEUED_BYTES, READ_PAUSE_BYTES, SEND_STALL_S
+
+from .conftest import make_vault
 
 BIG_NOTES = 40
 PARAGRAPH = "The river runs past the old mill and the apple orchard behind it. " * 10 + "\n\n"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from groove.vault.markdown import PACK_ABOVE_CHUNKS, parse_note
+from groove.vault.markdown import parse_note
 
 BUDGET = 150
 WORDS = "the river runs past the old mill and an apple orchard where we walk before work".split()
@@ -58,6 +58,6 @@ def test_ordinary_notes_keep_their_chunks() -> None:
     text = "# Glossary\n\n" + "".join(f"## Term {i}\n\nWhat term {i} means.\n\n" for i in range(100))
     text += "## Empty\n\n## Last\n\nThe end.\n"
     chunks = _chunks(text)
-    assert len(chunks) == 102 < PACK_ABOVE_CHUNKS
+    assert len(chunks) == 102
     assert chunks[0].content.startswith("# Glossary\n\n## Term 0\n")  # an empty parent joins its first child
     assert chunks[100].content == "## Empty\n" and chunks[101].heading == "Last"
