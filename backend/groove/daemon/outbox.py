@@ -1,4 +1,4 @@
-"""What a connection has to say, on its way to the socket (issue 50 R5).
+"""What a connection has to say, on its way to the socket (issue 50 R5, ADR 0232).
 
 No thread but the connection's own writer ever waits on its socket: pool
 threads once wrote replies themselves under a send lock, so one client that

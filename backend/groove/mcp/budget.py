@@ -32,7 +32,7 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
 
     Linear in the content and in the spans kept, whatever the hit (issue 50
     R1: a 6.5 MB one-line note with 140,000 spans once decoded its text up
-    to every span, ~11 minutes a pass): spans are byte offsets, so the cut's
+    to every span, ~11 minutes a pass; ADR 0230): spans are byte offsets, so the cut's
     byte start is found once and the spans inside it are re-based by
     subtraction, picked out of the sorted list by bisection."""
     content: str = hit["content"]

@@ -386,7 +386,7 @@ def _chunk(
 # an embedding per section, 100x what its text costs. Past this many pieces,
 # and PACK_RATIO times what its text needs at the budget, neighbouring pieces
 # are packed into chunks up to the budget, so a note costs about what its
-# text costs. Ordinary notes, far below both, keep their chunks as they were.
+# text costs (ADR 0231). Ordinary notes, far below both, keep their chunks as they were.
 PACK_ABOVE_CHUNKS = 256
 PACK_RATIO = 4
 _Piece = tuple[_Section, int, int, int]  # section, first line, end line (exclusive), tokens
