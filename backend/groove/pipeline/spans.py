@@ -76,5 +76,6 @@ def match_spans(content: str, terms: list[str], limit: int | None = None) -> lis
             start = hay.find(needle, start + 1)
     if not char_spans:
         return []
-    offs = utf8_offsets(content)
-    return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in _merge(char_spans)[:limit]]
+    kept = _merge(char_spans)[:limit]
+    offs = utf8_offsets(content[:kept[-1][1]])  # up to the last span kept: 8 bytes a character
+    return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in kept]
