@@ -85,19 +85,17 @@ def test_a_long_pipeline_of_one_client_does_not_queue_ahead_of_another(spawn, tm
             greedy.sendall(_line(1, "hello", {"token": d.info["token"], "client": "pipeline"}))
             _read_replies(greedy, 1, 10.0)
             arrived: list[float] = []
-
-            def read_all() -> None:
-                got = _read_replies_timed(greedy, n, 120.0)
-                arrived.extend(got)
-
-            reader = threading.Thread(target=read_all)
+            reader = threading.Thread(target=_read_replies_timed, args=(greedy, n, 300.0, arrived))
             reader.start()
             greedy.sendall(b"".join(_line(10 + i, "search", {"query": f"river mill apple {i}", "limit": 10})
                                     for i in range(n)))
-            time.sleep(0.05)
-            c.call("index_status", {}, timeout=60)
+            # Its first replies are out: the daemon has read the whole pipeline (one 30 KB read).
+            deadline = time.monotonic() + 120
+            while len(arrived) < 5 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            c.call("index_status", {}, timeout=120)
             answered = time.monotonic()
-            reader.join(120)
+            reader.join(300)
         finally:
             greedy.close()
     assert len(arrived) == n
@@ -105,9 +103,10 @@ def test_a_long_pipeline_of_one_client_does_not_queue_ahead_of_another(spawn, tm
     assert before < n // 3, f"{before} of the pipeline's {n} searches were answered first"
 
 
-def _read_replies_timed(s: socket.socket, n: int, timeout: float) -> list[float]:
+def _read_replies_timed(s: socket.socket, n: int, timeout: float, out: list[float]) -> None:
+    """When each of ``n`` replies arrived, appended to ``out`` as they come."""
     s.settimeout(timeout)
-    buf, out = b"", []
+    buf = b""
     while len(out) < n:
         chunk = s.recv(1 << 20)
         assert chunk, f"the daemon closed the connection after {len(out)} of {n} replies"
@@ -117,4 +116,3 @@ def _read_replies_timed(s: socket.socket, n: int, timeout: float) -> list[float]
         for ln in lines:
             assert "result" in json.loads(ln)
             out.append(now)
-    return out
