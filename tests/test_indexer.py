@@ -350,3 +350,38 @@ def test_a_one_shot_cli_search_exits_without_a_teardown_traceback(small_vault, d
     assert found.returncode == 0, found.stderr
     for proc in (built, found):
         assert "Exception ignored" not in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+
+
+class _KilledOnLongBatches:
+    """The real embedder, but a run is killed (as by a timeout) when asked
+    to embed ``limit`` texts or more at once."""
+
+    def __init__(self, inner, limit: int) -> None:
+        self._inner, self._limit = inner, limit
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+    def embed_passages(self, texts):
+        if len(texts) >= self._limit:
+            raise KeyboardInterrupt("killed while embedding a long note")
+        return self._inner.embed_passages(texts)
+
+
+def test_a_long_note_does_not_hold_the_notes_queued_before_it(tmp_path, tiny_embedder):
+    """Issue 50 R2: a run killed while it embeds a long note keeps the notes
+    read before it (they were in the same batch, and lost with it)."""
+    from groove.indexer import EMBED_BATCH_CHUNKS
+
+    vault = tmp_path / "vault"
+    write(vault, "a.md", "# A\n\nApples by the river.\n")
+    write(vault, "b.md", "# B\n\nThe mill and its wheel.\n")
+    write(vault, "z-long.md", "".join(f"# Part {i}\n\nThe orchard, row {i}, in spring.\n\n"
+                                      for i in range(EMBED_BATCH_CHUNKS + 8)))
+    rt = make_runtime(vault, _KilledOnLongBatches(tiny_embedder, EMBED_BATCH_CHUNKS), tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        service.reindex(rt)
+    assert set(chunk_rows(rt)) == {"a.md", "b.md"}
+    rt._embedder = tiny_embedder
+    assert len(service.reindex(rt).indexed) == 1  # the next run does the long note alone
+    assert set(chunk_rows(rt)) == {"a.md", "b.md", "z-long.md"}

@@ -285,6 +285,10 @@ def _index_vault(
         if ready is None:
             run.done += 1
             continue
+        if run.pending and len(ready.note.chunks) >= EMBED_BATCH_CHUNKS:
+            # A long note is embedded alone, after the notes queued before it are
+            # stored: its minutes never hold theirs (issue 50 R2).
+            flush_pending(run)
         run.pending.append(ready)
         if sum(len(r.note.chunks) for r in run.pending) >= EMBED_BATCH_CHUNKS:
             flush_pending(run)

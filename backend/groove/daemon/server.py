@@ -4,9 +4,9 @@ Threading model (ADR 0041): one reader thread and one writer thread per
 connection, a shared pool for the requests themselves, and the single
 IndexWorker thread for every index write. Searches run on pool threads with
 their own SQLite connections (WAL readers), so they keep answering from the
-last committed state while a batch is indexed. Writes go through a
-per-connection queue so a slow client never blocks the indexer's
-notifications or another client.
+last committed state while a batch is indexed. Nothing but a connection's
+own writer thread waits on its socket (outbox.py), so a slow client never
+blocks the indexer's notifications or another client.
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import functools
 import json
 import logging
 import os
-import queue
-import select
 import socket
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -31,16 +30,15 @@ from ..runtime import Runtime
 from ..status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
+from .outbox import Outbox
 from .protocol import RpcError
 from .watcher import IndexWorker
 
 log = logging.getLogger("groove.daemon.server")
 
 HELLO_TIMEOUT_S = 10.0  # an unauthenticated connection gets this long to say hello
-MAX_QUEUED_BYTES = 64 << 20  # a client that stops reading is dropped past this
 POOL_WORKERS = 16
-SEND_STALL_S = 30.0
-_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
+MAX_RUNNING_PER_CONNECTION = 4  # one client's pipeline leaves the rest of the pool to the others
 
 
 @dataclass
@@ -61,70 +59,20 @@ class Connection:
         self.subscriptions: frozenset[str] = frozenset()
         self.pending: dict[Any, _Pending] = {}
         self._lock = threading.Lock()
-        self._send_lock = threading.Lock()
-        self._out: queue.Queue = queue.Queue()
-        self._queued = 0
-        self._closed = False
+        self.out = Outbox(sock, peer, self._shutdown)
+        self._running = 0  # its requests on the pool
+        self._waiting: deque[tuple[Any, str, dict, _Pending]] = deque()  # and those waiting for a turn there
         self._eof = False
         self._buf = bytearray()  # bytes read but not yet handled
         self.last_active = time.monotonic()  # the last bytes read; the idlest goes first when full
-        self._writer = threading.Thread(target=self._write_loop, name=f"groove-w-{peer}", daemon=True)
+        self._writer = threading.Thread(target=self.out.run, name=f"groove-w-{peer}", daemon=True)
 
     # -- writing -----------------------------------------------------------------
-    # Responses are written by the thread that produced them (one thread hop
-    # less per request); notifications go through the writer thread so the
-    # indexer never waits on a client. A client that stops reading is dropped
-    # after SEND_STALL_S instead of pinning a pool thread.
-    def send(self, obj: dict, *, direct: bool = True) -> None:
-        data = (json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
-        with self._lock:
-            if self._closed:
-                return
-            if not direct:
-                self._queued += len(data)
-                if self._queued > MAX_QUEUED_BYTES:
-                    log.warning("%s: not reading (%d bytes queued); dropping it", self.peer, self._queued)
-                    self._closed = True
-                    self._out.put(None)
-                    return
-        if not direct:
-            self._out.put(data)
-            return
-        try:
-            self._sendall(data)
-        except OSError as e:
-            log.info("%s: write failed (%s); closing", self.peer, e)
-            self._shutdown()
-
-    def _sendall(self, data: bytes) -> None:
-        with self._send_lock:
-            if not _DONTWAIT:
-                self.sock.sendall(data)
-                return
-            view = memoryview(data)
-            while view:
-                try:
-                    n = self.sock.send(view, _DONTWAIT)
-                except BlockingIOError:
-                    _r, w, _x = select.select([], [self.sock], [], SEND_STALL_S)
-                    if not w:
-                        raise TimeoutError(f"client read nothing for {SEND_STALL_S:.0f}s") from None
-                    continue
-                view = view[n:]
-
-    def _write_loop(self) -> None:
-        try:
-            while True:
-                data = self._out.get()
-                if data is None:
-                    break
-                with self._lock:
-                    self._queued -= len(data)
-                self._sendall(data)
-        except OSError:
-            pass
-        finally:
-            self._shutdown()
+    # Replies and notifications alike go out through the outbox, which never
+    # makes the caller wait on the socket (outbox.py): a client that stops
+    # reading holds only its own connection.
+    def send(self, obj: dict) -> None:
+        self.out.put((json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8"))
 
     def reply(self, rid: Any, result: Any) -> None:
         self.send({"jsonrpc": "2.0", "id": rid, "result": result})
@@ -134,25 +82,17 @@ class Connection:
 
     def notify(self, method: str, params: dict) -> None:
         if method in self.subscriptions:
-            self.send({"jsonrpc": "2.0", "method": method, "params": params}, direct=False)
+            self.send({"jsonrpc": "2.0", "method": method, "params": params})
 
     def close_silently(self) -> None:
         """Drop the connection without a byte (failed authentication)."""
-        with self._lock:
-            self._closed = True
         self._shutdown()
 
     def close_when_drained(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-        self._out.put(None)
+        self.out.close_when_drained()
 
     def _shutdown(self) -> None:
-        with self._lock:
-            self._closed = True
-        self._out.put(None)  # lets the writer thread end (no-op if it already has)
+        self.out.abort()  # the writer thread ends (no-op if it already has)
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -181,6 +121,8 @@ class Connection:
         hello_deadline = time.monotonic() + HELLO_TIMEOUT_S  # total, not per recv (no slowloris)
         try:
             while True:
+                if self.authenticated:
+                    self.out.wait_for_client()  # its replies unread: its next requests wait
                 try:
                     chunk = self.sock.recv(65536)
                 except TimeoutError:
@@ -311,7 +253,35 @@ class Connection:
         elif inline_ok:
             self._execute(rid if is_call else None, method, req.params, state)
         else:
-            self.daemon.pool.submit(self._execute, rid if is_call else None, method, req.params, state)
+            self._submit((rid if is_call else None, method, req.params, state))
+
+    def _submit(self, job: tuple[Any, str, dict, _Pending]) -> None:
+        """To the pool, at most MAX_RUNNING_PER_CONNECTION at a time: the rest
+        of a long pipeline waits here, in order, not in the pool's queue ahead
+        of other clients' requests."""
+        with self._lock:
+            if self._running >= MAX_RUNNING_PER_CONNECTION:
+                self._waiting.append(job)
+                return
+            self._running += 1
+        try:
+            self.daemon.pool.submit(self._run_job, job)
+        except RuntimeError:  # the daemon is stopping: the pool takes nothing more
+            pass
+
+    def _run_job(self, job: tuple[Any, str, dict, _Pending]) -> None:
+        try:
+            self._execute(*job)
+        finally:
+            with self._lock:
+                nxt = self._waiting.popleft() if self._waiting else None
+                if nxt is None:
+                    self._running -= 1
+            if nxt is not None:
+                try:
+                    self.daemon.pool.submit(self._run_job, nxt)
+                except RuntimeError:
+                    pass
 
     def _inbuf_has_line(self) -> bool:
         return b"\n" in self._buf

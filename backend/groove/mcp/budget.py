@@ -7,6 +7,7 @@ way to read the rest (get_document line ranges, search offset)."""
 
 from __future__ import annotations
 
+import bisect
 import json
 from collections.abc import Callable
 from typing import Any
@@ -25,19 +26,21 @@ def response_tokens(text: str, structured: Any) -> int:
     return estimate_tokens(text) + json_tokens(structured)
 
 
-def _char_at(b: bytes, byte_off: int) -> int:
-    return len(b[:byte_off].decode("utf-8", errors="ignore"))
-
-
 def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
     """The hit with its content cut to ``cap`` characters around its first
-    match span (a little context before it), spans re-based on the cut text."""
+    match span (a little context before it), spans re-based on the cut text.
+
+    Linear in the content and in the spans kept, whatever the hit (issue 50
+    R1: a 6.5 MB one-line note with 140,000 spans once decoded its text up
+    to every span, ~11 minutes a pass; ADR 0230): spans are byte offsets, so the cut's
+    byte start is found once and the spans inside it are re-based by
+    subtraction, picked out of the sorted list by bisection."""
     content: str = hit["content"]
     if len(content) <= cap:
         return hit
+    spans = hit.get("match_spans") or []
     b = content.encode("utf-8")
-    spans = [(_char_at(b, s), _char_at(b, e)) for s, e in hit.get("match_spans") or []]
-    focus = spans[0][0] if spans else 0
+    focus = len(b[:spans[0][0]].decode("utf-8", errors="ignore")) if spans else 0
     start = max(0, min(focus - cap // 4, len(content) - cap))
     # Start on a word or line boundary when one is near, not mid-word.
     ws = max(content.rfind(" ", max(0, start - 30), start + 1), content.rfind("\n", max(0, start - 30), start + 1))
@@ -45,8 +48,17 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
         start = ws + 1
     end = min(len(content), start + cap)
     cut = content[start:end]
-    new_spans = [[len(content[start:s].encode("utf-8")), len(content[start:e].encode("utf-8"))]
-                 for s, e in spans if s >= start and e <= end]
+    b_start = len(content[:start].encode("utf-8"))
+    b_end = b_start + len(cut.encode("utf-8"))
+    # Spans are sorted and disjoint (docs/protocol.md): those inside the cut are one run.
+    first = bisect.bisect_left(spans, b_start, key=lambda sp: sp[0])
+    new_spans = []
+    for i in range(first, len(spans)):
+        s, e = spans[i]
+        if s >= b_end:
+            break
+        if e <= b_end:
+            new_spans.append([s - b_start, e - b_start])
     return {**hit, "content": cut, "match_spans": new_spans, "content_truncated": True}
 
 
@@ -68,9 +80,12 @@ def fit_search(resp: dict[str, Any], render: Callable[[dict[str, Any]], str], ma
         out["approx_tokens"] = n
         return out, text, n
 
-    out, text, n = build(hits, False)
-    if n <= max_tokens:
-        return out, text
+    # A hit longer than 4 characters a token cannot fit whole (tokens.py counts
+    # at least that): skip rendering and counting a response known to be over.
+    if all(len(h["content"]) <= 4 * max_tokens for h in hits):
+        out, text, n = build(hits, False)
+        if n <= max_tokens:
+            return out, text
     trimmed = hits
     for cap in HIT_CAPS:
         trimmed = [trim_hit(h, cap) for h in hits]

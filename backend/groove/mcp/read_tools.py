@@ -7,6 +7,7 @@ import inspect
 import time
 from typing import Annotated, Any
 
+import anyio.to_thread
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
@@ -65,7 +66,10 @@ def _register_search(mcp: MCPServer, vaults: VaultSet) -> None:
         full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
         resp = {**resp, "results": resp["results"][offset:], "offset": offset,
                 "next_offset": offset + limit if full else None}
-        out, text = fit_search(resp, lambda r: render_search(query, r), max_tokens, offset)
+        # Off the event loop: cutting a huge hit is linear but not free, and
+        # every other request of this session waits while the loop is busy.
+        out, text = await anyio.to_thread.run_sync(fit_search, resp, lambda r: render_search(query, r),
+                                                   max_tokens, offset)
         return result(text, out)
 
     # The arguments are SearchParams' (search_args.py), so the signature is

@@ -35,6 +35,10 @@ from .spans import match_spans
 
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 
+# Spans sent per hit (docs/protocol.md): far more than any passage of the
+# budget holds, and the cost of a hit's spans stays bounded whatever its size.
+MAX_SPANS_PER_HIT = 1_000
+
 
 def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = None) -> SearchResponse:
     # One read transaction for the whole search: a live reindex cannot make
@@ -90,7 +94,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     # match_spans, last: byte offsets into the final content
     terms = span_terms(parsed)
     for h in hits:
-        h.match_spans = match_spans(h.content, terms)
+        # The first MAX_SPANS_PER_HIT: a hit of a huge one-line note had 140,000 (issue 50 R1).
+        h.match_spans = match_spans(h.content, terms, MAX_SPANS_PER_HIT)
     if params.explain:
         explain_hits(hits)
 

@@ -57,8 +57,9 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def match_spans(content: str, terms: list[str]) -> list[MatchSpan]:
-    """Sorted, merged, non-overlapping ``[start, end)`` UTF-8 byte spans of every term in ``content``."""
+def match_spans(content: str, terms: list[str], limit: int | None = None) -> list[MatchSpan]:
+    """Sorted, merged, non-overlapping ``[start, end)`` UTF-8 byte spans of every term in ``content``
+    (the first ``limit`` of them)."""
     needles = [n for n in dict.fromkeys(t.casefold() for t in terms if t and t.strip()) if n]
     if not needles or not content:
         return []
@@ -75,5 +76,6 @@ def match_spans(content: str, terms: list[str]) -> list[MatchSpan]:
             start = hay.find(needle, start + 1)
     if not char_spans:
         return []
-    offs = utf8_offsets(content)
-    return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in _merge(char_spans)]
+    kept = _merge(char_spans)[:limit]
+    offs = utf8_offsets(content[:kept[-1][1]])  # up to the last span kept: 8 bytes a character
+    return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in kept]

@@ -358,16 +358,12 @@ def _context(title: str, heading_path: list[str]) -> str:
 def _chunk(
     body: list[_Line], offset: int, title: str, budget: int, count: TokenCounter, warnings: list[str]
 ) -> list[Chunk]:
+    pieces = _pieces(body, budget, count, warnings)
+    if len(pieces) > max(PACK_ABOVE_CHUNKS, PACK_RATIO * -(-sum(t for *_, t in pieces) // budget)):
+        pieces = _packed(body, pieces, budget, count)
     chunks: list[Chunk] = []
-
-    def emit(sec: _Section, a: int, b: int) -> None:
-        while b > a and not body[b - 1].text.strip():
-            b -= 1  # trailing blank lines belong to nobody
-        if b <= a:
-            return
+    for sec, a, b, tokens in pieces:
         text = "".join(ln.text for ln in body[a:b])
-        if not text.strip():
-            return
         chunks.append(
             Chunk(
                 ordinal=len(chunks),
@@ -380,9 +376,34 @@ def _chunk(
                 byte_end=body[b - 1].byte_end,
                 line_start=offset + a + 1,
                 line_end=offset + b,
-                token_count=count(text),
+                token_count=tokens,
             )
         )
+    return chunks
+
+
+# A note of many tiny sections (100,000 "# hN" lines, issue 50 R2) would cost
+# an embedding per section, 100x what its text costs. Past this many pieces,
+# and PACK_RATIO times what its text needs at the budget, neighbouring pieces
+# are packed into chunks up to the budget, so a note costs about what its
+# text costs (ADR 0231). Ordinary notes, far below both, keep their chunks as they were.
+PACK_ABOVE_CHUNKS = 256
+PACK_RATIO = 4
+_Piece = tuple[_Section, int, int, int]  # section, first line, end line (exclusive), tokens
+
+
+def _pieces(body: list[_Line], budget: int, count: TokenCounter, warnings: list[str]) -> list[_Piece]:
+    """Each chunk's lines: a section, or a section cut between blocks to fit the budget."""
+    pieces: list[_Piece] = []
+
+    def emit(sec: _Section, a: int, b: int) -> None:
+        while b > a and not body[b - 1].text.strip():
+            b -= 1  # trailing blank lines belong to nobody
+        if b <= a:
+            return
+        text = "".join(ln.text for ln in body[a:b])
+        if text.strip():
+            pieces.append((sec, a, b, count(text)))
 
     for sec in _sections(body, warnings):
         text = "".join(ln.text for ln in body[sec.start:sec.end])
@@ -409,7 +430,29 @@ def _chunk(
                 start, acc = cuts[i], 0
             acc += size
         emit(sec, start, sec.end)
-    return chunks
+    return pieces
+
+
+def _packed(body: list[_Line], pieces: list[_Piece], budget: int, count: TokenCounter) -> list[_Piece]:
+    """Neighbouring pieces joined while they fit the budget (with the lines
+    between them); a joined chunk is under its first piece's heading."""
+    out: list[_Piece] = []
+    group: list[_Piece] = []
+    acc = 0
+
+    def close() -> None:
+        if group:
+            sec, a, b = group[0][0], group[0][1], group[-1][2]
+            out.append((sec, a, b, group[0][3] if len(group) == 1 else count("".join(ln.text for ln in body[a:b]))))
+
+    for p in pieces:
+        if group and acc + p[3] > budget:
+            close()
+            group, acc = [], 0
+        group.append(p)
+        acc += p[3]
+    close()
+    return out
 
 
 # ----------------------------------------------------------------------------- for readers of a note's lines
