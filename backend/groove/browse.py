@@ -9,6 +9,7 @@ from typing import Any
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument
 from .index import listing
+from .index.rules_now import left_out
 from .note_types import NotePage, TagList
 from .runtime import Runtime
 
@@ -23,6 +24,11 @@ def _int(name: str, v: Any, lo: int, hi: int | None = None) -> int:
         raise InvalidArgument(f"'{name}' must be between {lo} and {hi}, got {v}" if hi is not None
                               else f"'{name}' must be at least {lo}, got {v}", param=name)
     return v
+
+
+def _hidden(rt: Runtime) -> frozenset[int]:
+    """The indexed notes the vault's rules leave out now: never listed nor counted (ADR 0235)."""
+    return left_out(rt.index, rt.vault).ids
 
 
 def _page(rows: list[listing.NoteRow], total: int, offset: int) -> NotePage:
@@ -53,7 +59,8 @@ def list_notes(
             raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
         rows, total = listing.list_notes(rt.index, folder=folder, glob=glob, tag=tag, date_from=date_from,
-                                         date_to=date_to, sort=sort, offset=offset, limit=limit)
+                                         date_to=date_to, sort=sort, offset=offset, limit=limit,
+                                         hidden=_hidden(rt))
     except ValueError as e:  # pathspec refuses the pattern
         raise InvalidArgument(f"'glob' cannot be read: {e}", param="glob") from e
     return _page(rows, total, offset)
@@ -67,12 +74,12 @@ def recent_notes(rt: Runtime, days: float = 7, offset: int = 0, limit: int = 20,
     offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
     since = int((time.time() - float(days) * DAY_S) * 1e9)
     rows, total = listing.list_notes(rt.index, folder=folder, modified_after_ns=since, sort="modified",
-                                     offset=offset, limit=limit)
+                                     offset=offset, limit=limit, hidden=_hidden(rt))
     return _page(rows, total, offset)
 
 
 def list_tags(rt: Runtime, prefix: str | None = None, limit: int = 100) -> TagList:
     """``{tags: [{tag, count}], total}``: tags (folded to lower case) by number of notes."""
     limit = _int("limit", limit, 1, 1000)
-    counts = listing.tag_counts(rt.index, prefix)
+    counts = listing.tag_counts(rt.index, prefix, _hidden(rt))
     return {"tags": [{"tag": t, "count": n} for t, n in counts[:limit]], "total": len(counts)}

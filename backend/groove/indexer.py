@@ -33,7 +33,7 @@ import numpy as np
 from . import __version__
 from .config import IndexConfig
 from .errors import EmbedderMismatch, IndexWriteFailed, ModelFailed
-from .index import boilerplate, calibration, store
+from .index import boilerplate, calibration, rules_now, store
 from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
@@ -44,7 +44,6 @@ from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.reader import NotANote, parse_file
 from .vault.scan import (
-    OBSIDIAN_APP_FILE,
     NoteFile,
     Skipped,
     content_hash,
@@ -302,8 +301,10 @@ def plan_run(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig, *,
     prepare_embedder(idx, embedder, rebuild=rebuild)
     _check_chunk_budget(idx, cfg.chunk_tokens)
     run.known_skips = {} if rebuild else store.skipped_notes(idx)
+    rules_now.attach(idx, vault)
     files, skipped = scan_vault(vault)
-    run.summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
+    run.summary.warnings += ignore_rules(vault).warned  # a rule line skipped, a rule file kept from before (ADR 0236)
+    rules_now.keep(idx, vault)  # the rules just read good, for a process that finds a rule file broken
     run.daily = daily_notes(vault)
     run.summary.warnings += [(DAILY_NOTES_FILE, w) for w in run.daily.warnings]
     for sk in skipped:
