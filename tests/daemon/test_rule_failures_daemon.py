@@ -17,7 +17,8 @@ def test_bad_ignore_lines_are_reported_and_the_daemon_keeps_indexing(spawn) -> N
         d.wait_idle(c)
         (d.vault / ".grooveignore").write_text("!\nPrivate\\\n[z-a]\nprojects/\n", encoding="utf-8")
         poll(lambda: quoted_hits(c, "coffee") == [], TIMEOUT, "projects/ to leave search")
-        st = c.index_status()
+        poll(lambda: c.index_status()["stale_files"] == 0, TIMEOUT, "projects/ to leave the index")
+        st = d.wait_idle(c)
         said = [w for w in st["warnings"] if w.startswith(".grooveignore line")]
         assert [w.split(" (")[0] for w in said] == [".grooveignore line 1", ".grooveignore line 2",
                                                       ".grooveignore line 3"], st["warnings"]

@@ -57,12 +57,12 @@ def test_symlinks_out_of_the_vault_add_no_watches_and_no_jobs(tmp_path: Path, ti
         poll(lambda: watcher.running and inotify_watches() > base, 30, "the watch to start")
         time.sleep(0.5)
         # The vault, a/ and b/: not .git, not the 600 folders out there, not the loop.
-        assert inotify_watches() - base == 3 == watcher.watched
+        assert inotify_watches() - base == 3
 
         for i in range(20):
             (outside / f"pkg{i}" / "lib" / f"n{i}.md").write_text("# Outside\n", encoding="utf-8")
         time.sleep(1.5)
-        assert worker.jobs_run == 0 and watcher.batches == 0
+        assert (worker.jobs_run, watcher.batches) == (0, 0)
 
         # A change inside is seen (the test can fail): a note in a new folder too.
         write_note(vault, "c/three.md", "# Three\n\nwombatword inside\n")
