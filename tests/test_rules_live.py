@@ -129,3 +129,18 @@ def test_the_check_is_cheap_and_follows_each_write(rt) -> None:
     time.sleep(2.1)  # past the racy window: from now on the stat vouches for the file
     settled = ignore_rules(rt.vault)
     assert ignore_rules(rt.vault) is settled
+
+
+@pytest.mark.parametrize("glob", ["[z-a]", "!", "Private\\"])
+def test_a_glob_pathspec_cannot_read_is_the_callers_mistake(rt, glob: str) -> None:
+    """The same patterns a .grooveignore line can hold (issue 50 R4's
+    neighbours), given as list_notes' glob or search's path_globs: a usage
+    error naming the parameter, not an internal error."""
+    from groove.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument) as e:
+        service.call(rt, "list_notes", {"glob": glob})
+    assert e.value.param == "glob"
+    with pytest.raises(InvalidArgument) as e:
+        service.search(rt, SearchParams("garden", path_globs=[glob], legs="fts"))
+    assert e.value.param == "path_globs"

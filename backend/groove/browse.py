@@ -3,6 +3,7 @@ recent_notes, list_tags (ADR 0115). The note operations are ``notes.py``."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -61,7 +62,7 @@ def list_notes(
         rows, total = listing.list_notes(rt.index, folder=folder, glob=glob, tag=tag, date_from=date_from,
                                          date_to=date_to, sort=sort, offset=offset, limit=limit,
                                          hidden=_hidden(rt))
-    except ValueError as e:  # pathspec refuses the pattern
+    except (ValueError, re.error) as e:  # pathspec refuses the pattern, or its regex cannot compile ('[z-a]')
         raise InvalidArgument(f"'glob' cannot be read: {e}", param="glob") from e
     return _page(rows, total, offset)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import threading
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -79,7 +80,7 @@ def build_restriction(idx: Index, r: Resolved, hidden: frozenset[int] = frozense
         return Restriction(None, {})
     try:
         spec = pathspec.GitIgnoreSpec.from_lines([nfc(g) for g in r.path_globs]) if r.path_globs else None
-    except ValueError as e:  # pathspec's GitWildMatchPatternError
+    except (ValueError, re.error) as e:  # pathspec's GitWildMatchPatternError; '[z-a]' fails in re
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     notes = _filter_notes(idx)
     ask = (tuple(r.path_globs), tuple(r.tags_any), tuple(r.tags_all), dfrom, dto,
