@@ -21,10 +21,12 @@ from pathlib import Path
 
 from ..vault import rules as vault_rules
 from ..vault.rules import IgnoreRules, ignore_rules
+from ..vault.scan import NoteFile, Skipped, scan_vault
 from .db import Index
 from .notes import documents_signature
 
 META_KEY = "rules_last_good"
+INDEXED_KEY = "rules_indexed"  # the fingerprint of the rules the last full run walked with
 
 
 def attach(idx: Index, vault: Path) -> None:
@@ -54,20 +56,65 @@ class LeftOut:
         return out
 
 
+def _skips_name(rules: IgnoreRules, path: str, folders: dict[str, bool]) -> bool:
+    """``rules.skips_name(path)``, each folder judged once for all its notes."""
+    parts = path.split("/")
+    for i in range(1, len(parts)):
+        folder = "/".join(parts[:i])
+        out = folders.get(folder)
+        if out is None:
+            out = folders[folder] = rules.skips_dir(folder)
+        if out:
+            return True
+    return rules.skips_file(path)
+
+
+@dataclass(frozen=True)
+class Walk:
+    files: list[NoteFile]
+    skipped: list[Skipped]
+    warned: list[tuple[str, str]]  # (rule file, warning)
+    fingerprint: str | None  # of the rules the walk used; None when they changed during it
+
+
+def scan(idx: Index, vault: Path) -> Walk:
+    """An index run's walk: with the last good rules this index kept to fall
+    back on, and keeping the rules it read good for the next process."""
+    attach(idx, vault)
+    before = ignore_rules(vault)
+    files, skipped = scan_vault(vault)
+    rules = ignore_rules(vault)
+    keep(idx, vault)
+    return Walk(files, skipped, rules.warned, rules.fingerprint if rules.fingerprint == before.fingerprint else None)
+
+
+def indexed_with(idx: Index, fingerprint: str) -> None:
+    """A full run walked with these rules: the index holds no note they leave out by name."""
+    if idx.get_meta(INDEXED_KEY) != fingerprint:
+        idx.set_meta(INDEXED_KEY, fingerprint)
+
+
 def left_out(idx: Index, vault: Path) -> LeftOut:
     rules = ignore_rules(vault)
     sig = documents_signature(idx)
     held: tuple[IgnoreRules, tuple, LeftOut] | None = getattr(idx, "_left_out", None)
     if held is not None and held[0] is rules and held[1] == sig:
         return held[2]
+    if idx.get_meta(INDEXED_KEY) == rules.fingerprint:
+        # The rules the last full run walked with, unchanged: nothing indexed is left out by
+        # them (a partial run adds only what the walk takes). No row needs reading.
+        answer = LeftOut(rules, frozenset(), frozenset())
+        idx._left_out = (rules, sig, answer)  # type: ignore[attr-defined]
+        return answer
     memo: tuple[IgnoreRules, dict[str, bool]] | None = getattr(idx, "_left_out_verdicts", None)
     verdicts = memo[1] if memo is not None and memo[0] is rules else {}
     ids: set[int] = set()
     paths: set[str] = set()
+    folders: dict[str, bool] = {}
     for doc_id, path in idx.conn.execute("SELECT id, path FROM documents"):
         out = verdicts.get(path)
         if out is None:
-            out = verdicts[path] = rules.skips_name(path)
+            out = verdicts[path] = _skips_name(rules, path, folders)
         if out:
             ids.add(int(doc_id))
             paths.add(path)

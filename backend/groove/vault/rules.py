@@ -16,6 +16,7 @@ with a warning on every surface.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -58,7 +59,7 @@ def _read_ignore_lines(vault: Path) -> list[str] | None:
     return data.decode("utf-8", errors="replace").splitlines()
 
 
-def _ignore_spec(lines: list[str]) -> tuple[pathspec.GitIgnoreSpec, tuple[str, ...]]:
+def _ignore_spec(lines: list[str]) -> tuple[pathspec.GitIgnoreSpec, tuple[str, ...], list[str]]:
     """The spec of every line pathspec can read; each other line is named
     with its number and skipped (issue 50 R4: one '!' or '[z-a]' must not
     end an index run, a status or the daemon's watcher)."""
@@ -75,7 +76,7 @@ def _ignore_spec(lines: list[str]) -> tuple[pathspec.GitIgnoreSpec, tuple[str, .
                             "the other lines apply; fix or remove it")
             continue
         good.append(line)
-    return pathspec.GitIgnoreSpec.from_lines(good), tuple(warnings)
+    return pathspec.GitIgnoreSpec.from_lines(good), tuple(warnings), good
 
 
 @dataclass(frozen=True)
@@ -173,6 +174,7 @@ class IgnoreRules:
     root: Path | None = None  # the vault, resolved: links are followed only when known
     obsidian: ObsidianFilters | None = None  # .obsidian/app.json's userIgnoreFilters (ADR 0190)
     ignore_warnings: tuple[str, ...] = ()  # .grooveignore lines skipped, or the file kept from before (ADR 0236)
+    fingerprint: str = ""  # of the lines and entries in force: equal fingerprints leave out the same names
 
     @property
     def warned(self) -> list[tuple[str, str]]:
@@ -350,7 +352,7 @@ def _recalled(m: _Memory) -> None:
         m.obsidian, m.known_obsidian = saved["userIgnoreFilters"], True
 
 
-def _stat_key(p: Path) -> tuple[int, int, int, int] | None:
+def _stat_key(p: str) -> tuple[int, int, int, int] | None:
     try:
         st = os.stat(p)
     except OSError:
@@ -371,8 +373,9 @@ def _build(vault: Path, m: _Memory) -> IgnoreRules:
             "NO earlier good copy is known, so its exclusions are NOT applied: notes it would leave out "
             "can be indexed and searched; fix the file"))
     spec = None
+    good: list[str] | None = None
     if lines is not None:
-        spec, skipped = _ignore_spec(lines)
+        spec, skipped, good = _ignore_spec(lines)
         ignore_warnings += skipped
     try:
         entries = _read_obsidian_entries(vault)
@@ -388,15 +391,30 @@ def _build(vault: Path, m: _Memory) -> IgnoreRules:
             said = (f"{e}: NO earlier good copy is known, so {OBSIDIAN_RULE} are NOT applied: notes they exclude "
                     "can be indexed and searched; fix the file or set them again in Obsidian")
         obsidian = ObsidianFilters(kept.prefixes, kept.patterns, (said, *kept.warnings))
-    return IgnoreRules(spec, Path(vault).resolve(), obsidian, tuple(ignore_warnings))
+    in_force = [good, list(obsidian.prefixes) + [e for e, _ in obsidian.patterns] if obsidian else None]
+    fingerprint = hashlib.blake2b(json.dumps(in_force).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return IgnoreRules(spec, Path(vault), obsidian, tuple(ignore_warnings), fingerprint)
+
+
+_roots: dict[str, Path] = {}
+
+
+def _resolved(vault: Path) -> Path:
+    """The vault folder resolved, kept by its spelling (resolving cost ~0.3 ms a call)."""
+    root = _roots.get(str(vault))
+    if root is None:
+        if len(_roots) >= 64:
+            _roots.clear()
+        root = _roots[str(vault)] = Path(vault).resolve()
+    return root
 
 
 def ignore_rules(vault: Path) -> IgnoreRules:
     """The vault's rules as its rule files are now; the same object while
     neither file changed (a file changed in the last ``RACY_NS`` is read again)."""
-    root = Path(vault).resolve()
+    root = _resolved(vault)
     key = str(root)
-    stats = (_stat_key(root / IGNORE_FILE), _stat_key(root / OBSIDIAN_APP_FILE))
+    stats = (_stat_key(f"{key}/{IGNORE_FILE}"), _stat_key(f"{key}/{OBSIDIAN_APP_FILE}"))
     with _lock:
         held = _answers.get(key)
         if held is not None and held[0] == (stats, _generation):
