@@ -92,6 +92,8 @@ def test_a_rule_written_after_the_index_hides_its_notes_on_every_surface(rt, rul
     assert [h.path for h in resp.results] and not _secret({h.path for h in resp.results})
     assert "Plans.md" in {h.path for h in resp.results}
     assert any("left out by the vault's rules as they are now" in w for w in resp.warnings)
+    assert service.search(rt, SearchParams("secrettoken", path_globs=["Secret/**"])).results == []
+    assert service.call(rt, "resolve_link", {"link": "[[Secret/diary0]]", "from_path": "Home.md"})["exists"] is False
 
     # Removing the rule brings them back, still without a reindex.
     if rule == "grooveignore":

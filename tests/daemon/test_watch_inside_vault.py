@@ -63,6 +63,12 @@ def test_symlinks_out_of_the_vault_add_no_watches_and_no_jobs(tmp_path: Path, ti
             (outside / f"pkg{i}" / "lib" / f"n{i}.md").write_text("# Outside\n", encoding="utf-8")
         time.sleep(1.5)
         assert (worker.jobs_run, watcher.batches) == (0, 0)
+        (vault / "ext2").symlink_to(outside, target_is_directory=True)  # a link made while watching
+        time.sleep(1.0)
+        for i in range(20, 40):
+            (outside / f"pkg{i}" / "lib" / f"n{i}.md").write_text("# Outside\n", encoding="utf-8")
+        time.sleep(1.5)
+        assert (worker.jobs_run, watcher.batches) == (0, 0) and inotify_watches() - base == 3
 
         # A change inside is seen (the test can fail): a note in a new folder too.
         write_note(vault, "c/three.md", "# Three\n\nwombatword inside\n")

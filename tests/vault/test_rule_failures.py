@@ -52,7 +52,7 @@ def test_a_bad_regex_entry_is_named_and_the_others_apply(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize("broken", ['{"userIgnoreFilters": ["Private/"],}', '{"userIgnoreFilters": ["Priv',
-                                    '{"userIgnoreFilters": "Private/"}', "\xff\xfe"])
+                                    '{"userIgnoreFilters": "Private/"}', "\xff\xfe", ""])
 def test_a_broken_app_json_keeps_the_last_good_entries(tmp_path: Path, broken: str) -> None:
     v = _vault(tmp_path)
     (v / ".obsidian").mkdir()
