@@ -3,12 +3,14 @@ recent_notes, list_tags (ADR 0115). The note operations are ``notes.py``."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument
 from .index import listing
+from .index.rules_now import left_out
 from .note_types import NotePage, TagList
 from .runtime import Runtime
 
@@ -23,6 +25,11 @@ def _int(name: str, v: Any, lo: int, hi: int | None = None) -> int:
         raise InvalidArgument(f"'{name}' must be between {lo} and {hi}, got {v}" if hi is not None
                               else f"'{name}' must be at least {lo}, got {v}", param=name)
     return v
+
+
+def _hidden(rt: Runtime) -> frozenset[int]:
+    """The indexed notes the vault's rules leave out now: never listed nor counted (ADR 0235)."""
+    return left_out(rt.index, rt.vault).ids
 
 
 def _page(rows: list[listing.NoteRow], total: int, offset: int) -> NotePage:
@@ -53,8 +60,9 @@ def list_notes(
             raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
         rows, total = listing.list_notes(rt.index, folder=folder, glob=glob, tag=tag, date_from=date_from,
-                                         date_to=date_to, sort=sort, offset=offset, limit=limit)
-    except ValueError as e:  # pathspec refuses the pattern
+                                         date_to=date_to, sort=sort, offset=offset, limit=limit,
+                                         hidden=_hidden(rt))
+    except (ValueError, re.error) as e:  # pathspec refuses the pattern, or its regex cannot compile ('[z-a]')
         raise InvalidArgument(f"'glob' cannot be read: {e}", param="glob") from e
     return _page(rows, total, offset)
 
@@ -67,12 +75,12 @@ def recent_notes(rt: Runtime, days: float = 7, offset: int = 0, limit: int = 20,
     offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
     since = int((time.time() - float(days) * DAY_S) * 1e9)
     rows, total = listing.list_notes(rt.index, folder=folder, modified_after_ns=since, sort="modified",
-                                     offset=offset, limit=limit)
+                                     offset=offset, limit=limit, hidden=_hidden(rt))
     return _page(rows, total, offset)
 
 
 def list_tags(rt: Runtime, prefix: str | None = None, limit: int = 100) -> TagList:
     """``{tags: [{tag, count}], total}``: tags (folded to lower case) by number of notes."""
     limit = _int("limit", limit, 1, 1000)
-    counts = listing.tag_counts(rt.index, prefix)
+    counts = listing.tag_counts(rt.index, prefix, _hidden(rt))
     return {"tags": [{"tag": t, "count": n} for t, n in counts[:limit]], "total": len(counts)}

@@ -33,7 +33,7 @@ import numpy as np
 from . import __version__
 from .config import IndexConfig
 from .errors import EmbedderMismatch, IndexWriteFailed, ModelFailed
-from .index import boilerplate, calibration, store
+from .index import boilerplate, calibration, rules_now, store
 from .index.db import Index, exclusive_lock, remove_index_files
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
@@ -44,13 +44,10 @@ from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.reader import NotANote, parse_file
 from .vault.scan import (
-    OBSIDIAN_APP_FILE,
     NoteFile,
     Skipped,
     content_hash,
-    ignore_rules,
     read_regular_file,
-    scan_vault,
     shown_path,
 )
 
@@ -243,6 +240,7 @@ class IndexRun:
     notes: int = 0  # notes in the vault (present), the census's denominator
     skip_rows: list[store.SkipRow] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
+    rules_walked: str | None = None  # the walk's rules' fingerprint, when they held still through it
 
     def skip(self, path: str, reason: str, nf: NoteFile | None = None, *, sticky: bool = False) -> None:
         """``sticky``: the reason is the content's, so the note is not retried
@@ -307,8 +305,9 @@ def plan_run(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig, *,
     prepare_embedder(idx, embedder, rebuild=rebuild)
     _check_chunk_budget(idx, cfg.chunk_tokens)
     run.known_skips = {} if rebuild else store.skipped_notes(idx)
-    files, skipped = scan_vault(vault)
-    run.summary.warnings += [(OBSIDIAN_APP_FILE, w) for w in ignore_rules(vault).warnings]  # ADR 0190
+    walk = rules_now.scan(idx, vault)  # the walk, and the rules it used (ADR 0235, 0236)
+    files, skipped, run.rules_walked = walk.files, walk.skipped, walk.fingerprint
+    run.summary.warnings += walk.warned
     run.daily = daily_notes(vault)
     run.summary.warnings += [(DAILY_NOTES_FILE, w) for w in run.daily.warnings]
     for sk in skipped:
@@ -479,6 +478,8 @@ def finish_run(run: IndexRun) -> IndexSummary:
         raise  # the index cannot be written: reported as such, not as a calibration problem
     except Exception as e:  # noqa: BLE001 - searches fall back to the margin rule and say so
         summary.warnings.append(("", f"confidence calibration failed ({e}); low_confidence uses the margin rule"))
+    if run.only is None and run.rules_walked:  # every note the rules leave out is deleted by now
+        rules_now.indexed_with(idx, run.rules_walked)
     if summary.indexed or summary.deleted or summary.renamed:
         idx.set_meta("last_indexed", str(time.time()))
     elif idx.get_meta("last_indexed") is None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import Config, load_config
+from .index import rules_now
 from .index.db import Index
 from .models.base import Embedder, Reranker
 from .paths import check_vault, default_index_path
@@ -63,4 +64,5 @@ def open_runtime(
     vault = check_vault(vault)
     cfg = config or load_config(vault)
     idx = Index(index_path or default_index_path(vault), create=create)
+    rules_now.attach(idx, vault)  # the last good rules this index kept, should a rule file break (ADR 0236)
     return Runtime(vault=vault, config=cfg, index=idx, model=model)

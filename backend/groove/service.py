@@ -12,6 +12,7 @@ Adding an operation: a function here, in notes.py or in browse.py, an entry in
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +30,8 @@ from .status_types import ExclusionSource, IndexStatus, ReindexSummary, WhyExclu
 from .types import SearchResponse
 from .vault.gate import safe_path
 from .vault.scan import IgnoreRules, ignore_rules, scan_vault
+
+log = logging.getLogger("groove.service")
 
 MAX_LIMIT = 50
 MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
@@ -97,9 +100,14 @@ def index_status(rt: Runtime, why: str | None = None) -> IndexStatus:
         exclusions = rules.sources()
         warnings += list(rules.warnings)
         files, _ = scan_vault(rt.vault)
-    except (OSError, ValueError, GrooveError) as e:  # the folder went away, a .grooveignore line pathspec refuses
+    except (OSError, ValueError, GrooveError) as e:  # the folder went away
         stale = None
         warnings.append(f"could not scan the vault to count changed files: {e}")
+    except Exception as e:  # noqa: BLE001 - a bug in the scan must cost the stale count, not the status
+        log.exception("index_status: the vault scan failed")
+        stale = None
+        warnings.append(f"could not scan the vault to count changed files ({type(e).__name__}: {e}); "
+                        "the counts above still hold")
     else:
         present = set()
         for f in files:

@@ -80,19 +80,31 @@ def test_editing_app_json_while_watched_moves_notes_in_and_out_of_search(daemon,
             c.get_document("Templates/Daily.md")
 
 
-def test_a_broken_app_json_is_a_warning_and_the_daemon_keeps_indexing(daemon, groove_home):
+def test_a_broken_app_json_keeps_the_last_good_rules_and_says_so(daemon, groove_home):
+    """Fail closed (issue 50 R7, ADR 0236): a half-written app.json keeps the
+    last good exclusions, with a warning in search and in index_status."""
     vault = daemon.vault
     with daemon.client() as c:
         daemon.wait_idle(c)
-        (vault / ".obsidian" / "app.json").write_text('{"userIgnoreFilters": ["Templates/"', encoding="utf-8")
-        poll(lambda: _found(c, "scaffoldword") == ["Templates/Daily.md"], TIMEOUT,
-             "the rules of a broken app.json to be dropped")
-        st = c.index_status()
-        assert any(".obsidian/app.json is not valid JSON" in w for w in st["warnings"]), st["warnings"]
-        assert st["last_error"] is None
+        for broken in ('{"userIgnoreFilters": ["Templates/"', '{"userIgnoreFilters": ["Templates/"],}'):
+            (vault / ".obsidian" / "app.json").write_text(broken, encoding="utf-8")
+            poll(lambda: any(".obsidian/app.json is not valid JSON" in w for w in c.index_status()["warnings"]),
+                 TIMEOUT, "the broken file to be noticed")
+            daemon.wait_idle(c)
+            st = c.index_status()
+            assert any("last good Obsidian's Excluded files (2 entries) still apply" in w
+                       for w in st["warnings"]), st["warnings"]
+            assert st["last_error"] is None
+            resp = c.search('"scaffoldword"')
+            assert [h["path"] for h in resp["results"] if "scaffoldword" in h["content"]] == []
+            assert any("not valid JSON" in w for w in resp["warnings"]), resp["warnings"]
+            with pytest.raises(RpcError):
+                c.get_document("Templates/Daily.md")
         (vault / "Plan.md").write_text("# Plan\n\nquinceword orchard plan.\n", encoding="utf-8")
         poll(lambda: _found(c, "quinceword") == ["Plan.md"], TIMEOUT, "an edit to be indexed")
+        _write_filters(vault, [r"/\.excalidraw\.md$/"])  # repaired, without the template folder now
+        poll(lambda: _found(c, "scaffoldword") == ["Templates/Daily.md"], TIMEOUT, "the repaired rule to apply")
         _write_filters(vault, ["Templates/", r"/\.excalidraw\.md$/"])
-        poll(lambda: _found(c, "scaffoldword") == [], TIMEOUT, "the repaired rule to apply again")
+        poll(lambda: _found(c, "scaffoldword") == [], TIMEOUT, "the template to leave again")
         daemon.wait_idle(c)
         assert not any("app.json" in w for w in c.index_status()["warnings"])

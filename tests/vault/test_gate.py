@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from groove.errors import ConfigError, NoteNotFound
+from groove.errors import NoteNotFound
 from groove.vault.gate import check_readable, on_disk_spelling, safe_path
 from groove.vault.scan import scan_vault
 
@@ -63,9 +63,15 @@ def test_a_symlink_into_an_excluded_folder_is_refused(tmp_path: Path, name: str)
         check_readable(tmp_path, full, rel)
 
 
-def test_a_grooveignore_line_pathspec_cannot_read_is_a_configuration_error(tmp_path: Path) -> None:
+def test_a_grooveignore_line_pathspec_cannot_read_is_skipped_and_the_others_apply(tmp_path: Path) -> None:
+    """Issue 50 R4 (ADR 0236): one bad line no longer fails every read; the
+    lines around it still guard the gate."""
     (tmp_path / "a.md").write_text("# a\n", encoding="utf-8")
+    (tmp_path / "private").mkdir()
+    (tmp_path / "private" / "b.md").write_text("# b\n", encoding="utf-8")
     (tmp_path / ".grooveignore").write_text("private/\n!\n", encoding="utf-8")
     full, rel = safe_path(tmp_path, "a.md")
-    with pytest.raises(ConfigError, match=r"\.grooveignore: .*fix or remove that line"):
+    check_readable(tmp_path, full, rel)
+    full, rel = safe_path(tmp_path, "private/b.md")
+    with pytest.raises(NoteNotFound, match="left out of the index"):
         check_readable(tmp_path, full, rel)

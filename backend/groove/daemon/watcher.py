@@ -209,6 +209,58 @@ def _rel(vault: Path, abspath: str) -> str | None:
     return rel.as_posix()
 
 
+def watched_folders(vault: Path) -> list[str]:
+    """The folders to watch, each without its subfolders: the vault and every
+    real folder under it, not entering hidden or tool folders (only
+    ``.obsidian`` itself, for app.json) nor symlinked ones. A recursive
+    native watch follows symlinks: ``ext -> /usr`` or ``loop -> .`` took
+    15,744 inotify watches and sent index jobs for files outside the vault
+    (issue 50 R10); a folder a symlink leads to inside the vault is watched
+    as itself. Iterative: a folder nested hundreds deep is fine (R3)."""
+    return _real_folders(vault, top=True)
+
+
+def _real_folders(start: Path, *, top: bool = False) -> list[str]:
+    """``start`` and the real, visible folders under it (a stack, not recursion)."""
+    vault = start
+    out = [str(start)]
+    stack = [start]
+    while stack:
+        here = stack.pop()
+        try:
+            with os.scandir(here) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue  # unreadable: the scan reports it
+        for e in entries:
+            try:
+                if e.is_symlink() or not e.is_dir(follow_symlinks=False):
+                    continue
+            except OSError:
+                continue
+            if top and here == vault and e.name == ".obsidian":
+                out.append(e.path)
+                continue
+            if e.name in SKIP_DIRS or e.name.startswith("."):
+                continue
+            out.append(e.path)
+            stack.append(Path(e.path))
+    return out
+
+
+def _folders_moved(changes: set, watched: set[str]) -> bool:
+    """Whether these events add a real folder not watched yet, or remove one that is."""
+    import watchfiles
+
+    for change, path in changes:
+        if change == watchfiles.Change.deleted:
+            if path in watched:
+                return True
+        elif path not in watched and os.path.isdir(path) and not os.path.islink(path):
+            return True
+    return False
+
+
 class VaultWatcher:
     """Native file events → debounced batches of note paths → IndexWorker.
 
@@ -228,6 +280,7 @@ class VaultWatcher:
         self._stop = threading.Event()
         self.batches = 0
         self.restarts = 0  # times the native watch failed and was started again
+        self.watched = 0  # folders in the current native watch
         self.running = False
         self.problem: str | None = None  # why the vault is not watched now, or None
         self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
@@ -274,13 +327,16 @@ class VaultWatcher:
                 if self._stop.wait(GONE_POLL_S):
                     break
                 continue
-            replaced = False
+            replaced = moved = False
+            folders = watched_folders(self.vault)
+            self.watched = len(folders)
+            watched = set(folders)
             try:
                 # step: how long watchfiles waits for more events before yielding;
                 # our own quiet-period debounce (in _batch) does the coalescing.
                 # rust_timeout: an empty yield this often, to check the folder is still the one watched.
                 for changes in watchfiles.watch(
-                    self.vault, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
+                    *folders, recursive=False, watch_filter=keep, debounce=max(50, self.debounce_ms), step=20,
                     stop_event=self._stop, force_polling=False, raise_interrupt=False,
                     ignore_permission_denied=True, yield_on_timeout=True,
                     rust_timeout=int(ROOT_CHECK_S * 1000),
@@ -297,6 +353,14 @@ class VaultWatcher:
                     if changes:
                         failures = 0
                         self._events.put(changes)
+                        if _folders_moved(changes, watched):
+                            moved = True  # watch the new set of folders
+                            break
+                if moved:
+                    # Files made in a new folder before its watch began have no
+                    # event: the rescan once the new watch is up finds them.
+                    rescan = True
+                    continue
                 if not replaced:
                     break
                 if self._folder() is not None:  # gone: the loop's first check says so
@@ -368,12 +432,15 @@ class VaultWatcher:
                 notes.add(rel)
                 continue
             p = Path(abspath)
-            if p.is_dir():
-                for dirpath, dirnames, filenames in os.walk(p):
-                    dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
-                    for f in filenames:
+            if p.is_dir() and not p.is_symlink():  # a link made to a folder is not walked: it may leave the vault
+                for folder in _real_folders(p):
+                    try:
+                        names = os.listdir(folder)
+                    except OSError:
+                        continue
+                    for f in names:
                         if is_note_name(f):
-                            r = _rel(self.vault, os.path.join(dirpath, f))
+                            r = _rel(self.vault, os.path.join(folder, f))
                             if r:
                                 notes.add(r)
             notes |= self._indexed_under(rel)

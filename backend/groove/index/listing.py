@@ -63,6 +63,7 @@ def list_notes(
     date_from: str | None = None,
     date_to: str | None = None,
     modified_after_ns: int | None = None,
+    hidden: frozenset[int] = frozenset(),
     sort: str = "path",
     offset: int = 0,
     limit: int = 50,
@@ -71,8 +72,9 @@ def list_notes(
     ``folder`` matches the folder and everything under it; ``glob`` is a
     gitignore-style pattern like the search's path_globs; dates compare the
     note's date (a daily note's day from its name, else its frontmatter date,
-    ADR 0191), else the file's modification day (as search does)."""
-    where: list[str] = []
+    ADR 0191), else the file's modification day (as search does). Notes in
+    ``hidden`` (ids the vault's rules leave out now, ADR 0235) are not counted."""
+    where: list[str] = [_not_in("d.id", hidden)] if hidden else []
     args: list[Any] = []
     # Names, globs and tags compare in one Unicode form (NFC, issue 35 F5): a
     # stored name that is not ASCII is normalised by SQL's nfc() (index/db.py).
@@ -112,13 +114,19 @@ def list_notes(
     return [NoteRow(p, t, _tags(tg), dt, m / 1e9, s) for p, t, tg, dt, m, s in rows], int(total)
 
 
-def tag_counts(idx: Index, prefix: str | None = None) -> list[tuple[str, int]]:
-    """(tag, number of notes) for every tag, most used first."""
+def _not_in(column: str, ids: frozenset[int]) -> str:
+    return f"{column} NOT IN ({','.join(str(int(i)) for i in sorted(ids))})"
+
+
+def tag_counts(idx: Index, prefix: str | None = None,
+               hidden: frozenset[int] = frozenset()) -> list[tuple[str, int]]:
+    """(tag, number of notes) for every tag, most used first; notes in ``hidden`` not counted."""
     where, args = "", []
     if prefix:
         where, args = "WHERE t LIKE ? ESCAPE '\\'", [_like_escape(nfc(prefix.lstrip("#").lower())) + "%"]
+    inner = f"FROM tags WHERE {_not_in('doc_id', hidden)}" if hidden else "FROM tags"
     # Case-folded like the search's tag filter: #Work and #work, #CAFÉ and #café, and a tag's two Unicode forms
     # are one tag.
     return [(t, int(n)) for t, n in idx.conn.execute(
-        f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT tag_key(tag) AS t, doc_id FROM tags) {where} "
+        f"SELECT t, count(DISTINCT doc_id) AS n FROM (SELECT tag_key(tag) AS t, doc_id {inner}) {where} "
         "GROUP BY t ORDER BY n DESC, t", args)]

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..index import calibration, hangul_split, vocabulary
 from ..index.db import Index
+from ..index.rules_now import left_out
 from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
@@ -52,7 +53,12 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     warnings = list(r.warnings)
     parsed = parse_query(r.query, short_cjk=r.short_cjk)
     warnings.extend(parsed.warnings)
-    restriction = build_restriction(rt.index, r)
+    # The vault's rules as they are now (ADR 0235): a note they leave out is
+    # not searched even when the index still holds it, and a rule file that
+    # cannot be read is said here too (ADR 0236).
+    hidden = left_out(rt.index, rt.vault)
+    warnings.extend(hidden.warnings)
+    restriction = build_restriction(rt.index, r, hidden.ids)
 
     # 1. hybrid candidates + RRF
     qvec: Future[np.ndarray] | None = None

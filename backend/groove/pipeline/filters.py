@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import re
 import threading
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -56,7 +57,10 @@ def _tag_match(doc_tags: AbstractSet[str], wanted: str) -> bool:
     return any(t == w or t.startswith(w + "/") for t in doc_tags)
 
 
-def build_restriction(idx: Index, r: Resolved) -> Restriction:
+def build_restriction(idx: Index, r: Resolved, hidden: frozenset[int] = frozenset()) -> Restriction:
+    """The notes a search may return: the filters' and, always, none of
+    ``hidden`` (indexed notes the vault's rules leave out now, ADR 0235),
+    both applied inside every leg so ``limit`` still holds."""
     applied: dict[str, Any] = {}
     if r.path_globs:
         applied["path_globs"] = list(r.path_globs)
@@ -72,18 +76,18 @@ def build_restriction(idx: Index, r: Resolved) -> Restriction:
         applied["date_to"] = dto
     if r.where:
         applied["where"] = [w.written for w in r.where]
-    if not applied:
+    if not applied and not hidden:
         return Restriction(None, {})
     try:
         spec = pathspec.GitIgnoreSpec.from_lines([nfc(g) for g in r.path_globs]) if r.path_globs else None
-    except ValueError as e:  # pathspec's GitWildMatchPatternError
+    except (ValueError, re.error) as e:  # pathspec's GitWildMatchPatternError; '[z-a]' fails in re
         raise InvalidArgument(f"'path_globs' holds a glob that cannot be read: {e}", param="path_globs") from e
     notes = _filter_notes(idx)
     ask = (tuple(r.path_globs), tuple(r.tags_any), tuple(r.tags_all), dfrom, dto,
-           tuple((w.key, w.op, w.kind, w.value) for w in r.where))
+           tuple((w.key, w.op, w.kind, w.value) for w in r.where), hidden)
     known = notes.answers.get(ask)
     if known is None:
-        allowed = _judge(notes, spec, r, dfrom, dto, _with_properties(idx, notes, r))
+        allowed = _judge(notes, spec, r, dfrom, dto, _with_properties(idx, notes, r), hidden)
         allowed.flags.writeable = False  # shared by every search that asks the same filter
         known = Restriction(chunks_of_notes_sql(allowed.tolist()), applied, allowed)
         with _ANSWERS_LOCK:  # the daemon's reader threads share the index's cache
@@ -144,10 +148,10 @@ def _with_properties(idx: Index, notes: _FilterNotes, r: Resolved) -> set[int] |
 
 
 def _judge(notes: _FilterNotes, spec: pathspec.GitIgnoreSpec | None, r: Resolved,
-           dfrom: str | None, dto: str | None, props: set[int] | None) -> np.ndarray:
+           dfrom: str | None, dto: str | None, props: set[int] | None, hidden: frozenset[int]) -> np.ndarray:
     allowed: list[int] = []
     for doc_id, path, tags, day in zip(notes.ids, notes.paths, notes.tags, notes.days):
-        if props is not None and doc_id not in props:
+        if doc_id in hidden or (props is not None and doc_id not in props):
             continue
         if spec and not spec.match_file(path):
             continue

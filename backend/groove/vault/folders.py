@@ -20,7 +20,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,17 +78,25 @@ def walk(vault: Path, skip_dir: Callable[[str], bool]) -> Listing:
 
 def _walk(vault: Path, prefix: str, cache: dict[str, _Dir], skip_dir: Callable[[str], bool],
           out: list[tuple[str, tuple[tuple[str, bool], ...]]]) -> bool:
-    """Appends this directory and those below; whether all came from ``cache``."""
-    held = cache.get(prefix)
-    d = _listed(vault / prefix if prefix else vault, prefix, cache)
-    if d is None:
-        return held is None
-    same = d is held
-    out.append((prefix, d.files))
-    for name, link in d.dirs:
-        rel = prefix + name
-        if not skip_dir(rel) and not link:
-            same = _walk(vault, rel + "/", cache, skip_dir, out) and same
+    """Appends this directory and those below, top-down (a stack, not
+    recursion: a folder nested hundreds deep must not exhaust Python's
+    stack, issue 50 R3); whether all came from ``cache``."""
+    same = True
+    stack: list[Iterator[str]] = [iter((prefix,))]
+    while stack:
+        here = next(stack[-1], None)
+        if here is None:
+            stack.pop()
+            continue
+        held = cache.get(here)
+        d = _listed(vault / here if here else vault, here, cache)
+        if d is None:
+            same = same and held is None
+            continue
+        same = same and d is held
+        out.append((here, d.files))
+        stack.append(iter([here + name + "/" for name, link in d.dirs
+                           if not link and not skip_dir(here + name)]))
     return same
 
 
