@@ -62,6 +62,8 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
         raise GrooveError(f"runtime dir {run} is not a folder owned by you; remove it or set XDG_RUNTIME_DIR")
     if st.st_mode & 0o077:
         os.chmod(run, 0o700)
+    if path.is_dir() and not path.is_symlink():
+        raise GrooveError(f"a folder is where groove's socket goes: {path}; remove it (rmdir) and start again")
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # stale: we hold the lock, so no live daemon owns it
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
