@@ -23,6 +23,7 @@ import pytest
 from groove import paths, service
 from groove.runtime import open_runtime
 from helpers import run_groove, write_note
+from other_user import run_as_other
 
 pytestmark = pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,
                                 reason="needs root, to act as a second Unix user (nobody)")
@@ -131,30 +132,46 @@ def test_an_index_file_planted_in_an_own_folder_is_refused(tmp_path, vault, tiny
         assert SECRET.encode() not in planted.read_bytes()
 
 
-def test_an_index_folder_others_can_write_is_refused(shared, vault):
+def test_an_index_folder_others_can_write_is_refused(world, vault):
+    """No sticky bit: anyone may swap the index file under groove."""
+    loose = world / "loose"
+    loose.mkdir()
+    os.chmod(loose, 0o777)
     with pytest.raises(paths.UnsafeFolder, match="writable by other users"):
-        open_runtime(vault, index_path=shared / "index.sqlite")
+        open_runtime(vault, index_path=loose / "index.sqlite")
+    assert not (loose / "index.sqlite").exists()
 
 
-def test_a_groove_home_that_cannot_be_made_is_a_message(vault, world):
+def _open_and_doctor(vault: Path) -> list[str]:
+    from groove.doctor import check_index
+
+    out = []
+    try:
+        open_runtime(vault)
+    except Exception as e:  # noqa: BLE001 - the type and message are what is checked
+        out.append(f"{type(e).__name__} {e}")
+    r = check_index(vault, None)
+    out.append(f"{r.ok} {r.detail}")
+    return out
+
+
+def test_a_groove_home_that_cannot_be_made_is_a_message(vault, world, monkeypatch):
     """R13: a read-only parent (as an unprivileged user: root writes anyway)
     and a path under /proc; `groove doctor` reports it as a failed check."""
     readonly = world / "ro"
     readonly.mkdir()
     os.chmod(readonly, 0o555)
-    code = ("import sys; from pathlib import Path; from groove.runtime import open_runtime\n"
-            "try:\n    open_runtime(Path(sys.argv[1]))\n"
-            "except Exception as e:\n    print(type(e).__name__, e)\n")
-    env = {**os.environ, "GROOVE_HOME": str(readonly / "home")}
-    o = _other()
-    r = subprocess.run([sys.executable, "-c", code, str(vault)], capture_output=True, text=True, env=env,
-                       user=o.pw_uid, group=o.pw_gid, timeout=60)
-    assert r.stdout.startswith("FolderUnusable cannot create the folder"), r.stdout + r.stderr
-    assert str(readonly / "home") in r.stdout and "GROOVE_HOME" in r.stdout
-    for home in (readonly / "home", Path("/proc/groove-test/home")):
-        env = {**os.environ, "GROOVE_HOME": str(home)}
-        for args in (("index", str(vault)), ("doctor", "--vault", str(vault))):
-            r = subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, env=env,
-                               user=o.pw_uid, group=o.pw_gid, timeout=300)
-            assert "Traceback" not in r.stderr, (args, r.stderr)
-            assert str(home) in r.stdout + r.stderr and r.returncode != 0, (args, r.stdout, r.stderr)
+    home = readonly / "home"
+    monkeypatch.setenv("GROOVE_HOME", str(home))
+    _open_and_doctor(vault)  # warm up as root (the child imports nothing it cannot read)
+    shutil.rmtree(home)
+    opened, doctor = run_as_other(_open_and_doctor, vault)
+    assert opened.startswith(f"FolderUnusable cannot create the folder {home} (Permission denied)"), opened
+    assert "GROOVE_HOME" in opened
+    assert doctor.startswith("False") and str(home) in doctor, doctor
+    proc_home = Path("/proc/groove-test/home")
+    for args in (("index", str(vault)), ("doctor", "--vault", str(vault))):
+        r = subprocess.run([sys.executable, "-m", "groove", *args], capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "GROOVE_HOME": str(proc_home)})
+        assert "Traceback" not in r.stderr, (args, r.stderr)
+        assert "cannot create the folder /proc/groove-test" in r.stdout + r.stderr and r.returncode != 0, (args, r)

@@ -5,11 +5,8 @@ stamped by a newer groove, migrated from an older schema, read-only."""
 from __future__ import annotations
 
 import os
-import pwd
 import random
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
@@ -22,6 +19,7 @@ from groove.errors import IndexMissing, IndexUnusable
 from groove.index.db import Index
 from groove.indexer import index_vault
 from helpers import make_runtime, run_groove, write_note
+from other_user import other_user, run_as_other
 
 NOTES = {f"n{i:03d}.md": f"# Note {i}\n\nThe harbour crane number {i} lifts containers of fennel and cello.\n"
          for i in range(150)}
@@ -144,21 +142,31 @@ def test_an_index_migrated_from_schema_4_is_censused_again(tmp_path, tiny_embedd
     assert raw(old, "SELECT value FROM meta WHERE key = 'schema_version'") == [("6",)]
 
 
-def _nobody() -> pwd.struct_passwd:
+def _search_and_update(vault: Path, index: Path, model: Path) -> list[str]:
+    """As the other user: search the index both ways it is opened (the CLI's
+    and the daemon's / MCP server's), then try to update it."""
+    from groove.models.llama_embedder import LlamaEmbedder
+    from groove.runtime import open_runtime
+
+    out = []
+    embedder = LlamaEmbedder(model, max_tokens=256)
+    for create in (False, True):
+        rt = open_runtime(vault, index_path=index, create=create)
+        rt._embedder = embedder
+        out.append(str(len(service.call(rt, "search", {"query": "harbour crane"})["results"])))
     try:
-        return pwd.getpwnam("nobody")
-    except KeyError:
-        pytest.skip("no 'nobody' user here")
+        service.reindex(rt)
+    except Exception as e:  # noqa: BLE001 - the message is what is checked
+        out.append(f"{type(e).__name__} {e}")
+    return out
 
 
-@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0,
-                    reason="needs root to hand the index to an unprivileged user (root may write a 0400 file)")
 def test_a_read_only_index_is_searched_without_writing(tmp_path, tiny_embedder, tiny_model_path):
     """A restored or shared copy, 0400, in a folder its user cannot write:
     searched as it is, and an update says why it cannot be done."""
+    other = other_user()
     vault, index = build(tmp_path, tiny_embedder)
     raw(index, "PRAGMA wal_checkpoint(TRUNCATE)")
-    other = _nobody()
     world = Path(tempfile.mkdtemp(prefix="groove-ro-"))
     try:
         os.chmod(world, 0o755)
@@ -166,28 +174,24 @@ def test_a_read_only_index_is_searched_without_writing(tmp_path, tiny_embedder, 
         (world / "idx").mkdir()
         copy = world / "idx" / "index.sqlite"
         shutil.copy(index, copy)
-        shutil.copy(tiny_model_path, world / "model.gguf")
+        shutil.copy(tiny_model_path, world / "tiny-bert.gguf")
+        (world / "home").mkdir()
         for root, dirs, files in os.walk(world):
             for n in dirs + files:
                 os.chown(os.path.join(root, n), other.pw_uid, other.pw_gid)
+        # Warm up as root on the original (the child cannot import what it cannot read).
+        _search_and_update(vault, index, tiny_model_path)
         os.chmod(copy, 0o400)
         os.chmod(world / "idx", 0o500)
         before = copy.read_bytes()
-        code = (
-            "import sys; from pathlib import Path; from groove import service; from groove.runtime import open_runtime\n"
-            "from groove.models.llama_embedder import LlamaEmbedder\n"
-            "for create in (False, True):\n"
-            "    rt = open_runtime(Path(sys.argv[1]), index_path=Path(sys.argv[2]), create=create)\n"
-            "    rt._embedder = LlamaEmbedder(Path(sys.argv[3]), max_tokens=256)\n"
-            "    print(len(service.call(rt, 'search', {'query': 'harbour crane'})['results']))\n"
-            "try:\n    service.reindex(rt)\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
-        env = {**os.environ, "GROOVE_HOME": str(world / "home")}
-        r = subprocess.run([sys.executable, "-c", code, str(world / "vault"), str(copy), str(world / "model.gguf")],
-                           capture_output=True, text=True, env=env, user=other.pw_uid, group=other.pw_gid,
-                           timeout=120, cwd=world)
-        lines = r.stdout.splitlines()
-        assert len(lines) == 3 and int(lines[0]) > 0 and int(lines[1]) > 0, r.stdout + r.stderr
-        assert lines[2].startswith("IndexWriteFailed") and "read-only" in lines[2], lines
+        old = {k: os.environ[k] for k in ("GROOVE_HOME", "GROOVE_MODELS_DIR")}
+        os.environ.update(GROOVE_HOME=str(world / "home"), GROOVE_MODELS_DIR=str(world / "home" / "models"))
+        try:
+            got = run_as_other(_search_and_update, world / "vault", copy, world / "tiny-bert.gguf")
+        finally:
+            os.environ.update(old)
+        assert int(got[0]) > 0 and int(got[1]) > 0, got
+        assert got[2].startswith("IndexWriteFailed") and "read-only" in got[2], got
         assert copy.read_bytes() == before
     finally:
         shutil.rmtree(world, ignore_errors=True)

@@ -62,8 +62,6 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
         raise GrooveError(f"runtime dir {run} is not a folder owned by you; remove it or set XDG_RUNTIME_DIR")
     if st.st_mode & 0o077:
         os.chmod(run, 0o700)
-    if path.is_dir() and not path.is_symlink():
-        raise GrooveError(f"a folder is where groove's socket goes: {path}; remove it (rmdir) and start again")
     with contextlib.suppress(FileNotFoundError):
         path.unlink()  # stale: we hold the lock, so no live daemon owns it
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -75,6 +73,17 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
     os.chmod(path, 0o600)
     s.listen(64)
     return s, "unix", str(path)
+
+
+def refuse_folders_in_place(files: DaemonFiles) -> None:
+    """A folder where the daemon's socket, lock, state or log file goes (made
+    by hand, by a tool, by another program) is a message, before anything
+    starts, not an IsADirectoryError later (issue 50 R13)."""
+    for what, path in (("socket", files.socket), ("lock file", files.lock), ("state file", files.state),
+                       ("log", files.log)):
+        if path.is_dir() and not path.is_symlink():
+            raise GrooveError(f"a folder is where groove's {what} goes: {path}; remove it (rmdir) if it is "
+                              "empty and not yours, then start groove serve again")
 
 
 # ----------------------------------------------------------------------------- logging
@@ -139,6 +148,7 @@ def run_daemon(
 
     vault = check_vault(vault)
     files = files_for(vault)
+    refuse_folders_in_place(files)
     lock = VaultLock(files.lock)
     if not lock.acquire_within(LOCK_PATIENCE):
         st = read_state(vault) or {}

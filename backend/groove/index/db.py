@@ -140,18 +140,22 @@ class Index:
             self._all.append(c)
         return c
 
-    def _open_read_only(self) -> apsw.Connection:
+    def _read_only_connection(self) -> apsw.Connection:
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
         uri = "file:" + urllib.parse.quote(str(self.path))
+        c = apsw.Connection(uri, flags=flags)
         try:
-            c = apsw.Connection(uri, flags=flags)
             c.execute("SELECT count(*) FROM sqlite_master").fetchone()
-        except apsw.CantOpenError:
-            # A WAL index whose folder cannot take a -shm file either: read the
-            # file as it stands (what a checkpointed copy holds).
+        except (apsw.CantOpenError, apsw.ReadOnlyError):
+            # A WAL index whose folder cannot take a -shm file: read the file
+            # as it stands (what a checkpointed copy holds).
+            c.close()
             c = apsw.Connection(uri + "?immutable=1", flags=flags)
-        self._setup(c)
-        c.execute("PRAGMA query_only=ON")
+        return c
+
+    def _open_read_only(self) -> apsw.Connection:
+        c = self._read_only_connection()
+        self._setup(c)  # SQLITE_OPEN_READONLY keeps the file as it is; temp tables (fts5vocab views) still work
         with self._lock:
             self._all.append(c)
         return c
@@ -277,14 +281,17 @@ class Index:
         a quick pass over every page (a second or so per GB), for an index
         run's start and after a read error, not for every search."""
         try:
-            c = apsw.Connection(str(self.path), flags=apsw.SQLITE_OPEN_READONLY)
+            c = self._read_only_connection()
             try:
                 rows = [r[0] for r in c.execute("PRAGMA quick_check(3)")]
             finally:
                 c.close()
-        except apsw.Error as e:
+        except (apsw.CorruptError, apsw.NotADBError) as e:
             return f"{type(e).__name__}: {e}"
-        return None if rows == ["ok"] else "; ".join(str(r) for r in rows)
+        except apsw.Error:
+            return None  # cannot be read for another reason: the caller's own error says which
+        found = [line for r in rows for line in str(r).splitlines() if line and not line.startswith("***")]
+        return None if rows == ["ok"] else "; ".join(found)
 
     def refuse_if_damaged(self) -> None:
         damage = self.damage()
