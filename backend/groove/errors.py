@@ -154,3 +154,11 @@ class DaemonStartFailed(GrooveError):
 
     def to_json(self) -> dict[str, Any]:
         return {**super().to_json(), "log": self.log, "log_tail": self.log_tail, "exit_status": self.exit_status}
+
+
+class IndexUnusable(GrooveError):
+    """The index file cannot be used as it is: damaged, written by a newer
+    groove, or read-only and too old to read; the message names the file and
+    what to do (issue 50 R13, R14)."""
+
+    code = "index-unusable"

@@ -149,10 +149,8 @@ def index_vault(
 ) -> IndexSummary:
     """Bring the index up to date with the vault. ``only`` limits the work to
     some vault-relative paths (the watcher's batches); deletions of paths in
-    ``only`` that no longer exist are applied too.
-
-    Raises IndexWriteFailed when the index cannot be written (the notes
-    committed so far stay), ModelFailed when the model is broken."""
+    ``only`` that no longer exist are applied too. Raises IndexWriteFailed
+    (the notes committed so far stay), ModelFailed, IndexUnusable (damaged)."""
     if only is not None:
         # The watcher names files as the OS does: a name that is not UTF-8
         # carries lone surrogates, which SQLite cannot store. The scanner
@@ -164,6 +162,8 @@ def index_vault(
         with hold() if hold else contextlib.nullcontext():
             if rebuild:
                 return _rebuild_aside(vault, idx, embedder, cfg, progress)
+            if only is None:  # a whole pass's "unchanged" must not be said of a damaged file (issue 50 R13)
+                idx.refuse_if_damaged()
             return _index_vault(vault, idx, embedder, cfg, rebuild=False, only=only, progress=progress)
     except apsw.Error as e:
         raise idx.write_failure(e) from e
@@ -324,7 +324,8 @@ def plan_run(vault: Path, idx: Index, embedder: Embedder, cfg: IndexConfig, *,
     run.by_hash = {d.content_hash: p for p, d in gone_all.items()}
     for f in files:
         d = run.known.get(f.path)
-        if d and d.size == f.size and d.mtime_ns == f.mtime_ns and not rebuild:
+        # Files named by events are compared by content (an edit can keep the size and restore the mtime).
+        if d and d.size == f.size and d.mtime_ns == f.mtime_ns and not rebuild and only is None:
             run.summary.unchanged += 1
         else:
             run.todo.append(f)
@@ -409,8 +410,9 @@ def write_batch(run: IndexRun, batch: list[Ready], vecs: np.ndarray | None, note
         pos += k
         note_pos += 1 if k else 0
         try:
-            store.upsert_note(run.idx, r.note, size=nf.size, mtime_ns=nf.mtime_ns, content_hash=r.content_hash,
-                              vectors=v, note_vector=nv, lines=run.bp.flags(r.note))
+            # Not over a newer text another writer stored meanwhile (issue 50 R8).
+            stored = store.upsert_if_unchanged(run.idx, r.note, r.nf, r.content_hash, vectors=v, note_vector=nv,
+                                               lines=run.bp.flags(r.note))
         except apsw.TooBigError as e:
             run.content_skip(nf, _failure("too big for the index", e))
         except apsw.Error:
@@ -418,8 +420,11 @@ def write_batch(run: IndexRun, batch: list[Ready], vecs: np.ndarray | None, note
         except Exception as e:  # noqa: BLE001 - one note's failure stays that note's
             run.content_skip(nf, _failure("could not be stored", e))
         else:
-            run.summary.indexed.append(nf.path)
-            run.summary.chunks_embedded += k
+            if stored:
+                run.summary.indexed.append(nf.path)
+                run.summary.chunks_embedded += k
+            else:
+                run.summary.warnings.append((nf.path, CHANGED_WHILE_READ))
         _settled(run, nf)
 
 

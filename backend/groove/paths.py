@@ -34,8 +34,14 @@ class UnsafeFolder(GrooveError):
     symlink, or cannot be made 0700."""
 
 
+class FolderUnusable(GrooveError):
+    """A folder groove needs cannot be created or is not a folder (a
+    read-only parent, a path under /proc, a file in its place)."""
+
+
 def make_private_dirs(path: Path) -> None:
-    """Create ``path`` and its missing parents 0700; existing ones are left as they are."""
+    """Create ``path`` and its missing parents 0700; existing ones are left as
+    they are. A folder that cannot be made is a FolderUnusable naming it."""
     path = Path(path)
     missing: list[Path] = []
     p = path
@@ -45,8 +51,17 @@ def make_private_dirs(path: Path) -> None:
             break
         p = p.parent
     for d in reversed(missing):
-        with contextlib.suppress(FileExistsError):
+        try:
             os.mkdir(d, 0o700)
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise FolderUnusable(
+                f"cannot create the folder {d} ({e.strerror}): groove keeps its index, models and socket under "
+                f"{path}; make {d.parent} writable, or set GROOVE_HOME to a folder you can write") from e
+    if not path.is_dir():
+        raise FolderUnusable(f"{path} is not a folder: groove needs a folder there; move the file away, "
+                             "or set GROOVE_HOME to another folder")
 
 
 def tighten_dir(path: Path) -> None:
@@ -78,14 +93,70 @@ def _home() -> Path | None:
     return Path(home).expanduser() if home else None
 
 
+def _checked_home() -> Path | None:
+    """``GROOVE_HOME``, created if missing and verified: every folder groove
+    keeps notes in hangs off it, so one made first by another user (or open
+    to others' writes) would hand them the index (issue 50 R12)."""
+    home = _home()
+    if home is None:
+        return None
+    make_private_dirs(home)
+    problem = parent_problem(home) if POSIX else None
+    if problem:
+        raise UnsafeFolder(f"GROOVE_HOME {home} {problem}: another user could read or replace groove's index "
+                           "(every note's text) there. Set GROOVE_HOME to a folder you own that others cannot "
+                           "write (mkdir -m 700), or remove this one if it is not yours")
+    return home
+
+
 def _own_dir(path: Path) -> Path:
+    """One of groove's own folders (index, log, config, models): created 0700,
+    tightened when looser, and refused when another user owns it."""
     make_private_dirs(path)
     tighten_dir(path)
+    problem = own_dir_problem(path)
+    if problem:
+        raise UnsafeFolder(f"groove's folder {path} {problem}: another user could read the notes groove keeps "
+                           "there. Remove it (or ask its owner to), or set GROOVE_HOME to a folder you own")
     return path
 
 
+def own_dir_problem(path: Path) -> str | None:
+    """What lets another user into one of groove's own folders; None if nothing."""
+    if not POSIX:
+        return None
+    try:
+        st = os.stat(path)  # a symlinked folder of the user's is common; its target counts
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    if st.st_uid != os.geteuid():
+        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+    if st.st_mode & 0o022:
+        return f"is writable by other users and cannot be made private (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def private_file_problem(path: Path) -> str | None:
+    """What lets another user read or write a file of groove's (the index,
+    its WAL and shared memory) after tightening it; None if fine or absent."""
+    if not POSIX:
+        return None
+    tighten_file(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        return f"cannot be read ({e.strerror})"
+    if st.st_uid != os.geteuid():
+        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
+    if st.st_mode & 0o022:
+        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
 def _dir(kind: str, default: str) -> Path:
-    home = _home()
+    home = _checked_home()
     return _own_dir(home / kind if home else Path(default))
 
 
@@ -97,9 +168,13 @@ def models_dir() -> Path:
     env = os.environ.get("GROOVE_MODELS_DIR")
     if env:  # the user's own folder: created if missing, never chmod-ed
         path = Path(env).expanduser()
-        path.mkdir(parents=True, exist_ok=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise FolderUnusable(f"cannot create GROOVE_MODELS_DIR {path} ({e.strerror}): point it at a folder "
+                                 "you can write") from e
         return path
-    home = _home()
+    home = _checked_home()
     return _own_dir(home / "models" if home else Path(platformdirs.user_data_dir(APP)) / "models")
 
 
@@ -113,10 +188,9 @@ def log_dir() -> Path:
 
 def runtime_dir() -> Path:
     """Private (0700) folder for sockets, pid files and state files."""
-    home = _home()
+    home = _checked_home()
     if home:
         path = home / "run"
-        make_private_dirs(path.parent)
     else:
         try:
             # Without XDG_RUNTIME_DIR (headless Linux, CI) platformdirs falls

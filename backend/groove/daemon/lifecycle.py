@@ -75,6 +75,17 @@ def bind_listener(files: DaemonFiles) -> tuple[socket.socket, str, str]:
     return s, "unix", str(path)
 
 
+def refuse_folders_in_place(files: DaemonFiles) -> None:
+    """A folder where the daemon's socket, lock, state or log file goes (made
+    by hand, by a tool, by another program) is a message, before anything
+    starts, not an IsADirectoryError later (issue 50 R13)."""
+    for what, path in (("socket", files.socket), ("lock file", files.lock), ("state file", files.state),
+                       ("log", files.log)):
+        if path.is_dir() and not path.is_symlink():
+            raise GrooveError(f"a folder is where groove's {what} goes: {path}; remove it (rmdir) if it is "
+                              "empty and not yours, then start groove serve again")
+
+
 # ----------------------------------------------------------------------------- logging
 
 
@@ -137,6 +148,7 @@ def run_daemon(
 
     vault = check_vault(vault)
     files = files_for(vault)
+    refuse_folders_in_place(files)
     lock = VaultLock(files.lock)
     if not lock.acquire_within(LOCK_PATIENCE):
         st = read_state(vault) or {}

@@ -80,6 +80,7 @@ class IndexWorker:
         self._busy = False
         self._stop = False
         self.jobs_run = 0
+        self.full_runs = 0  # whole-vault passes done (the watcher re-reads its linked notes after one)
         self.last_error: str | None = None
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
 
@@ -177,6 +178,7 @@ class IndexWorker:
             return
         self.last_error = None
         self.jobs_run += 1
+        self.full_runs += only is None
         payload = changed_payload(summary, self.rt.index.counts())
         log.info("indexed %s: %d changed, %d deleted, %d unchanged in %.2fs",
                  "vault" if only is None else f"{len(only)} paths", len(payload["paths"]),
@@ -283,6 +285,8 @@ class VaultWatcher:
         self.watched = 0  # folders in the current native watch
         self.running = False
         self.problem: str | None = None  # why the vault is not watched now, or None
+        self._linked: dict[str, set[tuple]] | None = None  # see _linked_notes
+        self._linked_at = -1  # the worker's full_runs when _linked was made
         self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
         self._batch_thread = threading.Thread(target=self._batch, name="groove-batch", daemon=True)
 
@@ -421,6 +425,7 @@ class VaultWatcher:
         notes under it: those now on disk plus those the index had there.
         """
         notes: set[str] = set()
+        self._linked_notes()  # before the events update it
         for _change, abspath in raw:
             rel = _rel(self.vault, abspath)
             if rel is None:
@@ -430,6 +435,7 @@ class VaultWatcher:
                 return None  # what counts as a note, or a daily note's day, changed
             if is_note_name(name):
                 notes.add(rel)
+                self._note_links(rel)
                 continue
             p = Path(abspath)
             if p.is_dir() and not p.is_symlink():  # a link made to a folder is not walked: it may leave the vault
@@ -444,7 +450,58 @@ class VaultWatcher:
                             if r:
                                 notes.add(r)
             notes |= self._indexed_under(rel)
-        return notes
+        return notes | self._same_files(notes)
+
+    # -- notes that are one file under several names (issue 50 R9) ---------------
+    def _keys(self, rel: str, *, own: bool = False) -> set[tuple]:
+        """What identifies a note's file: the path a symlink resolves to (an
+        editor's save-by-rename gives the target a new inode, not a new
+        path) and the (device, inode) of a file with several hard links.
+        ``own``: only the keys that let another name reach the file."""
+        p = self.vault / rel
+        try:
+            lst = os.lstat(p)
+            st = os.stat(p) if stat.S_ISLNK(lst.st_mode) else lst
+        except OSError:
+            return set()
+        keys: set[tuple] = set()
+        if stat.S_ISLNK(lst.st_mode) or not own:
+            keys.add(("path", os.path.realpath(p)))
+        if st.st_nlink > 1:
+            keys.add(("inode", st.st_dev, st.st_ino))
+        return keys
+
+    def _linked_notes(self) -> dict[str, set[tuple]]:
+        """The notes reachable under another name too (symlinks, hard links),
+        by path: found from the index once (one lstat a note), then kept
+        current by the events."""
+        if self._linked is None or self._linked_at != self.worker.full_runs:
+            # Again after each whole pass: it indexed names no event told of.
+            self._linked_at = self.worker.full_runs
+            linked: dict[str, set[tuple]] = {}
+            for (rel,) in self.rt.index.conn.execute("SELECT path FROM documents"):
+                if keys := self._keys(rel, own=True):
+                    linked[rel] = keys
+            self._linked = linked
+        return self._linked
+
+    def _note_links(self, rel: str) -> None:
+        if self._linked is None:
+            return  # found from the index on first use
+        if keys := self._keys(rel, own=True):
+            self._linked[rel] = keys
+        else:
+            self._linked.pop(rel, None)
+
+    def _same_files(self, notes: set[str]) -> set[str]:
+        """Every other name of the files behind ``notes``: an edit through
+        one name (a symlink's target, one of its hard links) changes them
+        all, and the event names only that one."""
+        linked = self._linked_notes()
+        if not linked:
+            return set()
+        keys = set().union(*(self._keys(rel) for rel in notes)) if notes else set()
+        return {rel for rel, ks in linked.items() if ks & keys and rel not in notes}
 
     def _indexed_under(self, folder: str) -> set[str]:
         prefix = folder.rstrip("/") + "/"

@@ -22,6 +22,7 @@ import os
 import sys
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,8 @@ from typing import Any
 import apsw
 import sqlite_vec
 
-from ..errors import EmbedderMismatch, IndexMissing, IndexWriteFailed
-from ..paths import make_private_dirs, tighten_file
+from ..errors import EmbedderMismatch, GrooveError, IndexMissing, IndexUnusable, IndexWriteFailed
+from ..paths import UnsafeFolder, make_private_dirs, parent_problem, private_file_problem, tighten_file
 from ..vault.encoding import nfc
 from . import schema, shortcjk
 from .vectors import VectorCache
@@ -87,7 +88,13 @@ class Index:
         if not create and not self.path.exists():
             raise IndexMissing(f"no index at {self.path}; run `groove index` first")
         make_private_dirs(self.path.parent)
-        _private_file(self.path)
+        refuse_foreign(self.path)
+        # A file this user cannot write (0400: a restored or shared copy) is
+        # searched as it is: no migration, no stamp, no write (issue 50 R14).
+        self.read_only = self.path.exists() and not (os.access(self.path, os.W_OK)
+                                                     and os.access(self.path.parent, os.W_OK))
+        if not self.read_only:
+            _private_file(self.path)
         self._local = threading.local()
         self._all: list[apsw.Connection] = []
         self._lock = threading.Lock()
@@ -99,18 +106,74 @@ class Index:
         # carries the documents signature it was derived at.
         self.derived: dict[str, Any] = {}
         try:
-            c = self.conn
-            with self.atomic():
-                for m in schema.MIGRATIONS:
-                    m(c)
-                shortcjk.create(c)
-                self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+            self._prepare(create)
         except apsw.Error as e:
-            raise self.write_failure(e) from e
+            self.close()
+            raise self.open_failure(e) from e
+        except BaseException:
+            self.close()
+            raise
+
+    def _prepare(self, create: bool) -> None:
+        """Bring the schema up to date, writing only when it is not (a search
+        of a current index writes nothing); refuse a newer schema rather
+        than restamp it, and an empty file where an index was expected."""
+        c = self.conn
+        stamped = schema.stamped_version(c)
+        if stamped is not None and stamped > schema.SCHEMA_VERSION:
+            raise IndexUnusable(
+                f"the index at {self.path} was written by a newer groove (schema {stamped}; this groove reads "
+                f"{schema.SCHEMA_VERSION}): upgrade groove, or run `groove index --rebuild` to rebuild it for this "
+                "version (the newer groove would then rebuild it again)")
+        if stamped is None and not create:
+            raise IndexMissing(f"the index at {self.path} is empty or not a groove index; run `groove index` to "
+                               "build it (`groove index --rebuild` if a damaged file is in the way)")
+        if stamped == schema.SCHEMA_VERSION and _shortcjk_current(c):
+            return
+        if self.read_only:
+            raise IndexUnusable(
+                f"the index at {self.path} is read-only and was made by an older groove (schema {stamped}): "
+                "make it writable (chmod u+w) so groove can upgrade it, or rebuild it with `groove index --rebuild`")
+        with self.atomic():
+            for m in schema.MIGRATIONS:
+                m(c)
+            shortcjk.create(c)
+            self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
 
     # -- connections -------------------------------------------------------
     def _open(self) -> apsw.Connection:
+        if self.read_only:
+            return self._open_read_only()
         c = apsw.Connection(str(self.path))
+        self._setup(c)
+        c.execute("PRAGMA journal_mode=WAL")
+        c.execute("PRAGMA synchronous=NORMAL")
+        c.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._all.append(c)
+        return c
+
+    def _read_only_connection(self) -> apsw.Connection:
+        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+        uri = "file:" + urllib.parse.quote(str(self.path))
+        c = apsw.Connection(uri, flags=flags)
+        try:
+            c.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except (apsw.CantOpenError, apsw.ReadOnlyError):
+            # A WAL index whose folder cannot take a -shm file: read the file
+            # as it stands (what a checkpointed copy holds).
+            c.close()
+            c = apsw.Connection(uri + "?immutable=1", flags=flags)
+        return c
+
+    def _open_read_only(self) -> apsw.Connection:
+        c = self._read_only_connection()
+        self._setup(c)  # SQLITE_OPEN_READONLY keeps the file as it is; temp tables (fts5vocab views) still work
+        with self._lock:
+            self._all.append(c)
+        return c
+
+    def _setup(self, c: apsw.Connection) -> None:
         c.enable_load_extension(True)
         c.load_extension(sqlite_vec.loadable_path())
         c.enable_load_extension(False)
@@ -119,12 +182,6 @@ class Index:
         c.create_scalar_function("nfc", _sql_nfc, 1, deterministic=True)
         c.create_scalar_function("tag_key", _sql_tag_key, 1, deterministic=True)
         c.setbusytimeout(30_000)
-        c.execute("PRAGMA journal_mode=WAL")
-        c.execute("PRAGMA synchronous=NORMAL")
-        c.execute("PRAGMA foreign_keys=ON")
-        with self._lock:
-            self._all.append(c)
-        return c
 
     @property
     def conn(self) -> apsw.Connection:
@@ -180,6 +237,9 @@ class Index:
     @contextlib.contextmanager
     def atomic(self) -> Iterator[apsw.Connection]:
         """A write transaction (BEGIN IMMEDIATE): all or nothing."""
+        if self.read_only:
+            raise IndexWriteFailed(f"the index at {self.path} is read-only: it can be searched but not updated; "
+                                   "make it writable (chmod u+w) and run `groove index` to update it")
         with self.write_lock:
             c = self.conn
             if c.in_transaction:
@@ -218,10 +278,48 @@ class Index:
         c.execute("BEGIN")  # deferred: the first read fixes the snapshot
         try:
             yield c
+        except apsw.Error as e:
+            damage = self.damage()
+            if damage:  # a read error that is the file's, not the query's (issue 50 R13)
+                raise IndexUnusable(self.damaged_message(damage)) from e
+            raise
         finally:
             if c.in_transaction:
                 with contextlib.suppress(apsw.Error):
                     c.execute("COMMIT")
+
+    def damage(self) -> str | None:
+        """What SQLite's structural check finds wrong with the file, or None:
+        a quick pass over every page (a second or so per GB), for an index
+        run's start and after a read error, not for every search."""
+        try:
+            c = self._read_only_connection()
+            try:
+                rows = [r[0] for r in c.execute("PRAGMA quick_check(3)")]
+            finally:
+                c.close()
+        except (apsw.CorruptError, apsw.NotADBError) as e:
+            return f"{type(e).__name__}: {e}"
+        except apsw.Error:
+            return None  # cannot be read for another reason: the caller's own error says which
+        found = [line for r in rows for line in str(r).splitlines() if line and not line.startswith("***")]
+        return None if rows == ["ok"] else "; ".join(found)
+
+    def refuse_if_damaged(self) -> None:
+        damage = self.damage()
+        if damage:
+            raise IndexUnusable(self.damaged_message(damage))
+
+    def damaged_message(self, damage: str) -> str:
+        return (f"the index at {self.path} is damaged ({damage}); run `groove index --rebuild` to rebuild it from "
+                "the notes (they are not touched)")
+
+    def open_failure(self, e: apsw.Error) -> GrooveError:
+        """Opening failed: a damaged or foreign file says so; anything else is
+        a write failure (the open stamps and migrates)."""
+        if isinstance(e, (apsw.CorruptError, apsw.NotADBError)):
+            return IndexUnusable(self.damaged_message(f"{type(e).__name__}: {e}"))
+        return self.write_failure(e)
 
     def write_failure(self, e: apsw.Error) -> IndexWriteFailed:
         """One message naming the cause of a failed index operation; the
@@ -239,7 +337,7 @@ class Index:
             return IndexWriteFailed(
                 f"file size limit reached while writing {where} (`ulimit -f`): raise it and {again}")
         if isinstance(e, (apsw.CorruptError, apsw.NotADBError)):
-            return IndexWriteFailed(f"{where} is damaged ({e}): delete it and run `groove index` to rebuild it")
+            return IndexWriteFailed(f"{where} is damaged ({e}): run `groove index --rebuild` to rebuild it")
         if isinstance(e, (apsw.ReadOnlyError, apsw.PermissionsError, apsw.CantOpenError)):
             return IndexWriteFailed(f"cannot write {where} ({e}): check the file's and its folder's permissions")
         if isinstance(e, (apsw.BusyError, apsw.LockedError)):
@@ -333,6 +431,28 @@ class Index:
         (d,) = self.conn.execute("SELECT count(*) FROM documents").fetchone() or (0,)
         (c,) = self.conn.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
         return int(d), int(c)
+
+
+def _shortcjk_current(c: apsw.Connection) -> bool:
+    row = c.execute("SELECT value FROM meta WHERE key = ?", (shortcjk.META_KEY,)).fetchone()
+    return row is not None and row[0] == shortcjk.VERSION and bool(
+        c.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (shortcjk.TABLE,)).fetchone())
+
+
+def refuse_foreign(path: Path) -> None:
+    """Refuse an index another user could read or write (issue 50 R12): its
+    folder open to others' writes, or the file or its WAL/shared memory
+    owned by someone else or writable by others (a file planted 0666 under
+    the predictable name would receive every note)."""
+    problem = parent_problem(path.parent) if os.name == "posix" else None
+    if problem:
+        raise UnsafeFolder(f"the index folder {path.parent} {problem}: another user could swap the index "
+                           "(every note's text) under groove. Use a folder you own (mkdir -m 700)")
+    for p in (path, *(path.with_name(path.name + s) for s in SIDE_FILES)):
+        problem = private_file_problem(p)
+        if problem:
+            raise UnsafeFolder(f"the index file {p} {problem}: another user could read every note groove "
+                               f"writes into it. Delete it if it is not yours (rm {p}) and run `groove index`")
 
 
 def _private_file(path: Path) -> None:

@@ -167,7 +167,11 @@ def m006_line_census(conn: apsw.Connection) -> None:
     # Template boilerplate (index/boilerplate.py, ADR 0210): each note's
     # distinct line keys, and whether its stored vectors left the line out;
     # line_counts keeps, per key, how many notes hold it and how many of them
-    # suppressed it, in the writer's own transaction.
+    # suppressed it, in the writer's own transaction. A table made here is
+    # empty whatever the meta says: the census is taken again from the stored
+    # chunks (boilerplate.backfill) on the next run (issue 50 R14).
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'note_lines'").fetchone():
+        conn.execute("DELETE FROM meta WHERE key = 'line_census'")
     conn.execute(
         """
         CREATE TABLE IF NOT EXISTS note_lines (
@@ -196,6 +200,18 @@ def m006_line_census(conn: apsw.Connection) -> None:
         END;
         """
     )
+
+
+def stamped_version(conn: apsw.Connection) -> int | None:
+    """The schema version the file says it holds: None for a file with no
+    groove tables (new, empty), 0 for one with a meta table but no stamp."""
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'meta'").fetchone():
+        return None
+    row = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    try:
+        return int(row[0]) if row else 0
+    except ValueError:
+        return 0
 
 
 def rows_version(conn: apsw.Connection) -> str | None:

