@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
 COMPILER_VERSION = "5"  # 2: `--flag` is text (ADR 0077); 3: four-kanji halves (ADR 0080); 4: Chinese, Korean (ADR 0160)
-# 5: identifier phrases (ADR 0142)
+# 5: identifier phrases (ADR 0142). `+"..."` (ADR 0246) took no number: a query without it compiles as before.
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds

@@ -20,13 +20,18 @@ def enclosing_vault(start: Path) -> Path | None:
     None when there is none. Like git finding its root: `groove search` from
     ``vault/Network`` searches the vault's index rather than asking for a
     second index of the subfolder (issue 48)."""
+    from ..errors import GrooveError
     from ..paths import data_dir, vault_key
 
-    indexes = data_dir() / "indexes"
+    try:
+        indexes: Path | None = data_dir() / "indexes"
+    except (OSError, GrooveError):  # no usable data folder: the command itself says why
+        indexes = None
     here = start.absolute()
     for folder in (here, *here.parents):
         try:
-            if (folder / ".obsidian").is_dir() or (indexes / f"{vault_key(folder)}.sqlite").is_file():
+            if (folder / ".obsidian").is_dir() or (
+                    indexes is not None and (indexes / f"{vault_key(folder)}.sqlite").is_file()):
                 return folder
         except OSError:  # an unreadable parent: keep looking above it
             continue

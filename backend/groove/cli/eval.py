@@ -30,12 +30,12 @@ from ..eval.metrics import NOTE
 from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
 from ..printable import escape_controls
 from .common import model_option, vault_option
+from .search import search_options
 
 
 def _safe(text: str) -> str:
     """Vault or golden-file text for rich: no terminal escapes, no markup."""
     return escape(escape_controls(str(text)))
-from .search import search_options
 
 
 def _console() -> Console:

@@ -57,9 +57,9 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
     with _sigterm_interrupts():
         try:
             summary = _run(rt, rebuild, state, as_json=as_json, json_progress=json_progress)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as e:
             click.echo(interrupted_message(rt.vault, state, rebuild, index_path), err=True)
-            sys.exit(130)
+            sys.exit(143 if isinstance(e, _Terminated) else 130)  # 128 + the signal, as a shell reports it
     if as_json:
         click.echo(json.dumps(summary.to_json(), ensure_ascii=False, indent=2))
         return

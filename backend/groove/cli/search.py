@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..bounds import MAX_LIMIT
 from .common import (
     DashQueryCommand,
     ask_daemon,
@@ -25,7 +26,6 @@ from .common import (
     runtime_from,
     vault_option,
 )
-from ..bounds import MAX_LIMIT
 from .styled import Printer, Styled
 
 if TYPE_CHECKING:
