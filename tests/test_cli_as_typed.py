@@ -16,7 +16,6 @@ from pathlib import Path
 import click
 import pytest
 
-from groove.cli.common import _dash_words_last
 from groove.cli.search import search_cmd
 from helpers import run_groove
 
@@ -84,6 +83,8 @@ def test_a_query_beginning_with_an_exclusion_is_the_query_not_an_option(indexed)
 
 
 def test_real_options_stay_options_around_a_dash_query():
+    from groove.cli.common import _dash_words_last
+
     ctx = click.Context(search_cmd)
     assert _dash_words_last(search_cmd, ctx, ["-timer dhcp", "--vault", "V"]) == ["--vault", "V", "--",
                                                                                   "-timer dhcp"]
