@@ -18,3 +18,5 @@ MAX_QUERY_CHARS = 10_000  # a search query
 MAX_PATH_CHARS = 4_096  # a note path, link, heading or folder
 MAX_PATTERN_CHARS = 1_000  # one path glob or tag
 MAX_FILTER_ITEMS = 100  # path_globs, tags_any, tags_all: items each
+MAX_LIMIT = 50  # search hits per request, on every surface; a larger limit is clamped with a warning
+MAX_KNN_K = 4_096  # sqlite-vec refuses a KNN deeper than this ("k value in knn query too large")

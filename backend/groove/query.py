@@ -19,6 +19,10 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   katakana incl. ー and half-width forms, and "word": every other letter,
   digit, ``_`` or combining mark). Runs of 3+ characters are phrases; shorter
   runs are joined to a neighbour to reach 3.
+* ``+"..."`` is a required phrase (issue 48): the phrase is searched like
+  ``"..."`` and only notes that contain it are kept (``required``, applied by
+  the pipeline to every leg as a filter: an exclusion in reverse). Only a
+  quoted phrase takes ``+``; ``+word`` and ``C++`` are text as before.
 * ``-item`` at the start of a whitespace-delimited item excludes it, compiled
   by the same rules; ``--item`` is plain text (a command-line flag, ADR 0077).
   An exclusion too short for trigram that is a 2-letter CJK or Hangul word
@@ -39,6 +43,8 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
+from groove.query_lex import Item as _Item
+from groove.query_lex import lex as _lex
 from groove.query_words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
     HAN_FUNCTION_CHARS,
     HAN_STOP_BIGRAMS,
@@ -56,7 +62,7 @@ log = logging.getLogger(__name__)
 
 # Recorded in the eval fingerprint: bump whenever compiled output can change.
 COMPILER_VERSION = "5"  # 2: `--flag` is text (ADR 0077); 3: four-kanji halves (ADR 0080); 4: Chinese, Korean (ADR 0160)
-# 5: identifier phrases (ADR 0142)
+# 5: identifier phrases (ADR 0142). `+"..."` (ADR 0246) took no number: a query without it compiles as before.
 
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
@@ -80,6 +86,8 @@ class ParsedQuery:
     warnings: list[str] = field(default_factory=list)
     # Excluded words too short for trigram, matched in the bigram table (ADR 0223).
     negative_shorts: list[str] = field(default_factory=list)
+    # +"phrase": only notes holding every one of these are searched (issue 48).
+    required: list[str] = field(default_factory=list)
 
 
 def char_type(ch: str) -> int:
@@ -218,66 +226,6 @@ def _is_han_sentence(run: str, kana_free: bool) -> bool:
     return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
 
 
-@dataclass
-class _Item:
-    text: str  # the phrase text (quoted: unescaped content)
-    quoted: bool
-    negated: bool
-    start: int  # span in the sanitized query, including '-' and quotes
-    end: int
-
-
-def _lex(q: str) -> list[_Item]:
-    items: list[_Item] = []
-    i, n = 0, len(q)
-    while i < n:
-        if q[i].isspace():
-            i += 1
-            continue
-        start = i
-        negated = False
-        # `--flag` is text (a command-line option), not the exclusion of `-flag`.
-        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace() and q[i + 1] != "-":
-            negated = True
-            i += 1
-        if q[i] == '"':
-            content, close = _scan_quoted(q, i)
-            if close is not None:
-                items.append(_Item(content, True, negated, start, close))
-                i = close
-                continue
-            i += 1  # unpaired quote: a separator; the rest is unquoted text
-            if negated:
-                start = i
-        # Unquoted item: up to whitespace or the next paired quote.
-        j = i
-        while j < n and not q[j].isspace():
-            if q[j] == '"' and _scan_quoted(q, j)[1] is not None:
-                break
-            j += 1
-        if j > i:
-            items.append(_Item(q[i:j], False, negated, start, j))
-        i = j
-    return items
-
-
-def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
-    """Parse ``"..."`` at ``i``; returns (content, end index) or (_, None)."""
-    buf = []
-    j = i + 1
-    n = len(q)
-    while j < n:
-        if q[j] == '"':
-            if j + 1 < n and q[j + 1] == '"':
-                buf.append('"')
-                j += 2
-                continue
-            return "".join(buf), j + 1
-        buf.append(q[j])
-        j += 1
-    return "", None
-
-
 def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[list[str], list[str]]:
     """(phrases, short terms) of one item. ``kana_free``: the whole query has
     no kana, so a long kanji run is a Chinese sentence (ADR 0160)."""
@@ -372,7 +320,8 @@ def _render(q: str, items: list[_Item], *, unquote: bool = False) -> str:
         if it.negated:
             continue
         parts.append(gap)
-        parts.append(it.text if (unquote and it.quoted) else q[it.start:it.end])
+        at = it.start + 1 if it.required else it.start  # the '+' is syntax, not text
+        parts.append(it.text if (unquote and it.quoted) else q[at:it.end])
     return "".join(parts).strip()
 
 
@@ -390,7 +339,7 @@ def _positive_segments(q: str, items: list[_Item]) -> list[str]:
     for seg in segments:
         if seg:
             a = seg[0].start
-            shifted = [_Item(i.text, i.quoted, i.negated, i.start - a, i.end - a) for i in seg]
+            shifted = [_Item(i.text, i.quoted, i.negated, i.start - a, i.end - a, i.required) for i in seg]
             out.append(_render(q[a:seg[-1].end], shifted, unquote=True))
     return [s for s in out if s]
 
@@ -437,8 +386,19 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         negatives += p
         neg_shorts += s
 
+    required: list[str] = []
+    for it in pos_items:
+        if not it.required:
+            continue
+        if len(it.text) >= MIN_PHRASE:
+            required.append(it.text)
+        else:
+            warnings.append(f"required phrase {q[it.start:it.end]!r} ignored: a phrase must have at least "
+                            f"{MIN_PHRASE} characters to be required")
+
     positives = _dedup(positives)
     negatives = _dedup(negatives)
+    required = _dedup(required)
     neg_shorts = _dedup(neg_shorts)
     shorts = _dedup(shorts)
 
@@ -480,6 +440,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         short_terms=shorts if short_cjk else [],
         warnings=warnings,
         negative_shorts=neg_shorts,
+        required=required,
     )
 
 

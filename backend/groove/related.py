@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from .errors import InvalidArgument, NoteNotFound
 from .index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
 from .note_types import Backlink, Outgoing, Related, Similar
-from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index
+from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index, suggestions
 from .runtime import Runtime
 from .vault.gate import check_readable, read_rules, safe_path
 from .vault.links import NoteName, resolve_target, strip_md
@@ -24,7 +24,10 @@ def _indexed_doc(rt: Runtime, path: str) -> NoteName:
     doc = name_index(rt.index).lookup(rel)
     if doc is None:
         check_readable(rt.vault, full, rel)  # a note the rules leave out: say which rule (ADR 0190), not "reindex"
-        raise NoteNotFound(f"'{rel}' is not an indexed note (check the path, or run reindex if it is new)")
+        near = suggestions(rt, path)  # the same did-you-mean as get_document
+        hint = f" Did you mean: {', '.join(repr(p) for p in near)}?" if near else ""
+        raise NoteNotFound(f"'{rel}' is not an indexed note.{hint} If it is new, index it first "
+                           "(`groove index`, or the reindex tool over MCP).")
     return doc
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import __version__, browse, notes, related, unlinked
+from . import __version__, bounds, browse, notes, related, unlinked
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
 from .index.store import all_docs, skipped_notes
@@ -33,7 +33,7 @@ from .vault.scan import IgnoreRules, ignore_rules, scan_vault
 
 log = logging.getLogger("groove.service")
 
-MAX_LIMIT = 50
+MAX_LIMIT = bounds.MAX_LIMIT  # search hits per request: the CLI, the daemon and MCP alike
 MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
 MAX_STALE_LISTED = 100  # and this many changed notes; stale_files counts them all
 

@@ -32,7 +32,7 @@ def record(sha="g1", fp=FP, ndcg=(1.0, 0.5), ranks=({"A.md": 1}, {"B.md": 2})):
 
 def test_history_file_format_is_versioned_list_of_runs_oldest_first(tmp_path):
     p = history_path(tmp_path)
-    assert p.name == ".groove-eval-history.json"
+    assert p.name.endswith(".json") and tmp_path not in p.parents  # groove's data folder, not the vault
     assert append_run(p, record(sha="g1")) == []
     append_run(p, record(sha="g2"))
     data = json.loads(p.read_text(encoding="utf-8"))
@@ -47,7 +47,7 @@ def test_corrupt_history_is_moved_aside_with_a_warning_and_a_new_one_starts(tmp_
     p.write_text('{"runs": [ {"date": ', encoding="utf-8")
     warnings = append_run(p, record())
     assert len(warnings) == 1 and "moved it to" in warnings[0]
-    aside = list(tmp_path.glob(".groove-eval-history.json.corrupt-*"))
+    aside = list(p.parent.glob(p.name + ".corrupt-*"))
     assert len(aside) == 1 and aside[0].read_text(encoding="utf-8") == '{"runs": [ {"date": '
     runs, w = load_history(p)
     assert len(runs) == 1 and w == []

@@ -8,6 +8,7 @@ import click
 
 from .. import __version__
 from ..errors import GrooveError, InvalidArgument
+from ..printable import escape_controls
 
 
 class _Group(click.Group):
@@ -41,10 +42,10 @@ class _Group(click.Group):
             return super().invoke(ctx)
         except InvalidArgument as e:
             _json_error(as_json, e.to_json())
-            raise click.UsageError(str(e)) from e
+            raise click.UsageError(escape_controls(str(e))) from e
         except GrooveError as e:
             _json_error(as_json, e.to_json())
-            click.echo(f"error: {e}", err=True)
+            click.echo(f"error: {escape_controls(str(e))}", err=True)
             sys.exit(2)
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})

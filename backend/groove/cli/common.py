@@ -8,19 +8,56 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..printable import escape_controls
+
 if TYPE_CHECKING:
     from ..runtime import Runtime
+
+
+def enclosing_vault(start: Path) -> Path | None:
+    """The nearest folder from ``start`` upward that is a vault groove knows
+    (an index in groove's data folder for it) or Obsidian made (``.obsidian/``);
+    None when there is none. Like git finding its root: `groove search` from
+    ``vault/Network`` searches the vault's index rather than asking for a
+    second index of the subfolder (issue 48)."""
+    from ..errors import GrooveError
+    from ..paths import data_dir, vault_key
+
+    try:
+        indexes: Path | None = data_dir() / "indexes"
+    except (OSError, GrooveError):  # no usable data folder: the command itself says why
+        indexes = None
+    here = start.absolute()
+    for folder in (here, *here.parents):
+        try:
+            if (folder / ".obsidian").is_dir() or (
+                    indexes is not None and (indexes / f"{vault_key(folder)}.sqlite").is_file()):
+                return folder
+        except OSError:  # an unreadable parent: keep looking above it
+            continue
+    return None
+
+
+def default_vault(vault: Path | None) -> Path:
+    """``--vault`` when given (it always wins), else the enclosing vault of the
+    current folder, else the current folder."""
+    if vault is not None:
+        return vault
+    cwd = Path.cwd()
+    return enclosing_vault(cwd) or cwd
 
 
 def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bool, verbose: bool) -> Any | None:
     """The vault's running daemon's answer to ``method``, or None when no
     daemon runs (a usage error instead when ``required``). Imports only the
     socket client (ADR 0119). A daemon serves the vault's configured index and
-    model, so commands given ``--index``/``--model`` stay in this process."""
+    model, so commands given ``--index``/``--model`` stay in this process.
+    A vault folder that is gone is still asked about: a daemon started for it
+    says what it saw (not watching, and why)."""
     from ..daemon import protocol
     from ..daemon.client import RpcError, find_daemon
 
-    c = find_daemon(vault, client="groove-cli")
+    c = find_daemon(vault, client="groove-cli", must_exist=False)
     if c is None:
         if required:
             raise click.ClickException(f"no groove daemon answers for {vault} "
@@ -42,7 +79,7 @@ def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, par
     ``--index`` is given), else from the index in this process — for the
     commands that need no model (status, related)."""
     if not no_daemon and index_path is None:
-        res = ask_daemon(vault or Path.cwd(), method, params, required=use_daemon, verbose=verbose)
+        res = ask_daemon(default_vault(vault), method, params, required=use_daemon, verbose=verbose)
         if res is not None:
             return res
     if verbose:
@@ -51,6 +88,46 @@ def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, par
     from .. import service
 
     return service.call(runtime_from(vault, index_path, create=False), method, params)
+
+
+class DashQueryCommand(click.Command):
+    """A command whose argument may begin with ``-``: `groove search "-timer dhcp"`
+    (an exclusion first) is the query, not an unknown option ``-t`` (issue 48).
+    A token that looks like an option but is none of the command's options
+    is moved behind ``--``, where click takes it as the argument; the real
+    options (``-v``, ``--limit 5``, ``--path=x``) are read as always."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, _dash_words_last(self, ctx, args))
+
+
+def _dash_words_last(cmd: click.Command, ctx: click.Context, args: list[str]) -> list[str]:
+    takes_value: dict[str, bool] = {}
+    for p in cmd.get_params(ctx):
+        if isinstance(p, click.Option):
+            for name in (*p.opts, *p.secondary_opts):
+                takes_value[name] = not (p.is_flag or p.count)
+    kept: list[str] = []
+    words: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            kept += args[i:]
+            break
+        name = a.split("=", 1)[0]
+        if a.startswith("-") and len(a) > 1 and name not in takes_value:
+            words.append(a)  # not an option of this command: the query
+        else:
+            kept.append(a)
+            if name in takes_value and takes_value[name] and "=" not in a and i + 1 < len(args):
+                kept.append(args[i + 1])  # the option's value, even one beginning with '-'
+                i += 1
+        i += 1
+    if not words:
+        return args
+    return [*kept, "--", *words] if "--" not in kept else [*kept[:kept.index("--") + 1], *words,
+                                                            *kept[kept.index("--") + 1:]]
 
 
 def daemon_options(f):
@@ -74,7 +151,8 @@ def daemon_options(f):
 def vault_option(f):
     return click.option(
         "--vault", "vault", type=click.Path(path_type=Path), default=None,
-        help="Vault folder (default: the current directory).",
+        help="Vault folder (default: the enclosing vault of the current folder, i.e. the nearest one with "
+             "an index or .obsidian/, else the current folder).",
     )(f)
 
 
@@ -96,9 +174,9 @@ def runtime_from(vault: Path | None, index_path: Path | None = None, model: str 
                  *, create: bool = True) -> Runtime:
     from ..runtime import open_runtime  # heavy (index, models): only for commands that run in process
 
-    rt = open_runtime(vault or Path.cwd(), index_path=index_path, model=model, create=create)
+    rt = open_runtime(default_vault(vault), index_path=index_path, model=model, create=create)
     for w in rt.config.warnings:
-        click.echo(f"warning: {w}", err=True)
+        click.echo(f"warning: {escape_controls(w)}", err=True)
     return rt
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from ..doctor import run_checks
+from ..printable import escape_controls
 
 
 @click.command("doctor")
@@ -25,8 +26,8 @@ def doctor_cmd(vault: Path | None, index_path: Path | None, model: str | None, a
     else:
         for r in results:
             mark = click.style("ok  ", fg="green") if r.ok else click.style("FAIL", fg="red")
-            click.echo(f"{mark} {r.name}: {r.detail}")
+            click.echo(f"{mark} {r.name}: {escape_controls(r.detail)}")  # a detail may name a note or path
             if not r.ok and r.fix:
-                click.echo(f"     fix: {r.fix}")
+                click.echo(f"     fix: {escape_controls(r.fix)}")
     if not all(r.ok for r in results):
         sys.exit(1)

@@ -21,14 +21,21 @@ from ..eval.history import (
     QueryChange,
     compare_runs,
     history_path,
+    legacy_history_path,
     load_history,
     previous_run,
     write_history,
 )
 from ..eval.metrics import NOTE
 from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
+from ..printable import escape_controls
 from .common import model_option, vault_option
 from .search import search_options
+
+
+def _safe(text: str) -> str:
+    """Vault or golden-file text for rich: no terminal escapes, no markup."""
+    return escape(escape_controls(str(text)))
 
 
 def _console() -> Console:
@@ -59,12 +66,12 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
              err: Console) -> tuple[Any, EvalSession, list]:
     golden = load_golden(golden_path)
     for w in golden.warnings:
-        err.print(f"[yellow]warning:[/yellow] {w}")
+        err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
     vaults = resolve_vaults(golden, vault, parse_vault_for_lang(vault_for_lang))
     session = EvalSession(golden, vaults, model=model)
     for rt in session.runtimes.values():
         for w in rt.config.warnings:
-            err.print(f"[yellow]warning:[/yellow] {w}")
+            err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
     for v in session.config_differences():
         err.print(f"[yellow]warning:[/yellow] {v} has other [search] settings than {session.primary.vault}; "
                   "the fingerprint records the first vault's")
@@ -84,7 +91,7 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
     if shown and err.is_terminal:
         err.print()
     for w in warnings:
-        err.print(f"[yellow]warning:[/yellow] {w}")
+        err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
     quoted = session.quoted()
     if quoted:
         appear = "y appears" if len(quoted) == 1 else "ies appear"
@@ -92,7 +99,7 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
                   "verbatim in the vault, so the eval measures string matching, not retrieval:")
         for g, paths in quoted:
             more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
-            err.print(f"  line {g.line}: {g.query!r} in {', '.join(paths[:3])}{more}")
+            err.print(f"  line {g.line}: {_safe(repr(g.query))} in {_safe(', '.join(paths[:3]))}{more}")
     return golden, session, quoted
 
 
@@ -131,9 +138,9 @@ def metrics_table(metrics: dict[str, Any], names: Sequence[str], title: str) -> 
 
 def change_line(c: QueryChange) -> str:
     olds, news = c.old_ranks, c.new_ranks
-    ranks = "; ".join(f"{Path(p).stem} {olds.get(p) or '-'}→{news.get(p) or '-'}" for p in news)
+    ranks = "; ".join(f"{_safe(Path(p).stem)} {olds.get(p) or '-'}→{news.get(p) or '-'}" for p in news)
     tag = "/".join(x for x in (c.lang, c.kind) if x)
-    return f"{c.delta:+.3f}  {c.query!r} ({tag})  rank {ranks}"
+    return f"{c.delta:+.3f}  {_safe(repr(c.query))} ({tag})  rank {ranks}"
 
 
 def print_comparison(console: Console, cmp: Comparison, detailed: bool) -> None:
@@ -171,7 +178,8 @@ def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
     if missed:
         console.print(f"no expected note in the top {run.k}: {len(missed)} quer{'y' if len(missed) == 1 else 'ies'}")
         for r in missed:
-            console.print(f"  line {r.golden.line}: {r.golden.query!r} ({r.golden.lang or '-'}/{r.golden.kind})",
+            console.print(f"  line {r.golden.line}: {_safe(repr(r.golden.query))} "
+                          f"({r.golden.lang or '-'}/{r.golden.kind})",
                           highlight=False)
     unreachable = sum(len(r.unreachable) for r in run.results)
     if unreachable:
@@ -184,7 +192,8 @@ def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
 @click.option("--compare", is_flag=True,
               help="Show the delta to the last run on the same golden file and what changed.")
 @click.option("--history", "history_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="History file (default: <first vault>/.groove-eval-history.json).")
+              help="History file (default: one per vault in groove's data folder, "
+                   "<data>/eval-history/<vault>.json; never inside the vault).")
 @click.option("--no-record", is_flag=True, help="Don't append this run to the history.")
 def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
              mmr_lambda, mmr_same_doc_penalty, parent_retriever, compare: bool, history_file, no_record: bool) -> None:
@@ -198,14 +207,19 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
         opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
         run = session.run(opts, k)
         for w in run.warnings:
-            err.print(f"[yellow]warning:[/yellow] {w}", highlight=False)
+            err.print(f"[yellow]warning:[/yellow] {_safe(w)}", highlight=False)
         record = make_record(gset, session.vault_of, run, session.fingerprint(opts, k))
     finally:
         session.close()
     hpath = history_file or history_path(session.primary.vault)
     runs, hw = load_history(hpath)
+    old = legacy_history_path(session.primary.vault)
+    if not runs and history_file is None and old.is_file():  # an older groove's file, in the vault: carried over
+        runs, more = load_history(old)
+        hw += more
+        hw.append(f"read the earlier runs from {old}; they are now kept in {hpath} (the vault's file can go)")
     for w in hw:
-        err.print(f"[yellow]warning:[/yellow] {w}")
+        err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
     prev = previous_run(runs, gset.sha256)
     cmp = compare_runs(prev, record) if prev else None
     if not no_record:

@@ -7,14 +7,15 @@ from pathlib import Path
 
 import click
 
-from .common import model_option
+from .common import default_vault, model_option
 
 DEFAULT_PORT = 8765
 
 
 @click.command("mcp")
 @click.option("--vault", "vaults", type=click.Path(path_type=Path), multiple=True,
-              help="Vault folder (default: the current directory). Repeat to serve several vaults from one server.")
+              help="Vault folder (default: the enclosing vault of the current folder). Repeat to serve several "
+                   "vaults from one server.")
 @click.option("--index", "index_paths", type=click.Path(path_type=Path), multiple=True,
               help="Index file (default: one per vault under the user data dir). With several --vault, one "
                    "--index per vault, in the same order.")
@@ -55,7 +56,7 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
     from ..mcp import ServerOptions, build_server, serve_http, serve_stdio
     from ..paths import check_vault
 
-    folders = list(vaults) or [Path.cwd()]
+    folders = list(vaults) or [default_vault(None)]
     if index_paths and len(index_paths) != len(folders):
         raise click.UsageError(f"{len(index_paths)} --index for {len(folders)} --vault: give one --index per "
                                "vault, in the same order, or none")

@@ -14,9 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..bounds import MAX_LIMIT
 from .common import (
+    DashQueryCommand,
     ask_daemon,
     daemon_options,
+    default_vault,
     ensure_model_downloaded,
     index_option,
     model_option,
@@ -64,12 +67,13 @@ def filter_options(f):
     return f
 
 
-@click.command("search")
+@click.command("search", cls=DashQueryCommand)
 @click.argument("query")
 @vault_option
 @index_option
 @model_option
-@click.option("--limit", type=int, default=None, help="Number of hits (default: [search] limit, 10).")
+@click.option("--limit", type=int, default=None,
+              help=f"Number of hits (default: [search] limit, 10; at most {MAX_LIMIT}, a larger one is clamped).")
 @search_options
 @filter_options
 @click.option("--json", "as_json", is_flag=True,
@@ -80,7 +84,8 @@ def filter_options(f):
 def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
                use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False,
                **options: object) -> None:
-    """Search the vault. Quote phrases ("exact words"), exclude with -word.
+    """Search the vault. "two words" favours the phrase, +"two words" requires it; -word excludes a word
+    (a query may begin with one: groove search "-draft sync").
 
     A running `groove serve` for the vault answers (warm models, no model
     load here); without one the search runs in this process.
@@ -89,7 +94,7 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
     """
     # The flags are named like the protocol's search params (and groove.toml's keys).
     wire = protocol_params(query, options)
-    resp = _via_daemon(vault or Path.cwd(), wire, required=use_daemon, verbose=verbose) \
+    resp = _via_daemon(default_vault(vault), wire, required=use_daemon, verbose=verbose) \
         if not no_daemon and not (index_path or model) else None
     if resp is None:
         from .. import service
@@ -101,7 +106,7 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
         ensure_model_downloaded(rt.model or rt.config.index.model)
-        resp = service.search(rt, SearchParams.from_json(wire), max_limit=None)
+        resp = service.search(rt, SearchParams.from_json(wire))  # the daemon's maximum, and its warning
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -193,9 +198,25 @@ def snippet(content: str, spans: list, width: int = 240) -> Styled:
     return out
 
 
+# The filter flags, by their protocol names, as a user typed them.
+FILTER_FLAGS = {"path_globs": "--path", "tags_any": "--tag", "tags_all": "--all-tags", "date_from": "--from",
+                "date_to": "--to", "where": "--where"}
+
+
+def filters_named(applied: dict[str, Any]) -> list[str]:
+    """A search's ``filter_applied`` as the user wrote it (``--tag x``, ``+"phrase"``)."""
+    out = []
+    for name, flag in FILTER_FLAGS.items():
+        v = applied.get(name)
+        for item in (v if isinstance(v, list | tuple) else [v] if v else []):
+            out.append(f"{flag} {item}")
+    out += [f'+"{p}"' for p in applied.get("required_phrases") or []]
+    return out
+
+
 def print_response(resp: SearchResponse) -> None:
     out = Printer()
-    if resp.low_confidence:
+    if resp.low_confidence and resp.results:
         out.line(("no strong match", "yellow"), " — these are the closest notes:")
     for w in resp.warnings:
         out.line(("warning:", "yellow"), f" {w}")
@@ -203,7 +224,9 @@ def print_response(resp: SearchResponse) -> None:
         from ..explain_text import describe_confidence
 
         out.line(("confidence: " + describe_confidence(resp.confidence), "dim"))
-    if not resp.results:
+    if not resp.results and resp.filter_applied:
+        out.line(f"no note matches the filters ({', '.join(filters_named(resp.filter_applied))})")
+    elif not resp.results:
         out.line("no results")
     for h in resp.results:
         head = " > ".join(h.heading_path) if h.heading_path else h.title

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
 
 import click
 
-from .common import ensure_model_downloaded, index_option, model_option, vault_option, yes_option
+from .common import default_vault, ensure_model_downloaded, index_option, model_option, vault_option, yes_option
 
 
 def _vault(vault: Path | None) -> Path:
     from ..paths import check_vault
 
-    return check_vault(vault or Path.cwd())
+    return check_vault(default_vault(vault))
 
 
 @click.command("serve")
@@ -36,6 +37,10 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
     """Keep the vault's index and models warm for editors and MCP, over a local socket.
 
     One daemon per vault; it watches the vault and reindexes changed notes.
+    It starts in the background and this command returns (--foreground to
+    keep it in the terminal); `groove serve --status` shows it, `groove serve
+    --stop` stops it.
+
     Example: groove serve --vault ~/Notes
     """
     from ..daemon import discovery, lifecycle
@@ -60,8 +65,11 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
     t0 = time.perf_counter()
     info = discovery.start_detached(v, index_path=index_path, model=model, verbose=verbose)
     f = discovery.files_for(v)
-    click.echo(f"groove serve running for {v} (pid {info['pid']}, {info['transport']} {info['address']}) "
-               f"in {time.perf_counter() - t0:.1f}s; log: {f.log}")
+    click.echo(f"groove serve is running in the background for {v} (pid {info['pid']}, {info['transport']} "
+               f"{info['address']}; started in {time.perf_counter() - t0:.1f}s)\n"
+               f"  it keeps the index and model warm and reindexes notes as they change\n"
+               f"  log: {f.log}\n"
+               f"  stop it: groove serve --stop --vault {shlex.quote(str(v))}")
 
 
 def _configured_model(v: Path, model: str | None) -> str | None:

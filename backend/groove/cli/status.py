@@ -5,6 +5,7 @@ the index in this process. The daemon path imports only the socket client."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import click
@@ -29,37 +30,64 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
         click.echo(json.dumps(st, ensure_ascii=False, indent=2))
         return
     for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
-        click.echo(f"{k:>16}: {st[k]}")
+        click.echo(f"{k:>16}: {escape_controls(str(st[k]))}")
     if "watching" in st:  # the daemon's own state
         queued = st.get("pending_changes") or 0
         doing = "indexing" if st.get("indexing") else "idle"
         click.echo(f"{'daemon':>16}: {doing}, {'watching' if st['watching'] else 'not watching'} the vault"
                    + (f", {queued} changes queued" if queued else ""))
         if st.get("watch_problem"):
-            click.echo(f"{'not watching':>16}: {st['watch_problem']}")
+            click.echo(f"{'not watching':>16}: {escape_controls(st['watch_problem'])}")
         if st.get("last_error"):
-            click.echo(f"{'last error':>16}: {st['last_error']}")
-    wi = st.get("word_index") or {}
-    if wi.get("state") not in (None, "off", "small"):
-        size = f": {wi['rows']} rows, {wi['megabytes']} MB, built in {wi['build_seconds']} s" if wi.get("rows") else ""
-        click.echo(f"{'word index':>16}: {wi['state']}{size}")
-    vc = st.get("vector_copy") or {}
-    if vc.get("state") not in (None, "off", "small"):
-        size = (f": {vc['rows']} rows, {vc['megabytes']} MB, loaded in {vc['load_seconds']} s"
-                + (", head scan" if vc.get("head_scan") else "")) if vc.get("rows") else ""
-        click.echo(f"{'vector copy':>16}: {vc['state']}{size}")
+            click.echo(f"{'last error':>16}: {escape_controls(st['last_error'])}")
+    for line in copy_lines(st):
+        click.echo(line)
     for ex in st.get("exclusions") or []:  # the rules that leave notes out (ADR 0190)
         values = ex.get("values") or []
         click.echo(f"{'excluded by':>16}: {ex['rule']}, {ex['entries']} entries"
                    + (f": {', '.join(escape_controls(v) for v in values)}" if values else ""))
     if st.get("why"):
-        by = st["why"]["excluded_by"]
-        click.echo(f"{'why':>16}: {escape_controls(st['why']['path'])} is "
-                   + (by if by else "not left out by any rule (the vault's rules take it)"))
+        click.echo(f"{'why':>16}: {_why_line(st['vault'], st['why'])}")
     click.echo(f"{'skipped':>16}: {st['skipped_count']}")
     for s in st["skipped"]:
-        click.echo(f"{'':>16}  {escape_controls(s['path'])}: {s['reason']}")
+        click.echo(f"{'':>16}  {escape_controls(s['path'])}: {escape_controls(s['reason'])}")
     if st["skipped_count"] > len(st["skipped"]):
         click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
     for w in st["warnings"]:
-        click.echo(f"warning: {w}", err=True)
+        click.echo(f"warning: {escape_controls(w)}", err=True)
+
+
+def copy_lines(st: dict) -> list[str]:
+    """The big-vault copies' lines (ADR 0121, 0132): none when this process
+    keeps none or the vault is small, and "not used below N chunks" where a
+    copy went stale on a vault too small for searches to read it — a
+    "stale" there worried people about nothing (issue 48)."""
+    out = []
+    wi = st.get("word_index") or {}
+    vc = st.get("vector_copy") or {}
+    for name, copy in (("word index", wi), ("vector copy", vc)):
+        state = copy.get("state")
+        if state in (None, "off", "small"):
+            continue
+        if copy.get("min_rows") and st.get("chunks") is not None and st["chunks"] < copy["min_rows"]:
+            out.append(f"{name:>16}: not used below {copy['min_rows']:,} chunks")
+        elif name == "word index":
+            size = (f": {wi['rows']} rows, {wi['megabytes']} MB, built in {wi['build_seconds']} s"
+                    if wi.get("rows") else "")
+            out.append(f"{name:>16}: {state}{size}")
+        else:
+            size = (f": {vc['rows']} rows, {vc['megabytes']} MB, loaded in {vc['load_seconds']} s"
+                    + (", head scan" if vc.get("head_scan") else "")) if vc.get("rows") else ""
+            out.append(f"{name:>16}: {state}{size}")
+    return out
+
+
+def _why_line(vault: str, why: dict) -> str:
+    """`--why`'s answer; a path with no file behind it says so rather than
+    "not left out by any rule" (issue 48)."""
+    shown = escape_controls(why["path"])
+    if why.get("excluded_by"):
+        return f"{shown} is {escape_controls(why['excluded_by'])}"
+    if not os.path.lexists(os.path.join(vault, why["path"])):
+        return f"{shown} does not exist in the vault (no rule decides about it; check the path)"
+    return f"{shown} is not left out by any rule (the vault's rules take it)"

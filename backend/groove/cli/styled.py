@@ -16,6 +16,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import IO
 
+from ..printable import escape_controls
+
 _COLOURS = ("black", "red", "green", "yellow", "blue", "magenta", "cyan", "white")
 _ATTRS = {"bold": "1", "dim": "2", "italic": "3", "underline": "4"}
 
@@ -50,7 +52,14 @@ class Styled:
     plain: str = ""
     spans: list[Span] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        self.plain = escape_controls(self.plain)
+
     def append(self, text: str, style: str | None = None) -> Styled:
+        # Vault text (a path, a heading, a note's words) may hold terminal
+        # escapes or line breaks: shown escaped, so a note cannot set the
+        # title, clear the screen or forge a line (issue 50 R11).
+        text = escape_controls(text)
         if style and text:
             self.spans.append(Span(len(self.plain), len(self.plain) + len(text), style))
         self.plain += text

@@ -270,11 +270,12 @@ def connect(vault: Path | str, *, start: bool = False, client: str = "groove-pyt
     return _authenticate(info, client=client, timeout=10.0)
 
 
-def find_daemon(vault: Path | str, *, client: str = "groove-python") -> DaemonClient | None:
+def find_daemon(vault: Path | str, *, client: str = "groove-python", must_exist: bool = True) -> DaemonClient | None:
     """An authenticated client for the vault's running daemon, or None (no
-    daemon, or it does not answer) — never starts one."""
+    daemon, or it does not answer) — never starts one. ``must_exist=False``
+    also finds the daemon of a vault folder that was moved away."""
     try:
-        info = get_connect_info(vault, with_token=False)
+        info = discovery.connect_info(Path(vault), with_token=False, must_exist=must_exist)
         if not info.get("running"):
             return None
         return _authenticate(info, client=client, timeout=5.0)

@@ -143,12 +143,13 @@ def running_state(vault: Path) -> dict[str, Any] | None:
     return st
 
 
-def connect_info(vault: Path, *, with_token: bool = True) -> dict[str, Any]:
+def connect_info(vault: Path, *, with_token: bool = True, must_exist: bool = True) -> dict[str, Any]:
     """What `groove connect-info` prints (protocol.md, "Finding the daemon").
     ``with_token=False`` leaves the token empty and unread: reading it from
     the OS keyring costs ~100 ms, and on a unix socket the daemon knows its
-    own user without it (``token_for``, ADR 0126)."""
-    vault = check_vault(vault)
+    own user without it (``token_for``, ADR 0126). ``must_exist=False``: a
+    vault folder that is gone still names its daemon (keyed by the path)."""
+    vault = check_vault(vault) if must_exist else Path(vault).expanduser().resolve()
     st = running_state(vault)
     running = bool(st and st.get("address"))
     token = token_for(vault, st) if with_token else None

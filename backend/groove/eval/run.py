@@ -312,7 +312,7 @@ class EvalSession:
 
     def fingerprint(self, opts: SearchOptions, k: int, runtime: Runtime | None = None) -> ConfigFingerprint:
         rt = runtime or self.primary
-        r = resolve_params(opts.params("fingerprint", k), rt.config.search)
+        r = resolve_params(opts.params("fingerprint", k), rt.config.search, max_limit=None)
         emb = rt.embedder
         reranker_sha = ""
         if r.rerank and r.reranker:

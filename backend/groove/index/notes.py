@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..bounds import MAX_KNN_K
 from ..vault.links import NoteName
 from .db import Index
 from .schema import LINK_TARGET_TAIL, rows_version
@@ -92,7 +93,7 @@ def nearest_notes_to(idx: Index, doc_id: int, chunk_id: int | None, limit: int) 
     q = np.mean(np.stack(vecs), axis=0)
     q = (q / max(float(np.linalg.norm(q)), 1e-12)).astype(np.float32)
     (total,) = c.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
-    k = min(int(total), max(100, limit * 10 + len(own)))
+    k = min(int(total), max(100, limit * 10 + len(own)), MAX_KNN_K)  # a note of thousands of chunks
     if k <= 0:
         return
     # A big vault's in-memory copy (ADR 0121), when current: sqlite-vec's

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
+from ..bounds import MAX_LIMIT
 from ..index import calibration, hangul_split, vocabulary
 from ..index.db import Index
 from ..index.rules_now import left_out
@@ -26,7 +27,7 @@ from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
 from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
-from .filters import build_restriction
+from .filters import build_restriction, require_phrases
 from .fusion import hybrid_candidates
 from .mmr import apply_mmr
 from .params import Resolved, SearchParams, resolve_params
@@ -41,7 +42,7 @@ __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 MAX_SPANS_PER_HIT = 1_000
 
 
-def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = None) -> SearchResponse:
+def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = MAX_LIMIT) -> SearchResponse:
     # One read transaction for the whole search: a live reindex cannot make
     # one leg see a chunk another leg or the final fetch no longer finds.
     with rt.index.snapshot():
@@ -58,7 +59,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     # cannot be read is said here too (ADR 0236).
     hidden = left_out(rt.index, rt.vault)
     warnings.extend(hidden.warnings)
-    restriction = build_restriction(rt.index, r, hidden.ids)
+    restriction = require_phrases(rt.index, build_restriction(rt.index, r, hidden.ids), parsed.required)
 
     # 1. hybrid candidates + RRF
     qvec: Future[np.ndarray] | None = None

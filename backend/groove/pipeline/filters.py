@@ -22,7 +22,9 @@ import pathspec
 from ..errors import InvalidArgument
 from ..index.chunks import chunks_of_notes_sql, filter_rows, notes_sql
 from ..index.db import Index
+from ..index.fts import match_ids_sql
 from ..index.notes import documents_signature
+from ..query import fts_phrase
 from ..vault.encoding import nfc
 from .params import Resolved
 from .where import condition_sql
@@ -163,3 +165,21 @@ def _judge(notes: _FilterNotes, spec: pathspec.GitIgnoreSpec | None, r: Resolved
             continue
         allowed.append(doc_id)
     return np.asarray(sorted(allowed), dtype=np.int64)
+
+
+def require_phrases(idx: Index, restriction: Restriction, phrases: list[str]) -> Restriction:
+    """``restriction`` narrowed to the notes holding every ``+"phrase"`` of the
+    query (issue 48): an exclusion in reverse, at the note scope exclusions
+    use by default (ADR-0071), read from the same full-text columns, and
+    applied to every leg as a filter is. A query without one is unchanged."""
+    if not phrases:
+        return restriction
+    keep: set[int] | None = None if restriction.docs is None else set(restriction.docs.tolist())
+    for p in phrases:
+        sql = f"SELECT DISTINCT doc_id FROM chunks WHERE id IN ({match_ids_sql()})"
+        holders = {int(r[0]) for r in idx.conn.execute(sql, (fts_phrase(p),))}
+        keep = holders if keep is None else keep & holders
+    allowed = np.asarray(sorted(keep or ()), dtype=np.int64)
+    allowed.flags.writeable = False
+    applied = {**restriction.applied, "required_phrases": list(phrases)}
+    return Restriction(chunks_of_notes_sql(allowed.tolist()), applied, allowed)

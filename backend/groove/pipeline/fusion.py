@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..bounds import MAX_KNN_K
 from ..index import chunks, fts, shortcjk
 from ..index.db import Index
 from ..index.word_postings import WordPostings
@@ -69,6 +70,7 @@ def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | Non
     there ``excluded`` chunk ids (vec_chunks only) are masked, where sqlite-vec needs them as a
     ``NOT IN`` filter (listing 100k allowed ids cost 50 ms), and a filter is
     read from ``allowed_docs`` (the notes ``allowed_sql`` allows) when given."""
+    k = min(k, MAX_KNN_K)  # sqlite-vec's ceiling; only an eval asking past 50 hits comes near it
     cached = idx.vectors.nearest(idx.conn, table, blob, k, allowed_sql, excluded, allowed_docs)
     if cached is not None:
         return [(rid, _cos(d)) for rid, d in cached]

@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ..bounds import MAX_FILTER_ITEMS, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
+from ..bounds import MAX_FILTER_ITEMS, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
 from .where import Condition, parse_where
@@ -163,7 +163,10 @@ def check_bounds(p: SearchParams) -> None:
                                       "characters", param=name)
 
 
-def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None = None) -> Resolved:
+def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None = MAX_LIMIT) -> Resolved:
+    """``p`` over groove.toml, checked and clamped. ``max_limit`` is the one
+    hit limit of every surface (bounds.MAX_LIMIT); only eval lifts it (None),
+    and the KNN depth is capped where it is asked (pipeline/fusion.py)."""
     check_bounds(p)
     warnings: list[str] = []
     limit = cfg.limit if p.limit is None else int(p.limit)
