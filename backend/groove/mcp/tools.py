@@ -173,7 +173,7 @@ def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
     if vaults.multi:
         register_list_vaults(mcp, vaults)
     publish_vault_argument(mcp, vaults)
-    mcp.tighten_output_schemas()
+    mcp.compact_schemas()
     return mcp
 
 
