@@ -153,6 +153,7 @@ def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
         vault: VaultArg = None,
     ) -> Annotated[CallToolResult, DocumentsBatch]:
         state = vaults.pick(vault)  # an unknown vault is the call's error, not each path's
+        await call(state.backend.open)  # and so is a vault folder that is missing (ADR 0253)
         docs: list[dict[str, Any]] = []
         errors: list[dict[str, str]] = []
         left = max_tokens - 200  # the envelope: keys, counts, the text's header lines

@@ -33,6 +33,7 @@ from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
 from .rerank import rerank_candidates, reranker_for_query
 from .spans import match_spans
+from .titles import named_notes
 
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 
@@ -158,5 +159,10 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
                                            splits=splits, names=carried)
             if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
                 names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words, carried)
+    # A hit the whole query names (the named-note rule, ADR 0083): the vault
+    # holds what was asked for, whatever the scores say (ADR 0251).
+    named = bool(top) and r.fusion.named_note_first and r.legs == "hybrid" and bool(
+        {c.doc_id for c in top} & set(named_notes(idx, parsed.embed_text, None)))
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
-                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names))
+                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names),
+                 named=named)
