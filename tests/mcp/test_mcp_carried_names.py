@@ -88,6 +88,7 @@ def test_over_mcp_too_and_a_name_no_note_carries_is_still_flagged(indexed, defau
         r = sess.call("search", {"query": "Joplin", "limit": 3})  # no note carries it, no text says it
         assert r.structured_content["low_confidence"] is True
         assert 'the vault never mentions "Joplin"' in text_of(r)
+        assert "(low confidence: the notes probably do not answer this; say so" in text_of(r)  # for Claude
     finally:
         sess.close()
 
