@@ -33,7 +33,7 @@ NotesPage = Callable[[int, int], dict[str, Any]]  # (offset, limit) -> a list_no
 
 def _accepts_array(schema: dict[str, Any]) -> bool:
     kinds = [schema] + list(schema.get("anyOf") or [])
-    return any(k.get("type") == "array" for k in kinds)
+    return any(k.get("type") == "array" or "array" in (k.get("type") or []) for k in kinds)
 
 
 def _describe(v: Any) -> str:
