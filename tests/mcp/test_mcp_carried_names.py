@@ -88,7 +88,7 @@ def test_over_mcp_too_and_a_name_no_note_carries_is_still_flagged(indexed, defau
             assert note in [h["path"] for h in sc["results"]], query
             assert sc["low_confidence"] is False, (query, sc["warnings"])
             assert "never mentions" not in text_of(r) and "low confidence" not in text_of(r)
-        r = sess.call("search", {"query": "Joplin", "limit": 3})  # no note carries it, no text says it
+        r = sess.call("search", {"query": "import my notes from Joplin", "limit": 3})  # no note or text has it
         assert r.structured_content["low_confidence"] is True
         assert 'the vault never mentions "Joplin"' in text_of(r)
         assert "(low confidence: the notes probably do not answer this; say so" in text_of(r)  # for Claude
