@@ -151,4 +151,7 @@ def test_the_mcp_tools_publish_the_operations_types(rt, tiny_model_path):
         assert list(schemas[tool]["properties"]) == list(typing.get_type_hints(t)), tool
     declared = list(typing.get_type_hints(note_types.Document))
     assert list(schemas["get_document"]["properties"])[:len(declared)] == declared
-    assert schemas["get_document"]["properties"]["line_range"]["description"].startswith("[first, last] lines")
+    # Published short (ADR 0252): the key and its JSON type; what it means is the type's to say.
+    assert schemas["get_document"]["properties"]["line_range"] == {"type": "array"}
+    assert TypeAdapter(note_types.Document).json_schema()["properties"]["line_range"]["description"].startswith(
+        "[first, last] lines")

@@ -45,4 +45,6 @@ def describe_confidence(c: dict[str, Any]) -> str:
                      "probes, its words in that script not counted")
     if c.get("unknown_names"):  # low whatever the score (ADR 0220)
         parts.append("the vault never mentions " + ", ".join(f'"{n}"' for n in c["unknown_names"]))
+    if c.get("named_note"):  # not low whatever the score (ADR 0251)
+        parts.append("a hit is the note the query names")
     return out + (f" ({'; '.join(parts)})" if parts else "")

@@ -15,8 +15,6 @@ list of notes, their aliases, vectors and the links graph (``index/notes.py``).
 
 from __future__ import annotations
 
-import difflib
-import posixpath
 import threading
 import weakref
 from dataclasses import dataclass
@@ -35,10 +33,11 @@ from .runtime import Runtime
 from .types import ParsedNote, WikiLink
 from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.gate import check_readable, read_rules, safe_path
-from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
+from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target
 from .vault.reader import parse_file
 from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
+from .vault.suggest import close_paths
 
 # A whole note above this many characters is cut at a line boundary; the
 # caller is told which lines it got and how to ask for the rest.
@@ -199,24 +198,12 @@ def _link_json(resolve: LinkResolver, link: WikiLink, from_path: str) -> Link:
 
 
 def suggestions(rt: Runtime, wanted: str, n: int = MAX_SUGGESTIONS) -> list[str]:
-    """Indexed note paths close to ``wanted``: the same name in another
-    folder first, then names that are spelled alike (by the note's name, not
-    its folder, which is what people misremember)."""
-    key = strip_md(posixpath.basename(wanted.strip().strip("/"))).casefold()
-    if not key:
-        return []
-    by_stem: dict[str, list[str]] = {}
-    for d in note_names(rt.index):
-        by_stem.setdefault(strip_md(posixpath.basename(d.path)).casefold(), []).append(d.path)
-        for a in d.aliases:
-            by_stem.setdefault(a.casefold(), []).append(d.path)
-    out: list[str] = list(by_stem.get(key, []))
-    for stem in difflib.get_close_matches(key, list(by_stem), n=n * 2, cutoff=0.6):
-        out += by_stem[stem]
-    if len(out) < n:  # a word of the name: 'Hotkeys' for 'Obsidian hotkeys.md'
-        out += [p for s, ps in by_stem.items() if len(key) >= 3 and key in s for p in ps]
+    """Indexed note paths close to ``wanted`` (``vault/suggest.close_paths``:
+    the name spelled alike, the same folder first); the did-you-mean of
+    get_document and of the CLI."""
+    near = close_paths(wanted, ((d.path, d.aliases) for d in note_names(rt.index)), n * 2)
     rules = read_rules(rt.vault)  # an index older than the rules must not point at what they leave out
-    return [p for p in dict.fromkeys(out) if not rules.skips(p)][:n]
+    return [p for p in near if not rules.skips(p)][:n]
 
 
 def get_document(

@@ -118,7 +118,12 @@ def _mcp_session_env(mcp_home: Path) -> None:
 
 @pytest.fixture(scope="session")
 def server_env(mcp_home: Path) -> dict[str, str]:
+    # The MCP SDK starts a stdio server with only the environment it is
+    # given: PYTHONPATH is passed on, so the server runs the code under test
+    # (a worktree's), not whatever the console script was installed from.
+    passed = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     return {
+        **passed,
         "GROOVE_HOME": str(mcp_home),
         "GROOVE_MODELS_DIR": str(TEST_MODELS_DIR),
         "GROOVE_TOKEN_STORE": "file",

@@ -173,9 +173,10 @@ def test_one_vault_offers_no_vault_argument(two, tiny_model, tmp_path) -> None:
         tools = {t.name: t for t in one.list_tools().tools}
         assert "list_vaults" not in tools
         assert all("vault" not in t.input_schema.get("properties", {}) for t in tools.values())
-        # index_status names its vault folder (`vault`, the path) with one vault too; no other tool does.
+        # No output schema names a vault (index_status names its folder in its JSON text, which has no
+        # published schema: ADR 0252).
         naming = [n for n, t in tools.items() if "vault" in (t.output_schema or {}).get("properties", {})]
-        assert naming == ["index_status"]
+        assert naming == []
         hit = one.call("search", {"query": "budget"}).structured_content["results"][0]
         assert "vault" not in hit
         r = one.call("search", {"query": "budget", "vault": "Home"})

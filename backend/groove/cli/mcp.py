@@ -54,13 +54,20 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
         raise click.UsageError("--token is empty")
 
     from ..mcp import ServerOptions, build_server, serve_http, serve_stdio
-    from ..paths import check_vault
+    from ..mcp.backend import vault_problem
 
     folders = list(vaults) or [default_vault(None)]
     if index_paths and len(index_paths) != len(folders):
         raise click.UsageError(f"{len(index_paths)} --index for {len(folders)} --vault: give one --index per "
                                "vault, in the same order, or none")
-    checked = [check_vault(v) for v in folders]
+    # A missing folder does not stop the server: an MCP client would show only
+    # "connection closed". It starts, and its instructions and every tool name
+    # the folder (ADR 0253).
+    checked = [v.expanduser().resolve() for v in folders]
+    for v in checked:
+        problem = vault_problem(v)
+        if problem:
+            click.echo(f"warning: {problem}", err=True)
     twice = next((v for i, v in enumerate(checked) if v.resolve() in [c.resolve() for c in checked[:i]]), None)
     if twice is not None:
         raise click.UsageError(f"--vault {twice} is given twice")

@@ -5,6 +5,7 @@ note's nearest neighbours by embedding. Used by the note operations
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Iterator
 
 import numpy as np
@@ -39,6 +40,39 @@ def note_names(idx: Index) -> list[NoteName]:
     """Every indexed note: id, path, title and frontmatter aliases."""
     return [NoteName(did, path, title, tuple(_aliases(aliases)))
             for did, path, title, aliases in idx.conn.execute("SELECT id, path, title, aliases FROM documents")]
+
+
+class CarriedNames:
+    """Every note's title, aliases and tags, NFKC- and case-folded, one a
+    line: the names a note carries besides its text (ADR 0251). The title
+    and aliases are ``note_names``', the ones the title and named-note rules
+    read, so a word the named-note rule finds a note by is never one "the
+    vault never mentions"."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.text = "\n".join(fold(n) for n in names if n)
+
+    def holds(self, word: str) -> bool:
+        """``word`` inside any name, as the trigram match finds a word inside a longer one."""
+        w = fold(word)
+        return bool(w) and w in self.text
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def carried_names(idx: Index) -> CarriedNames:
+    """The vault's ``CarriedNames``, cached on the index until a note changes."""
+    key = documents_signature(idx)
+    cached = getattr(idx, "_carried_names", None)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    names = [n for d in note_names(idx) for n in (d.title, *d.aliases)]
+    names += [t for (t,) in idx.conn.execute("SELECT DISTINCT tag FROM tags")]
+    out = CarriedNames(names)
+    idx._carried_names = (key, out)
+    return out
 
 
 def chunk_note_path(idx: Index, chunk_id: int) -> str | None:

@@ -55,6 +55,8 @@ from .word_postings import WordPostings, answers
 if TYPE_CHECKING:
     import apsw
 
+    from .notes import CarriedNames
+
 SUFFIXES = ("ing", "ed", "es", "s", "ly")
 PARTICLES = set("がのをにはでともへや")
 CJK_VOCAB = "temp.groove_cjk_vocab"  # per connection, like fts.VOCAB_TABLE
@@ -129,13 +131,14 @@ def _has(conn: apsw.Connection, phrase: str) -> bool:
 
 
 def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
-             word_index: WordPostings | None = None) -> int:
+             word_index: WordPostings | None = None, names: CarriedNames | None = None) -> int:
     """0 when the vault lacks ``word`` (and its suffix-less stem), else an upper
     bound on its document frequency. ``word_index`` (a big vault's,
     ADR 0132, 0141) answers for plain ASCII words and kana-and-kanji
-    words without touching FTS5."""
+    words without touching FTS5. A word only a note's alias or tag holds
+    (``names``; the text index has neither) is known, in one note (ADR 0251)."""
     if len(word) < 3:  # a 2-character katakana word: one bigram token
-        return _bigram_dfs(conn, [word])[0]
+        return _carried(_bigram_dfs(conn, [word]), [word], names)[0]
     key = WORD_KEY + word  # known_share and unknown_names ask for the same words
     if memo is not None and key in memo:
         return memo[key]
@@ -147,9 +150,18 @@ def _word_df(conn: apsw.Connection, word: str, memo: dict[str, int] | None,
         if held:
             df = max(fts.phrase_df_bounds(conn, [form], memo, word_index)[0], 1)
             break
+    if df == 0 and names is not None and any(names.holds(f) for f in forms):
+        df = 1
     if memo is not None:
         memo[key] = df
     return df
+
+
+def _carried(dfs: list[int], tokens: list[str], names: CarriedNames | None) -> list[int]:
+    """``dfs`` with a token the text lacks but a note's name holds counted as in one note."""
+    if names is None:
+        return dfs
+    return [1 if df == 0 and names.holds(t) else df for df, t in zip(dfs, tokens)]
 
 
 def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
@@ -185,23 +197,25 @@ def query_names(text: str, script: str) -> list[str]:
 
 
 def unknown_names(conn: apsw.Connection, text: str, script: str, memo: dict[str, int] | None = None,
-                  word_index: WordPostings | None = None) -> list[str]:
+                  word_index: WordPostings | None = None, names: CarriedNames | None = None) -> list[str]:
     """The names of ``text`` (``query_names``) the vault never contains, not
-    even inside a longer word or with a plain suffix dropped. A vault that
-    never mentions what a question names cannot answer it, however close its
-    best passage is to the rest of the question ("export to Word docx" finds
-    the export page)."""
-    return [w for w in query_names(text, script) if _word_df(conn, w, memo, word_index) == 0]
+    even inside a longer word or with a plain suffix dropped: not in any
+    note's text, nor in any note's title, alias or tag (``names``). A vault
+    that never mentions what a question names cannot answer it, however
+    close its best passage is to the rest of the question ("export to Word
+    docx" finds the export page)."""
+    return [w for w in query_names(text, script) if _word_df(conn, w, memo, word_index, names) == 0]
 
 
 def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
                 skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None,
-                splits: dict[str, list[str]] | None = None) -> float:
+                splits: dict[str, list[str]] | None = None, names: CarriedNames | None = None) -> float:
     """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
     scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count.
     A Korean word typed without spaces counts as the vault's words it is
-    made of (``splits``: the search's own, ``hangul_split``)."""
+    made of (``splits``: the search's own, ``hangul_split``). A token a
+    note's title, alias or tag holds (``names``) is known."""
     words, grams = query_tokens(text)
     words = hangul_split.split_terms(conn, words, splits)  # 태그검색: 태그, 검색 (ADR 0224)
     if "cjk" in skip or "han" in skip:
@@ -217,7 +231,8 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
         gram_df = dict(zip(grams, _bigram_dfs(conn, grams)))
         seams = {b for a, b, c in straddles if gram_df.get(b) == 0 and a in known and c in known}
         grams = [g for g in grams if g not in seams]
-    dfs = [_word_df(conn, w, memo, word_index) for w in words] + _bigram_dfs(conn, grams)
+    dfs = [_word_df(conn, w, memo, word_index, names) for w in words] + _carried(_bigram_dfs(conn, grams), grams,
+                                                                                   names)
     if not dfs:
         return 1.0
     n = fts.fts_row_count(conn)

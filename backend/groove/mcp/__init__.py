@@ -23,7 +23,9 @@ the vault, over its socket, and this process loads no model at all
   groove's errors become tool errors, and the ``max_tokens`` argument;
   ``budget.py`` keeps a response under it (ADR 0114).
 * ``strict.py``: arguments checked against each tool's input schema before
-  pydantic coerces them (ADR 0116), and resources/list paging the notes.
+  pydantic coerces them (ADR 0116), and resources/list paging the notes;
+  ``tool_schemas.py``: the schemas published short, for a model's context
+  (ADR 0252).
 * ``render.py``: the text each tool returns beside its structured content;
   ``outputs.py``: output schemas beyond the protocol's shapes.
 * ``stdio.py``: stdio, every line answered JSON-RPC's way, and the process

@@ -16,6 +16,7 @@ from typing import Any
 from .. import __version__, service
 from ..daemon import protocol
 from ..daemon.client import ConnectError, DaemonClient, RpcError, find_daemon
+from ..errors import VaultError
 from ..runtime import Runtime, open_runtime
 
 log = logging.getLogger("groove.mcp")
@@ -41,10 +42,15 @@ class Backend:
         self.conn: DaemonClient | None = None
 
     def open(self) -> None:
-        """Attach to the vault's daemon, else open a Runtime (fails fast on a bad vault)."""
+        """Attach to the vault's daemon, else open a Runtime. A vault folder
+        that is missing raises ``VaultError`` here, on every call until it
+        exists: the server still answers, each tool with that error (ADR 0253)."""
         with self._lock:
             if self.rt is not None or self.conn is not None:
                 return
+            missing = vault_problem(self.opts.vault)
+            if missing:
+                raise VaultError(missing)
             if self.opts.attach:
                 self.conn = find_daemon(self.opts.vault, client=f"groove-mcp/{__version__}")
             if self.conn is None:
@@ -98,6 +104,18 @@ class Backend:
             if self.rt is not None:
                 self.rt.close()
             self.conn = self.rt = None
+
+
+def vault_problem(vault: Path) -> str | None:
+    """What is wrong with the served vault folder, said for an MCP client's
+    user (who fixes it in the client's configuration), or None."""
+    path = Path(vault).expanduser()
+    if path.is_dir():
+        return None
+    what = "is not a folder" if path.exists() else "does not exist"
+    return (f"the vault folder {path} {what}: this MCP server was started with --vault {path}. Fix that path in "
+            "the MCP client's configuration (or create or mount the folder); every tool answers with this error "
+            "until it exists")
 
 
 def _remote(conn: DaemonClient, method: str, params: dict[str, Any], progress: Progress | None) -> Any:

@@ -29,7 +29,7 @@ from .session import READ_ONLY, MaxTokens, call, fresh, result
 from .vaults import VaultArg, VaultSet, split_note_uri, with_vault
 
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
-PageLimit = Annotated[int, Field(ge=1, le=200, description="Notes per page (1-200).")]
+PageLimit = Annotated[int, Field(ge=1, le=200, description="Notes per page.")]
 
 
 def _fit_page(page: dict[str, Any], key: str, max_tokens: int) -> tuple[dict[str, Any], str]:
@@ -56,30 +56,31 @@ def _page_text(page: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+# Their text is the structured result as JSON (``compact``): no output schema is published.
+JSON_TEXT = ("related_notes", "resolve_link", "index_status", "reindex")
+
+
 def register(mcp: MCPServer, vaults: VaultSet) -> None:
     _register_links(mcp, vaults)
     _register_listings(mcp, vaults)
     _register_index_tools(mcp, vaults)
     _register_note_resource(mcp, vaults)
+    mcp.json_text_tools.update(JSON_TEXT)  # type: ignore[attr-defined]
 
 
 def _register_links(mcp: MCPServer, vaults: VaultSet) -> None:
     """related_notes (related.py) and resolve_link (notes.py)."""
 
     @mcp.tool(name="related_notes", title="Related notes", annotations=READ_ONLY, description=(
-        "Notes related to one note: the most similar notes by meaning (embedding neighbours, "
-        "score = cosine similarity), the notes that link to it (backlinks: each note once, with the "
-        "first line of the link and how many times it links) and the wikilinks it contains (each "
-        "target once; path null = the target does not exist). Pass a note `path`, or the `chunk_id` "
-        "of a search hit to find notes similar to that passage only."))
+        "Notes related to one note (`path`), or to one passage (a search hit's `chunk_id`): the most similar "
+        "by meaning (score = cosine), its backlinks (each note once, with a count) and its outgoing "
+        "wikilinks (path null = no such note)."))
     async def related_notes(
         path: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description="Vault-relative note path.")] = None,
         chunk_id: Annotated[int | None, Field(ge=-MAX_INT, le=MAX_INT,
                                               description="A search hit's chunk_id, instead of path.")] = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes (1-50).")] = 10,
-        unlinked_only: Annotated[bool, Field(description=(
-            "Only similar notes that no link joins to this note yet (either way): candidates for new "
-            "links (ADR 0200)."))] = False,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Number of similar notes.")] = 10,
+        unlinked_only: Annotated[bool, Field(description="Only similar notes not linked to it either way.")] = False,
         vault: VaultArg = None,
     ) -> Annotated[CallToolResult, Related]:
         state = vaults.pick(vault)
@@ -94,17 +95,12 @@ def _register_links(mcp: MCPServer, vaults: VaultSet) -> None:
         return result(compact(d), d)
 
     @mcp.tool(name="resolve_link", title="Resolve a wikilink", annotations=READ_ONLY, description=(
-        "Find where an Obsidian wikilink points, with Obsidian's rules: case-insensitive note "
-        "names; the note at the vault root first, then notes under the linking note's folder, "
-        "else the shortest matching path; aliases are not link targets; "
-        "'[[Note#Heading]]' and '[[Note#H1#H2]]' give the heading's section "
-        "lines, '[[Note#^block-id]]' the block's lines. Returns path (null if no such note), "
-        "line_range (then read it with get_document), exists, and anchor_found (false when the "
-        "note exists but the heading or block does not)."))
+        "Where an Obsidian wikilink points, by Obsidian's rules (aliases are not link targets). "
+        "'[[Note#Heading]]' and '[[Note#^block-id]]' give that part's line_range for get_document. Returns "
+        "path (null: no such note), exists, anchor_found (false: no such heading or block)."))
     async def resolve_link(
         link: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
-            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]', '[[Note#^abc123]]', "
-            "or 'Note#Heading'."))],
+            "The link as written, e.g. '[[Sync#Conflicts|fixing conflicts]]' or 'Note#Heading'."))],
         from_path: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Vault-relative path of the note containing the link (decides ambiguous names)."))] = None,
         vault: VaultArg = None,
@@ -127,10 +123,9 @@ def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
         return result(_page_text(out), out)
 
     @mcp.tool(name="list_notes", title="List notes", annotations=READ_ONLY, description=(
-        "Browse the notes without a query: filter by folder (and its sub-folders), a path glob "
-        "('Projects/**/*.md'), a tag (a parent tag takes its children), a date range (frontmatter "
-        "date, else the file's day); sort by path, title, modified (newest first) or date (newest "
-        "first). Paged: total says how many match; pass next_offset as offset for the next page."))
+        "Browse the notes without a query: filter by folder, path glob, tag (a parent tag includes its "
+        "children) or date range; sort by path, title, modified or date (newest first). Paged: total says "
+        "how many match; pass next_offset as offset."))
     async def list_notes(
         folder: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "Only notes in this folder, e.g. 'Projects'."))] = None,
@@ -151,10 +146,9 @@ def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
                              max_tokens, vault)
 
     @mcp.tool(name="recent_notes", title="Recently changed notes", annotations=READ_ONLY, description=(
-        "The notes modified in the last `days` days (file modification time), newest first; "
-        "optionally in one folder. Paged like list_notes."))
+        "Notes modified in the last `days` days, newest first; optionally in one folder. Paged like list_notes."))
     async def recent_notes(
-        days: Annotated[float, Field(gt=0, le=36500, description="How far back, in days (default 7).")] = 7,
+        days: Annotated[float, Field(gt=0, le=36500, description="How far back, in days.")] = 7,
         folder: Annotated[str | None, Field(max_length=MAX_PATH_CHARS,
                                             description="Only notes in this folder.")] = None,
         offset: Annotated[int, Field(ge=0, le=MAX_INT, description="Skip this many notes.")] = 0,
@@ -166,8 +160,8 @@ def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
                              max_tokens, vault)
 
     @mcp.tool(name="list_tags", title="List tags", annotations=READ_ONLY, description=(
-        "The vault's tags (frontmatter and #inline, lower-cased) with how many notes carry each, "
-        "most used first. Use a tag with list_notes(tag=...) or search(tags_any=[...])."))
+        "The vault's tags with how many notes carry each, most used first. Use one with list_notes(tag=...) "
+        "or search(tags_any=[...])."))
     async def list_tags(
         prefix: Annotated[str | None, Field(max_length=MAX_PATTERN_CHARS, description=(
             "Only tags starting with this, e.g. 'project/'."))] = None,
@@ -188,11 +182,9 @@ def _register_index_tools(mcp: MCPServer, vaults: VaultSet) -> None:
     """index_status (with this process's latencies) and reindex (with progress notifications)."""
 
     @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
-        "State of the search index: number of notes and chunks, embedding model, last indexing "
-        "time, which files changed since (stale_files, stale_paths; run reindex if > 0), whether a "
-        "reindex is running, latencies (model load, first search), and the rules that leave notes "
-        "out (exclusions: hidden folders, .grooveignore, Obsidian's Excluded files); pass why='Folder/Note.md' "
-        "to learn which rule leaves that note out."))
+        "State of the search index: notes and chunks, model, when last indexed, notes changed since "
+        "(stale_files; call reindex if > 0), whether a reindex runs, and the rules that leave notes out. "
+        "why='Folder/Note.md' names the rule that leaves that note out."))
     async def index_status(
         why: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
             "A vault-relative note path: the answer's `why` names the rule that leaves it out, or null."))] = None,
@@ -214,9 +206,9 @@ def _register_index_tools(mcp: MCPServer, vaults: VaultSet) -> None:
         annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True,
                                     open_world_hint=False),
         description=(
-            "Bring the index up to date with the notes on disk: only new, changed, renamed and deleted "
-            "notes are processed (fast). force=true re-embeds every note (slow; only after changing "
-            "the model). Reports progress notifications while it runs; returns counts and skipped files."))
+            "Update the index from the notes on disk: only new, changed, renamed and deleted notes (fast). "
+            "force=true re-embeds every note (slow; only after changing the model). Sends progress "
+            "notifications; returns counts and skipped files."))
     async def reindex(
         ctx: Context,
         force: Annotated[bool, Field(description="Rebuild everything instead of updating.")] = False,

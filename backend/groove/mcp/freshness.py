@@ -70,7 +70,7 @@ class Freshness:
                 warnings.append(_stale_warning(stale, paths))
             return warnings
         rt = self.backend.rt
-        if stale and rt is not None and (stale <= AUTO_REINDEX_MAX and len(paths) == stale):
+        if rt is not None and indexed_on_demand(st, self.backend.mode):
             try:
                 summary = service.reindex(rt, only=set(paths))
             except GrooveError as e:
@@ -83,6 +83,29 @@ class Freshness:
         if stale:
             warnings.append(_stale_warning(stale, paths))
         return warnings
+
+
+def indexed_on_demand(st: dict[str, Any], mode: str) -> bool:
+    """Whether the next call re-indexes the changed notes itself: standalone,
+    and few enough that the call stays short (a never-indexed vault of a
+    few notes included)."""
+    stale = st.get("stale_files") or 0
+    return mode == "standalone" and 0 < stale <= AUTO_REINDEX_MAX and len(st.get("stale_paths") or []) == stale
+
+
+def not_indexed_summary(st: dict[str, Any], mode: str, who: str = "The vault") -> str:
+    """The server instructions' line for a vault whose index holds no note,
+    saying what the first call will do (ADR 0253)."""
+    n = st.get("stale_files") or 0
+    if st.get("indexing"):
+        return f"{who} is being indexed right now (index_status shows progress); searches fail until it is done."
+    if indexed_on_demand(st, mode):
+        return (f"{who} is not indexed yet: its {n} notes are indexed by the first search "
+                "(a few seconds), or call `reindex`.")
+    if mode == "standalone" and n == 0:
+        return f"{who} holds no notes yet: there is nothing to search."
+    return (f"{who} is NOT indexed yet{f' ({n:,} notes on disk)' if n else ''}: call `reindex` first (it reports "
+            "progress), or the user runs `groove index`; until then every search answers with that advice.")
 
 
 def _stale_warning(n: int, paths: list[str]) -> str:

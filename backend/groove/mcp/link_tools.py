@@ -33,16 +33,13 @@ def _text(d: dict[str, Any]) -> str:
 
 def register(mcp: MCPServer, vaults: VaultSet) -> None:
     @mcp.tool(name="unlinked_connections", title="Unlinked connections", annotations=READ_ONLY, description=(
-        "Notes similar in meaning to one note that are not linked to it in either direction (it has no "
-        "[[link]] to them and they have none to it): candidates for new links. Each comes with its "
-        "title, path, similarity score (cosine), and `link`: the wikilink to write in the note, as "
-        "Obsidian writes it ('[[Name]]', or '[[Folder/Name]]' when another note has the same name). "
-        "Aliases are display text, not link targets: write '[[Name|alias]]' to show one. Read both "
-        "notes (get_document) before proposing a link, and say why they belong together."))
+        "Notes similar in meaning to one note that no link joins to it either way: candidates for new links, "
+        "each with `link`, the wikilink to write (write '[[Name|alias]]' to show an alias). Read both notes "
+        "before proposing a link, and say why they belong together."))
     async def unlinked_connections(
         path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
             "Vault-relative note path, e.g. 'Projects/Plan.md'."))],
-        limit: Annotated[int, Field(ge=1, le=MAX_RELATED, description="Number of notes (1-50).")] = 10,
+        limit: Annotated[int, Field(ge=1, le=MAX_RELATED, description="Number of notes.")] = 10,
         vault: VaultArg = None,
     ) -> Annotated[CallToolResult, UnlinkedConnections]:
         state = vaults.pick(vault)

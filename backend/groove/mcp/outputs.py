@@ -5,7 +5,7 @@ adds to index_status. Open like every result: a newer server may add fields."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from annotated_types import Ge
 from typing_extensions import NotRequired
@@ -14,10 +14,6 @@ from ..note_types import Document
 from ..schemas.models import Result
 from ..status_types import IndexStatus
 from ..types import SearchHit, SearchResponse
-
-# A match span on the wire: a [start, end) UTF-8 byte offset pair into the hit's content.
-SPAN_SCHEMA: dict[str, Any] = {"type": "array", "items": {"type": "integer", "minimum": 0},
-                               "minItems": 2, "maxItems": 2}
 
 
 @dataclass

@@ -84,21 +84,16 @@ def _register_search(mcp: MCPServer, vaults: VaultSet) -> None:
         title="Search the notes",
         annotations=READ_ONLY,
         description=(
-            "Search the user's Markdown notes by meaning and by words (hybrid semantic + full-text). "
-            "Returns the best-matching passages with their note path, heading path, line range and a "
-            "relevance score. Write the query in natural language (any language): a question, or a "
-            "description of the content you want. Query syntax: put words in \"double quotes\" to "
-            "require that exact phrase; put '-' before a word to leave out every note containing it "
-            "(whole notes, not just passages: e.g. `sync conflicts -mobile`, `\"daily review\" -draft`). "
-            "A query made only of exclusions is rejected. If low_confidence is true, nothing matched "
-            "well: rephrase or say so rather than relying on the results. False means the notes are "
-            "about the topic, not that a hit answers the question: check that a hit says it before "
-            "answering from it. The response stays under "
-            "max_tokens: long passages are cut around the match (content_truncated) and, if needed, "
-            "later hits are left out (truncated, next_offset: pass it as offset for more). Read more "
-            "around a hit with get_document(path, line_start, line_end)."
+            "Search the user's Markdown notes by meaning and by words (any language): ask a question or "
+            "describe the content. Syntax: \"double quotes\" match words as one phrase (favoured, not "
+            "required); put '-' before a word to leave out every note containing it (whole notes). "
+            "If low_confidence is true, the notes probably do not answer this: say so, or rephrase, "
+            "rather than answering from the hits. False means the notes are about the topic, not that a hit "
+            "answers the question: check that a hit says it. Under max_tokens; next_offset pages on. Read "
+            "around a hit with get_document(path, line_start, line_end) from its line_range."
         ),
     )(search)
+    mcp.argument_hints.update(search_args.HINTS)  # type: ignore[attr-defined]
 
 
 def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
@@ -126,23 +121,20 @@ def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
         title="Read a note",
         annotations=READ_ONLY,
         description=(
-            "Read a note: its text (whole, a line range, or one heading's section), frontmatter and "
-            "outgoing links (each resolved to a note path when it exists). Use the `path` from search "
-            "results; to read around a hit pass its line_range as line_start/line_end (widen it for "
-            "more context). The answer stays under max_tokens: a long note is cut at a line boundary "
-            "(truncated: true) and next_line_start says where to continue. Lines are 1-based, "
-            "inclusive. A path that names no note gets did-you-mean suggestions. A .canvas gives its "
-            "cards' text in reading order under '## Group' lines (heading = a group label)."
+            "Read a note: its text (whole, lines line_start-line_end, or one heading's section), frontmatter "
+            "and outgoing links. To read around a search hit pass its path and line_range. A long note is "
+            "cut at a line (truncated; read on from next_line_start). A wrong path gets did-you-mean "
+            "suggestions. A .canvas reads as its cards' text under '## Group' headings."
         ),
     )
     async def get_document(
         path: Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS, description=(
-            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' may be omitted) or 'Boards/Plan.canvas'."))],
+            "Vault-relative note path, e.g. 'Projects/Plan.md' ('.md' optional) or 'Boards/Plan.canvas'."))],
         line_start: Annotated[int | None, Field(ge=1, le=MAX_INT,
                                                 description="First line to return (1-based).")] = None,
         line_end: Annotated[int | None, Field(ge=1, le=MAX_INT, description="Last line to return (inclusive).")] = None,
         heading: Annotated[str | None, Field(max_length=MAX_PATH_CHARS, description=(
-            "Return only this heading's section (with its sub-sections); 'Parent#Child' for a nested one."))] = None,
+            "Only this heading's section; 'Parent#Child' for a nested one."))] = None,
         max_tokens: MaxTokens = DEFAULT_MAX_TOKENS,
         vault: VaultArg = None,
     ) -> Annotated[CallToolResult, BudgetedDocument]:
@@ -154,10 +146,8 @@ def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
         title="Read several notes",
         annotations=READ_ONLY,
         description=(
-            "Read several whole notes in one call (up to 20 paths), in the order given, under one "
-            "max_tokens budget shared between them. A path that cannot be read is reported in `errors` "
-            "and the others are still returned; notes that did not fit are listed in `not_returned` "
-            "(read them in another call, or one by one with get_document)."
+            "Read up to 20 whole notes in one call, in order, under one shared max_tokens. A path that cannot "
+            "be read is listed in `errors`; notes over the budget in `not_returned` (ask for them again)."
         ),
     )
     async def get_documents(
@@ -167,6 +157,7 @@ def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
         vault: VaultArg = None,
     ) -> Annotated[CallToolResult, DocumentsBatch]:
         state = vaults.pick(vault)  # an unknown vault is the call's error, not each path's
+        await call(state.backend.open)  # and so is a vault folder that is missing (ADR 0253)
         docs: list[dict[str, Any]] = []
         errors: list[dict[str, str]] = []
         left = max_tokens - 200  # the envelope: keys, counts, the text's header lines

@@ -19,7 +19,9 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
     hits = resp["results"]
     head = f'{len(hits)} result{"s" if len(hits) != 1 else ""} for "{query}"'
     if resp.get("low_confidence"):
-        head += " (low confidence: no strong match; these are only the closest passages)"
+        # One sentence for the model: what the flag means and what to do (ADR 0251).
+        head += (" (low confidence: the notes probably do not answer this; say so, or rephrase, rather than "
+                 "answer from these closest passages)")
     out = [head]
     if resp.get("filter_applied"):
         out.append("filters: " + json.dumps(resp["filter_applied"], ensure_ascii=False))

@@ -24,9 +24,24 @@ from .budget import DEFAULT_MAX_TOKENS
 from .session import MaxTokens
 
 _REQUIRED = inspect.Parameter.empty
-# Not offered: the tool pages by its own limit and offset; a reranker model
-# is the user's configuration, not a model's choice; legs is eval's.
-NOT_OFFERED = frozenset({"limit", "reranker", "legs"})
+# Not offered: the tool pages by its own limit and offset; a reranker model,
+# MMR's balance and the low-confidence threshold are the user's
+# configuration, not a model's choice (each costs the model's context in
+# every conversation, ADR 0252); legs is eval's.
+NOT_OFFERED = frozenset({"limit", "reranker", "legs", "mmr_lambda", "mmr_same_doc_penalty", "min_confidence_ratio"})
+# What a caller that sends one anyway is told.
+HINTS = {name: f"`{name}` is the vault's setting, not a search argument here: set it under [search] in the "
+               "vault's groove.toml" for name in ("mmr_lambda", "mmr_same_doc_penalty", "min_confidence_ratio")}
+# Shorter than the wire's description, for a model's context (ADR 0252);
+# every other argument keeps the wire's.
+SHORTER = {
+    "date_from": "Only notes dated on/after this day (YYYY-MM-DD; a daily note's day, else its frontmatter date, "
+                 "else its modification day).",
+    "where": "Frontmatter conditions, all must hold: key=value, key!=value, key<value, key>value, key<=value, "
+             "key>=value (a list property: contains), e.g. status=done, priority>2.",
+    "explain": "Say which retrieval legs found each hit and why low_confidence is what it is. For debugging a "
+               "ranking; omit otherwise.",
+}
 # Narrower than the wire, and why: an empty query is a mistake worth a schema
 # error; a date is any string, so a malformed one gets the pipeline's
 # message naming the format; explain is plainly on or off.
@@ -38,11 +53,10 @@ NARROWED: dict[str, tuple[Any, Any]] = {
 }
 PAGING = [
     inspect.Parameter("limit", inspect.Parameter.KEYWORD_ONLY, default=10, annotation=Annotated[
-        int, Field(ge=1, le=MAX_LIMIT, description=f"Number of results (1-{MAX_LIMIT}).")]),
+        int, Field(ge=1, le=MAX_LIMIT, description="Number of results.")]),
     inspect.Parameter("offset", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=Annotated[
         int, Field(ge=0, lt=MAX_LIMIT, description=(
-            "Skip this many results (paging: pass the previous response's next_offset). "
-            f"offset + limit is at most {MAX_LIMIT}."))]),
+            f"Skip this many results: the previous response's next_offset (offset + limit <= {MAX_LIMIT})."))]),
 ]
 BUDGET = inspect.Parameter("max_tokens", inspect.Parameter.KEYWORD_ONLY, default=DEFAULT_MAX_TOKENS,
                            annotation=MaxTokens)
@@ -68,7 +82,7 @@ def parameters() -> list[inspect.Parameter]:
         if f.name in NOT_OFFERED:
             continue
         ann, default = NARROWED.get(f.name, (_optional(hints[f.name]), None))
-        text = " ".join(described.get(f.name, {}).get("description", "").split())
+        text = SHORTER.get(f.name) or " ".join(described.get(f.name, {}).get("description", "").split())
         out.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=default,
                                      annotation=Annotated[ann, Field(description=text or None)]))
         if f.name == "query":

@@ -16,16 +16,16 @@ from pydantic import Field
 
 from ..errors import GrooveError
 from .backend import Backend
-from .budget import DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MIN_MAX_TOKENS
+from .budget import MAX_MAX_TOKENS, MIN_MAX_TOKENS
 from .freshness import Freshness
 
 log = logging.getLogger("groove.mcp")
 
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+# destructiveHint and idempotentHint mean something only when readOnlyHint is false (MCP's ToolAnnotations).
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 MaxTokens = Annotated[int, Field(ge=MIN_MAX_TOKENS, le=MAX_MAX_TOKENS, description=(
-    f"Response budget in tokens (text + structured content; default {DEFAULT_MAX_TOKENS:,}). Content beyond it "
-    "is cut and flagged `truncated`, with how to read the rest."))]
+    "Response budget in tokens (beyond it, content is cut: `truncated`)."))]
 
 
 @dataclass

@@ -6,8 +6,8 @@ groove's own (no pydantic URLs). One leniency stays: a list argument sent
 as a JSON string ('["a","b"]'), which some desktop clients always do.
 
 Also: resources/list pages through the notes (the SDK lists only fixed
-resources), and each tool's output schema gets an item schema for
-match_spans."""
+resources), and the tools' schemas are published short (``tool_schemas.py``,
+ADR 0252)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ListResourcesResult, Resource
 
 from ..errors import clip, lone_surrogate_at
-from .outputs import SPAN_SCHEMA
+from .tool_schemas import compact_input, compact_output
 
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev\S*")
 RESOURCE_PAGE = 100
@@ -33,7 +33,7 @@ NotesPage = Callable[[int, int], dict[str, Any]]  # (offset, limit) -> a list_no
 
 def _accepts_array(schema: dict[str, Any]) -> bool:
     kinds = [schema] + list(schema.get("anyOf") or [])
-    return any(k.get("type") == "array" for k in kinds)
+    return any(k.get("type") == "array" or "array" in (k.get("type") or []) for k in kinds)
 
 
 def _describe(v: Any) -> str:
@@ -92,11 +92,14 @@ def check_arguments(tool: str, schema: dict[str, Any], args: dict[str, Any], hin
 
 
 class GrooveMCP(MCPServer):
-    """MCPServer plus strict arguments, a paged resources/list and span schemas."""
+    """MCPServer plus strict arguments, a paged resources/list and short schemas."""
 
     def __init__(self, *args: Any, notes_page: NotesPage | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
         self.argument_hints: dict[str, str] = {}  # argument name -> why it is not offered
+        # Tools whose text is their structured result as JSON: the model reads
+        # every key there, so no output schema is published (ADR 0252).
+        self.json_text_tools: set[str] = set()
         self.notes_page = notes_page  # resources/list pages through it; None: the SDK's fixed list
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
@@ -119,10 +122,20 @@ class GrooveMCP(MCPServer):
         t.parameters.get("properties", {}).pop(arg, None)
         self.argument_hints[arg] = hint
 
-    def tighten_output_schemas(self) -> None:
+    async def list_tools(self) -> list[Any]:
+        tools = await super().list_tools()
+        for t in tools:
+            if t.name in self.json_text_tools:
+                t.output_schema = None  # the SDK still validates each result against the tool's type
+        return tools
+
+    def compact_schemas(self) -> None:
+        """Every tool's input and output schema as ``tool_schemas`` writes them
+        short (ADR 0252), in place: the SDK publishes these same objects."""
         for t in self._tool_manager.list_tools():
+            _replace(t.parameters, compact_input(t.parameters))
             if t.output_schema:
-                _span_items(t.output_schema)
+                _replace(t.output_schema, compact_output(t.output_schema))
 
     async def _handle_list_resources(self, ctx: Any, params: Any) -> ListResourcesResult:
         if self.notes_page is None:
@@ -141,13 +154,6 @@ class GrooveMCP(MCPServer):
         return ListResourcesResult(resources=res, next_cursor=str(nxt) if nxt is not None else None)
 
 
-def _span_items(schema: Any) -> None:
-    if isinstance(schema, dict):
-        for k, v in schema.items():
-            if k == "match_spans" and isinstance(v, dict) and v.get("type") == "array":
-                v["items"] = dict(SPAN_SCHEMA)
-            else:
-                _span_items(v)
-    elif isinstance(schema, list):
-        for v in schema:
-            _span_items(v)
+def _replace(schema: dict[str, Any], new: dict[str, Any]) -> None:
+    schema.clear()
+    schema.update(new)

@@ -21,9 +21,11 @@ from pydantic import Field
 
 from .. import __version__
 from ..config import load_config
+from ..errors import VaultError
 from . import browse_tools, link_tools, read_tools
 from .backend import Backend, ServerOptions
 from .budget import DEFAULT_MAX_TOKENS
+from .freshness import not_indexed_summary
 from .session import Session
 from .strict import GrooveMCP
 from .vaults import VaultSet, notes_page, publish_vault_argument, register_list_vaults, vault_names
@@ -55,12 +57,13 @@ def index_summary(backend: Backend, who: str = "This vault") -> str:
     """What the vault's index holds and how fresh it is, or "" when it cannot be read."""
     try:
         st = backend.call("index_status", {})
+    except VaultError as e:  # a missing folder: say so first thing (ADR 0253)
+        return f"{who} cannot be read: {e}. Tell the user."
     except Exception as e:  # noqa: BLE001 - the server still starts; index_status will say what is wrong
         log.warning("could not read the index for the server instructions: %s", e)
         return ""
     if not st.get("documents"):
-        return (f"{'The vault' if who == 'This vault' else who} is NOT indexed yet: call `reindex` first (or the "
-                "user runs `groove index`); searches fail until then.")
+        return not_indexed_summary(st, backend.mode, "The vault" if who == "This vault" else who)
     when = st.get("last_indexed_iso") or "an unknown time"
     fresh = ("all notes are up to date" if st.get("stale_files") == 0
              else f"{st.get('stale_files')} notes changed since (searches re-index a few, or call `reindex`)")
@@ -127,7 +130,7 @@ def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
     """The server for one vault, or for several (``vaults.py``, ADR 0205)."""
     vaults = open_vaults(opts)
     for s in vaults.sessions:
-        s.backend.open()  # fail fast on a bad vault, and read the index for the instructions
+        _open(s.backend)  # read the index for the instructions
     first = vaults.sessions[0]
 
     @asynccontextmanager
@@ -136,7 +139,8 @@ def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
         # lifespan only opens the backend, warms the model and closes.
         # Load the model in the background so the handshake does not wait for it.
         for state in vaults.sessions:
-            state.backend.open()
+            if not _open(state.backend):
+                continue
             if state.backend.opts.warm:
                 def warm(state: Session = state) -> None:
                     try:
@@ -173,8 +177,19 @@ def build_server(opts: ServerOptions | Sequence[ServerOptions]) -> MCPServer:
     if vaults.multi:
         register_list_vaults(mcp, vaults)
     publish_vault_argument(mcp, vaults)
-    mcp.tighten_output_schemas()
+    mcp.compact_schemas()
     return mcp
+
+
+def _open(backend: Backend) -> bool:
+    """Open the backend; False when its vault folder is missing. The server
+    still starts: its instructions and every tool say so (ADR 0253)."""
+    try:
+        backend.open()
+    except VaultError as e:
+        log.warning("%s", e)
+        return False
+    return True
 
 
 def _notes_page(backend: Backend, offset: int, limit: int) -> dict[str, Any]:

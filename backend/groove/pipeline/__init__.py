@@ -20,6 +20,7 @@ import numpy as np
 from ..bounds import MAX_LIMIT
 from ..index import calibration, hangul_split, vocabulary
 from ..index.db import Index
+from ..index.notes import carried_names
 from ..index.rules_now import left_out
 from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
@@ -34,6 +35,7 @@ from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
 from .rerank import rerank_candidates, reranker_for_query
 from .spans import match_spans
+from .titles import named_notes
 
 __all__ = ["run_search", "SearchParams", "Resolved", "resolve_params"]
 
@@ -162,9 +164,17 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
             script = calibration.query_script(parsed.embed_text)
             # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
             skip = frozenset({script}) if cal.absent(script) else frozenset()
+            # A word only a note's title, alias or tag holds is known: the
+            # named-note rule may have put that note first (ADR 0251).
+            carried = carried_names(idx)
             known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words,
-                                           splits=splits)
+                                           splits=splits, names=carried)
             if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
-                names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words)
+                names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words, carried)
+    # A hit the whole query names (the named-note rule, ADR 0083): the vault
+    # holds what was asked for, whatever the scores say (ADR 0251).
+    named = bool(top) and r.fusion.named_note_first and r.legs == "hybrid" and bool(
+        {c.doc_id for c in top} & set(named_notes(idx, parsed.embed_text, None)))
     return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
-                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names))
+                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names),
+                 named=named)

@@ -28,14 +28,20 @@ asks for:
     margin = (best_sim - median_sim) / (1 - median_sim)   over the vector leg's top N
     low_confidence = no results  or  margin < min_confidence_ratio
 
+A query that is a note's name (its title or an alias, the named-note rule
+of ADR 0083) is never low confidence when that note is among the hits: the
+vault holds exactly what was asked for (ADR 0251).
+
 A name the vault never contains (ADR 0220; ``vocabulary.unknown_names``:
 any Latin word of a Chinese, Japanese or Korean query, a capitalised or
 mixed-case word of an English one) flags the query whatever its score: the
 best passage can be close to the rest of the question ("export to Word
 docx" finds the export page), but no passage can be about a thing the vault
-never names. Lower-case English words and words in CJK scripts count only
-through ``known_share``: they are how a question is phrased as often as
-what it is about.
+never names. A word a note carries as its title, an alias or a tag is
+contained (ADR 0251), though aliases and tags are not in the text index:
+the named-note rule finds notes by the same names. Lower-case English
+words and words in CJK scripts count only through ``known_share``: they
+are how a question is phrased as often as what it is about.
 
 A query in a script the vault hardly contains (Japanese asked of English
 notes, ADR 0131) can only match across languages, where e5 reaches lower
@@ -87,6 +93,8 @@ class Confidence:
     known: float | None = None  # calibrated rule: the known-word share
     across: bool = False  # calibrated rule: read as asked across languages (ADR 0131)
     unknown_names: tuple[str, ...] = ()  # calibrated rule: names the vault never contains (ADR 0220)
+    named: bool = False  # a hit is the note the whole query names (ADR 0083, 0251): never low
+
 
     def explain(self) -> dict[str, Any]:
         """The verdict and what it was made of, for a search that asked for ``explain``."""
@@ -102,6 +110,8 @@ class Confidence:
             out["across_languages"] = True
         if self.unknown_names:
             out["unknown_names"] = list(self.unknown_names)
+        if self.named:
+            out["named_note"] = True
         return out
 
 
@@ -139,12 +149,16 @@ def calibrated_score(best_cosine: float, known: float, cal: Calibration, script:
 def judge(
     has_results: bool, sims: np.ndarray | None, known: float | None, cal: Calibration | None, *,
     ratio: float, threshold: float, rule: str, script: str | None = None, names: tuple[str, ...] = (),
+    named: bool = False,
 ) -> Confidence:
     """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
     back to the margin rule without ``cal``) or "margin" (an explicit ratio).
     ``known``, ``script`` (the query's, ``calibration.query_script``) and
     ``names`` (what the query names and the vault never contains,
-    ``vocabulary.unknown_names``) are only needed by the calibrated rule."""
+    ``vocabulary.unknown_names``) are only needed by the calibrated rule.
+    ``named``: a hit is a note the whole query names by its title or an
+    alias (``titles.named_notes``); the vault holds what was asked for, so
+    neither rule calls it low (ADR 0251)."""
     if not has_results:
         return Confidence(True, "empty", None)
     if ratio <= 0:
@@ -155,8 +169,9 @@ def judge(
         best = float(np.max(sims))
         score = calibrated_score(best, known, cal, script)
         across = script is not None and cal.absent(script)
-        return Confidence(score < threshold or bool(names), "calibrated", score, threshold=threshold,
-                          z=cal.z(best, script), known=known, across=across, unknown_names=tuple(names))
+        return Confidence((score < threshold or bool(names)) and not named, "calibrated", score,
+                          threshold=threshold, z=cal.z(best, script), known=known, across=across,
+                          unknown_names=tuple(names), named=named)
     margin = similarity_margin(sims)
     warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
-    return Confidence(margin < ratio, "margin", margin, warning, threshold=ratio)
+    return Confidence(margin < ratio and not named, "margin", margin, warning, threshold=ratio, named=named)
