@@ -37,7 +37,9 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
         return hit
     b = content.encode("utf-8")
     spans = [(_char_at(b, s), _char_at(b, e)) for s, e in hit.get("match_spans") or []]
-    focus = spans[0][0] if spans else 0
+    answers = [(_char_at(b, s), _char_at(b, e)) for s, e in hit.get("answer_spans") or []]
+    # The first word match, else the answer sentence (a paraphrase has no word match).
+    focus = spans[0][0] if spans else answers[0][0] if answers else 0
     start = max(0, min(focus - cap // 4, len(content) - cap))
     # Start on a word or line boundary when one is near, not mid-word.
     ws = max(content.rfind(" ", max(0, start - 30), start + 1), content.rfind("\n", max(0, start - 30), start + 1))
@@ -47,7 +49,11 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
     cut = content[start:end]
     new_spans = [[len(content[start:s].encode("utf-8")), len(content[start:e].encode("utf-8"))]
                  for s, e in spans if s >= start and e <= end]
-    return {**hit, "content": cut, "match_spans": new_spans, "content_truncated": True}
+    # An answer sentence the window cuts is kept for the part inside it.
+    new_answers = [[len(content[start:max(s, start)].encode("utf-8")), len(content[start:min(e, end)].encode("utf-8"))]
+                   for s, e in answers if s < end and e > start]
+    return {**hit, "content": cut, "match_spans": new_spans, "answer_spans": new_answers,
+            "content_truncated": True}
 
 
 def fit_search(resp: dict[str, Any], render: Callable[[dict[str, Any]], str], max_tokens: int,

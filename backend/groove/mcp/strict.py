@@ -7,7 +7,7 @@ as a JSON string ('["a","b"]'), which some desktop clients always do.
 
 Also: resources/list pages through the notes (the SDK lists only fixed
 resources), and each tool's output schema gets an item schema for
-match_spans."""
+match_spans and answer_spans."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ class GrooveMCP(MCPServer):
 def _span_items(schema: Any) -> None:
     if isinstance(schema, dict):
         for k, v in schema.items():
-            if k == "match_spans" and isinstance(v, dict) and v.get("type") == "array":
+            if k in ("match_spans", "answer_spans") and isinstance(v, dict) and v.get("type") == "array":
                 v["items"] = dict(SPAN_SCHEMA)
             else:
                 _span_items(v)

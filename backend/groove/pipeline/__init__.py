@@ -130,7 +130,7 @@ def _embed_pool() -> ThreadPoolExecutor:
 def _hit(c: Candidate, rank: int) -> SearchHit:
     return SearchHit(
         path=c.path, title=c.title, heading_path=c.heading_path, level=c.level, content=c.content,
-        score=c.score, rank=rank, match_spans=[], expanded_from=[], byte_range=c.byte_range,
+        score=c.score, rank=rank, match_spans=[], answer_spans=[], expanded_from=[], byte_range=c.byte_range,
         line_range=c.line_range, chunk_id=c.chunk_id, explain=c.explain,
     )
 
