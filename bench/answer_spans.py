@@ -88,7 +88,8 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
     print(f"{len(COST_QUERIES)} queries x 3, 10 hits each, {median(sentences):.0f} sentences a search (median)")
     for name, xs in rows.items():
         print(f"  {name:<28} {median(xs) * 1000:8.1f} ms   x{median(xs) / base:6.1f} the query embedding")
-    print(f"  cold answer spans / search without them: {median(rows['answer spans, cold cache']) / median(rows['search, answer_spans off']):.2f}")
+    cold, search = median(rows["answer spans, cold cache"]), median(rows["search, answer_spans off"])
+    print(f"  cold answer spans / a search without them: {cold / search:.2f}")
 
 
 def paraphrase(rts) -> None:  # noqa: ANN001

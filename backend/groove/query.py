@@ -35,7 +35,6 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
 from __future__ import annotations
 
 import logging
-import unicodedata
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
@@ -49,7 +48,11 @@ from groove.query_chars import (  # noqa: F401  (re-exported: the index and the 
     WORD,
     char_type,
     is_cjk,
+)
+from groove.query_chars import (
     runs as _runs,
+)
+from groove.query_chars import (
     words as _words,
 )
 from groove.query_highlight import HighlightTerm, dedup, quoted_term, word_terms

@@ -57,7 +57,8 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
         click.echo(f"attachments ({len(attachments)}):")
         for a in attachments:
             where = escape_controls(a["path"]) if a["path"] else "(not in the vault)"
-            click.echo(f"  {'!' if a['embed'] else ''}[[{escape_controls(a['target'])}]] -> {where}  (line {a['line']})")
+            bang = "!" if a["embed"] else ""
+            click.echo(f"  {bang}[[{escape_controls(a['target'])}]] -> {where}  (line {a['line']})")
     own = res.get("own_headings") or []
     if own:
         click.echo(f"headings of this note ({len(own)}):")

@@ -23,11 +23,11 @@ from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
+from .answers import answer_spans
 from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction
 from .fusion import hybrid_candidates
-from .answers import answer_spans
 from .mmr import apply_mmr
 from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
