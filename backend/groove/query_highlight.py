@@ -9,12 +9,13 @@ Each term has a kind, which says where it may match:
   lights "Syncing", ``phone`` does not light "iPhone".
 * ``word``: a 2-letter word (``UI``, ``OS``): a whole word only.
 * ``phrase``: a quoted phrase or an identifier (``obsidian://open``), as
-  written, starting at the start of a word when it starts with a letter;
-  quoting is how a function word (``"and"``) is lit on purpose.
+  written and whole: from the start of a word to the end of one (where it
+  begins or ends with a letter); quoting is how a function word
+  (``"and"``) is lit on purpose.
 * ``cjk``: a Chinese, Japanese or Korean content word wherever it occurs (no
   spaces mark words there): Japanese kanji and katakana runs of 2+
-  characters and the halves of a 4-kanji compound, Chinese bigrams, Korean
-  stems. Hiragana runs (particles, endings: を, するには), Korean particles
+  characters, the halves of a 4-kanji compound and one kanji before a
+  particle (猫の), Chinese bigrams, Korean stems. Hiragana runs (particles, endings: を, するには), Korean particles
   and endings and Chinese grammar characters are never terms.
 
 English function words (``query_words.ENGLISH_FUNCTION_WORDS``) are never
@@ -33,6 +34,10 @@ HighlightKind = Literal["word", "prefix", "phrase", "cjk"]
 MAX_HIGHLIGHT_TERMS = 64  # a pasted paragraph as a query: span work stays bounded
 
 
+# Japanese particles that follow a noun: the kanji before one is a word of its own.
+PARTICLES = frozenset("の を が は に で と も へ や から まで より には では とは にも でも への".split())
+
+
 @dataclass(frozen=True)
 class HighlightTerm:
     text: str
@@ -45,8 +50,9 @@ class HighlightTerm:
 
     @property
     def word_end(self) -> bool:
-        """Must end where a word ends."""
-        return self.kind == "word"
+        """Must end where a word ends: a 2-letter word, and a quoted phrase
+        (quoting asks for exactly that: "and" does not light "Android")."""
+        return self.kind == "word" or (self.kind == "phrase" and char_type(self.text[-1]) == WORD)
 
 
 def word_terms(runs: list[str], kana_free: bool) -> list[HighlightTerm]:
@@ -55,7 +61,7 @@ def word_terms(runs: list[str], kana_free: bool) -> list[HighlightTerm]:
     run is a Chinese sentence."""
     out: list[HighlightTerm] = []
     whole = len(runs) == 1
-    for r in runs:
+    for i, r in enumerate(runs):
         t = char_type(r[0])
         if t == WORD:
             if len(r) >= 2 and r.casefold() not in ENGLISH_FUNCTION_WORDS:
@@ -68,6 +74,10 @@ def word_terms(runs: list[str], kana_free: bool) -> list[HighlightTerm]:
             out.append(HighlightTerm(r, "cjk"))
             if t == KANJI and len(r) == 4:  # 保存場所: a page may use 保存 and 場所 apart (ADR 0080)
                 out += [HighlightTerm(r[:2], "cjk"), HighlightTerm(r[2:], "cjk")]
+        elif t == KANJI and (whole or (i + 1 < len(runs) and runs[i + 1] in PARTICLES)):
+            # One kanji is a noun before a particle (猫の世話, 色を) or alone, and
+            # mostly a verb's stem otherwise (使って, 変える): only the noun is lit.
+            out.append(HighlightTerm(r, "cjk"))
         elif t == HIRA and whole and len(r) >= 3:
             out.append(HighlightTerm(r, "cjk"))  # a hiragana word typed on its own (まとめ), not an ending
     return out

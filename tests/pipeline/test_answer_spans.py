@@ -112,3 +112,11 @@ def test_the_wire_form_carries_answer_spans_both_ways(small_rt):  # noqa: F811
     d = resp.to_json()
     assert all(isinstance(h["answer_spans"], list) for h in d["results"])
     assert type(resp).from_json(d) == resp
+
+
+def test_a_hard_wrapped_sentence_is_one_sentence_and_a_new_item_is_not_a_continuation():
+    content = ("The model may be slow on old laptops; the index may grow\non a phone. Short one here.\n"
+               "- next item\n  wraps on\n")
+    assert texts(content) == ["The model may be slow on old laptops; the index may grow\non a phone.",
+                              "Short one here.", "next item\n  wraps on"]
+    assert sentences(content)[0].text == "The model may be slow on old laptops; the index may grow on a phone."

@@ -59,31 +59,40 @@ class Sentence:
 
 
 def sentences(content: str) -> list[Sentence]:
-    """The sentences of ``content`` worth marking, in order: prose split at
-    sentence ends, a list item or table row each at least one; never a
-    heading, a code block, a rule, a table's |---| line or a bare embed."""
-    out: list[Sentence] = []
+    """The sentences of ``content`` worth marking, in order: a paragraph
+    (its hard-wrapped lines joined) split at sentence ends, a list item or a
+    table row each at least one; never a heading, a code block, a rule, a
+    table's |---| line or a bare embed."""
+    units: list[list[int]] = []  # [start, end) character offsets of paragraphs, items, rows
     fence: str | None = None
+    joinable = False  # the line before was prose a plain next line continues
     pos = 0
     for line in content.splitlines(keepends=True):
         at, pos = pos, pos + len(line)
         body = line.rstrip("\r\n")
         m = _FENCE.match(body)
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+        if fence is not None or m:
+            if fence is None:
+                fence = m.group(1)
+            elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None
-            continue
-        if m:
-            fence = m.group(1)
+            joinable = False
             continue
         if not body.strip() or _HEADING.match(body) or _RULE.match(body) or _TABLE_SEP.match(body):
+            joinable = False
             continue
         lead = _MARKER.match(body).end()
-        text = body[lead:].rstrip().rstrip("|").rstrip()
+        row = body.lstrip().startswith("|")
+        text = body[lead:].rstrip().rstrip("|").rstrip() if row else body[lead:].rstrip()
         if not text or _ONLY_EMBED.match(text):
+            joinable = False
             continue
-        out += _split(text, at + lead)
-    return out
+        if joinable and not row and not body[:lead].strip():
+            units[-1][1] = at + lead + len(text)  # a wrapped line of the same paragraph or item
+        else:
+            units.append([at + lead, at + lead + len(text)])
+        joinable = not row
+    return [s for a, b in units for s in _split(content[a:b], a)]
 
 
 def _split(text: str, base: int) -> list[Sentence]:
@@ -115,7 +124,8 @@ def _sentence(text: str, a: int, b: int, base: int) -> Sentence | None:
     clean = piece
     for pat, rep in _CLEAN:
         clean = pat.sub(rep, clean)
-    return Sentence(base + a, base + b, clean.strip()[:MAX_SENTENCE_CHARS] or piece[:MAX_SENTENCE_CHARS])
+    clean = " ".join(clean.split()) or " ".join(piece.split())
+    return Sentence(base + a, base + b, clean[:MAX_SENTENCE_CHARS])
 
 
 class _VectorCache:
