@@ -1,8 +1,8 @@
 """answer_spans (ADR 0256): what they cost a search, and whether they mark the answer.
 
-    python bench/answer_spans.py --cost [--index-dir DIR]         # cost per search, as ratios
-    python bench/answer_spans.py --paraphrase [--index-dir DIR]   # paraphrase questions: top 3 marked?
-    python bench/answer_spans.py --set FILE... [--index-dir DIR]  # marked answer sentences: overlap share
+    python bench/answer_spans.py --cost [--work DIR]         # cost per search, as ratios
+    python bench/answer_spans.py --paraphrase [--work DIR]   # paraphrase questions: top 3 marked?
+    python bench/answer_spans.py --set FILE... [--work DIR]  # marked answer sentences: overlap share
 
 ``--cost``: on the English help vault, for each query, side by side in one
 run: the query's embedding, a search without answer spans, the answer spans
@@ -16,8 +16,9 @@ the first answer span of the best hit from ``path`` overlaps where
 ``answer`` is in that hit's content; a case whose note is not in the top 10,
 or whose hit does not hold the marked sentence, is counted apart.
 
-Vaults are ../shared/eval/vault-<lang>; ``--index-dir`` keeps their indexes
-(``<dir>/<lang>.sqlite``) between runs.
+Vaults are slices of ../shared/eval/vault-<lang>, as the quality guard
+cuts them: the notes the questions name plus every ``--every``-th other
+note; ``--work`` keeps the slices and their indexes between runs.
 """
 
 from __future__ import annotations
@@ -43,15 +44,21 @@ COST_QUERIES = [
 ]
 
 
-def runtimes(langs: set[str], index_dir: Path | None, embedder):  # noqa: ANN001, ANN201
+def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder):  # noqa: ANN001, ANN201
+    """lang -> a Runtime on a slice of that help vault: the notes in ``keep``
+    and every ``every``-th other one as distractors (the quality guard's
+    way), indexed under ``work`` (kept between runs when given)."""
+    from groove.eval.guard import slice_vault
     from groove.indexer import index_vault
     from groove.runtime import open_runtime
 
-    where = index_dir or scratch_dir("answer-spans-")
+    where = work or scratch_dir("answer-spans-")
     where.mkdir(parents=True, exist_ok=True)
     out = {}
-    for lang in sorted(langs):
-        rt = open_runtime(EVAL / f"vault-{lang}", index_path=where / f"{lang}.sqlite")
+    for lang, paths in sorted(keep.items()):
+        vault = where / f"vault-{lang}"
+        slice_vault(EVAL / f"vault-{lang}", vault, paths, every or 10**9)  # 0: no distractors
+        rt = open_runtime(vault, index_path=where / f"{lang}.sqlite")
         rt._embedder = embedder
         index_vault(rt.vault, rt.index, embedder, rt.config.index)  # incremental once built
         out[lang] = rt
@@ -92,51 +99,63 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
     print(f"  cold answer spans / a search without them: {cold / search:.2f}")
 
 
-def paraphrase(rts) -> None:  # noqa: ANN001
+def paraphrase_questions(langs: set[str]) -> list[tuple[str, dict]]:
+    out = []
+    for path in GOLDEN_SETS:
+        for ln in path.read_text(encoding="utf-8").splitlines():
+            q = json.loads(ln) if ln.strip() else {}
+            if q.get("kind") == "paraphrase" and q.get("lang") in langs:
+                out.append((path.name, q))
+    return out
+
+
+def paraphrase(rts, questions: list[tuple[str, dict]]) -> None:  # noqa: ANN001
     from groove.pipeline import SearchParams, run_search
 
-    for path in GOLDEN_SETS:
-        qs = [json.loads(ln) for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-        qs = [q for q in qs if q.get("kind") == "paraphrase" and q.get("lang") in rts]
-        if not qs:
-            continue
-        bare = [q["query"] for q in qs
-                if not all(h.answer_spans for h in run_search(rts[q["lang"]], SearchParams(q["query"])).results[:3])]
-        print(f"{path.name:<34} {len(qs) - len(bare):>3}/{len(qs)} paraphrase questions: top 3 all marked"
+    by_set: dict[str, list[str]] = {}
+    for name, q in questions:
+        top = run_search(rts[q["lang"]], SearchParams(q["query"])).results[:3]
+        by_set.setdefault(name, []).append("" if top and all(h.answer_spans for h in top) else q["query"])
+    for name, outcomes in by_set.items():
+        bare = [o for o in outcomes if o]
+        print(f"{name:<34} {len(outcomes) - len(bare):>3}/{len(outcomes)} paraphrase questions: top 3 all marked"
               + (f"; not: {bare}" if bare else ""))
 
 
-def overlap_share(rts, files: list[Path]) -> None:  # noqa: ANN001
+def overlap_share(rts, cases: list[dict]) -> None:  # noqa: ANN001
     from groove.pipeline import SearchParams, run_search
 
     by_lang: dict[str, list[str]] = {}
-    for f in files:
-        for ln in f.read_text(encoding="utf-8").splitlines():
-            if not ln.strip():
-                continue
-            case = json.loads(ln)
-            lang = case.get("lang", "en")
-            resp = run_search(rts[lang], SearchParams(case["query"], limit=10))
-            hit = next((h for h in resp.results if h.path == case["path"]), None)
-            if hit is None:
-                by_lang.setdefault(lang, []).append("note not in top 10")
-                continue
-            data = hit.content.encode("utf-8")
-            at = data.find(case["answer"].strip().encode("utf-8"))
-            if at < 0:
-                by_lang.setdefault(lang, []).append("marked sentence not in the best hit")
-                continue
-            a, b = at, at + len(case["answer"].strip().encode("utf-8"))
-            first = hit.answer_spans[0] if hit.answer_spans else None
-            ok = first is not None and first.start < b and a < first.end
-            by_lang.setdefault(lang, []).append("overlap" if ok else "other sentence")
+    for case in cases:
+        lang = case.get("lang", "en")
+        by_lang.setdefault(lang, []).append(_outcome(run_search(rts[lang], SearchParams(case["query"], limit=10)),
+                                                     case))
     for lang, outcomes in sorted(by_lang.items()):
         judged = [o for o in outcomes if o in ("overlap", "other sentence")]
-        share = sum(o == "overlap" for o in judged) / len(judged) if judged else 0.0
+        hits = sum(o == "overlap" for o in judged)
         apart = {o: outcomes.count(o) for o in set(outcomes) - {"overlap", "other sentence"}}
-        print(f"{lang}: first answer span overlaps the marked sentence in {sum(o == 'overlap' for o in judged)}"
-              f"/{len(judged)} = {share:.0%} of the cases whose hit holds it; set apart: {apart or 'none'}"
-              f" (of {len(outcomes)})")
+        found = [o for o in outcomes if o != "note not in top 10"]
+        print(f"{lang}: the first answer span of the note's best hit overlaps the marked sentence in"
+              f" {hits}/{len(found)} = {hits / len(found) if found else 0:.0%} of the cases whose note is in the"
+              f" top 10 ({hits}/{len(judged)} = {hits / len(judged) if judged else 0:.0%} of those whose best hit"
+              f" holds the sentence); {len(outcomes)} cases, apart: {apart or 'none'}")
+
+
+def _outcome(resp, case: dict) -> str:  # noqa: ANN001
+    """How one case came out: the best hit from the case's note, then where its first answer span is."""
+    hit = next((h for h in resp.results if h.path == case["path"]), None)
+    if hit is None:
+        return "note not in top 10"
+    answer = case["answer"].strip().encode("utf-8")
+    at = hit.content.encode("utf-8").find(answer)
+    if at < 0:
+        return "marked sentence not in the best hit"
+    first = hit.answer_spans[0] if hit.answer_spans else None
+    return "overlap" if first is not None and first.start < at + len(answer) and at < first.end else "other sentence"
+
+
+def read_cases(files: list[Path]) -> list[dict]:
+    return [json.loads(ln) for f in files for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
 
 
 def main() -> None:
@@ -144,26 +163,30 @@ def main() -> None:
     ap.add_argument("--cost", action="store_true")
     ap.add_argument("--paraphrase", action="store_true")
     ap.add_argument("--set", nargs="*", type=Path, default=[])
-    ap.add_argument("--langs", default="en,ja,zh,ko")
-    ap.add_argument("--index-dir", type=Path, default=None)
+    ap.add_argument("--langs", default="en,ja,zh,ko", help="for --paraphrase")
+    ap.add_argument("--every", type=int, default=8, help="every N-th other note of a vault joins its slice")
+    ap.add_argument("--work", type=Path, default=None, help="keep the slices and their indexes here")
     a = ap.parse_args()
     if not EVAL.is_dir():
         sys.exit(f"the help vaults are not at {EVAL}")
     embedder = default_embedder()
-    langs = set(a.langs.split(","))
+    keep: dict[str, set[str]] = {}
+    questions = paraphrase_questions(set(a.langs.split(","))) if a.paraphrase else []
+    for _, q in questions:
+        keep.setdefault(q["lang"], set()).update(q["expected"])
+    cases = read_cases(a.set)
+    for c in cases:
+        keep.setdefault(c.get("lang", "en"), set()).add(c["path"])
     if a.cost:
-        langs = {"en"} if not (a.paraphrase or a.set) else langs
-    if a.set:
-        langs |= {json.loads(ln).get("lang", "en") for f in a.set
-                  for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()}
-    rts = runtimes(langs, a.index_dir, embedder)
+        keep.setdefault("en", set())
+    rts = runtimes(keep, a.work, a.every, embedder)
     try:
         if a.cost:
             cost(rts["en"], embedder)
-        if a.paraphrase:
-            paraphrase(rts)
-        if a.set:
-            overlap_share(rts, a.set)
+        if questions:
+            paraphrase(rts, questions)
+        if cases:
+            overlap_share(rts, cases)
     finally:
         for rt in rts.values():
             rt.close()
