@@ -120,3 +120,17 @@ def test_a_hard_wrapped_sentence_is_one_sentence_and_a_new_item_is_not_a_continu
     assert texts(content) == ["The model may be slow on old laptops; the index may grow\non a phone.",
                               "Short one here.", "next item\n  wraps on"]
     assert sentences(content)[0].text == "The model may be slow on old laptops; the index may grow on a phone."
+
+
+class BrokenEmbedder:
+    def embed_passages(self, texts):  # noqa: ANN001, ANN201
+        raise RuntimeError("llama_decode returned -3")
+
+
+def test_a_model_failure_leaves_the_hits_unmarked_with_a_warning_not_a_failed_search():
+    from groove.pipeline.answers import mark_answers
+
+    CACHE.clear()
+    hits = [hit("First sentence of the hit. Second sentence of the hit.")]
+    w = mark_answers(hits, np.array([1.0, 0.0], dtype=np.float32), BrokenEmbedder())
+    assert hits[0].answer_spans == [] and "llama_decode returned -3" in w

@@ -23,7 +23,7 @@ from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
-from .answers import answer_spans
+from .answers import mark_answers
 from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction
@@ -94,7 +94,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
         h.match_spans = match_spans(h.content, terms)
     # answer_spans: each hit's sentence nearest the query by meaning (ADR 0256); never reorders
     if r.answer_spans and qvec is not None and hits:
-        answer_spans(hits, qvec.result(), rt.embedder)
+        w = mark_answers(hits, qvec.result(), rt.embedder)
+        warnings.extend([w] if w else [])
     if params.explain:
         explain_hits(hits)
 

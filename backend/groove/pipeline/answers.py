@@ -16,6 +16,7 @@ whose hits repeat, embed only the sentences they have not seen.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections import OrderedDict
@@ -24,9 +25,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import GrooveError
 from ..models.base import Embedder
 from ..types import MatchSpan, SearchHit
 from .spans import utf8_offsets
+
+log = logging.getLogger(__name__)
 
 MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
 MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
@@ -160,6 +164,20 @@ class _VectorCache:
 
 
 CACHE = _VectorCache(CACHE_SIZE)
+
+
+def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> str | None:
+    """``answer_spans`` on the hits, or a warning when the model could not
+    read their sentences: the hits stand without answer marks, the search
+    still answers (a failure stays local to the feature)."""
+    try:
+        answer_spans(hits, qvec, embedder)
+    except (GrooveError, ValueError, RuntimeError, UnicodeError) as e:
+        log.warning("answer_spans left out: %s", e)
+        for h in hits:
+            h.answer_spans = []
+        return f"answer spans left out: {e}"
+    return None
 
 
 def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> None:
