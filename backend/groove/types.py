@@ -146,7 +146,12 @@ class SearchHit:
     score: float
     rank: Annotated[int, constraints.Ge(1)]
     match_spans: list[MatchSpan]
-    """[start, end) UTF-8 byte offset pairs of matches in content"""
+    """[start, end) UTF-8 byte offset pairs of the query's words in content: each starts at the
+    start of a word (or on a CJK character), never on a function word unless the query quoted it"""
+    answer_spans: list[MatchSpan]
+    """[start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer
+    the query by meaning: the best sentence, with an adjacent one that scores nearly as well; empty
+    when the search set answer_spans false or content has no sentence to mark"""
     expanded_from: list[ExpandedRange]
     byte_range: constraints.ByteSpan
     line_range: constraints.LineRange
@@ -162,6 +167,7 @@ class SearchHit:
         if d["explain"] is None:
             del d["explain"]
         d["match_spans"] = [s.to_json() for s in self.match_spans]
+        d["answer_spans"] = [s.to_json() for s in self.answer_spans]
         d["expanded_from"] = [r.to_json() for r in self.expanded_from]
         d["byte_range"] = list(self.byte_range)
         d["line_range"] = list(self.line_range)
@@ -173,6 +179,7 @@ class SearchHit:
             path=h["path"], title=h["title"], heading_path=list(h["heading_path"]), level=h["level"],
             content=h["content"], score=h["score"], rank=h["rank"],
             match_spans=[MatchSpan(a, b) for a, b in h["match_spans"]],
+            answer_spans=[MatchSpan(a, b) for a, b in h.get("answer_spans") or []],
             expanded_from=[ExpandedRange.from_json(e) for e in h["expanded_from"]],
             byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
             explain=h.get("explain"),

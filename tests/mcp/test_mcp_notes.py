@@ -231,7 +231,7 @@ def test_get_document_not_a_note(rt: Runtime, path: str) -> None:
 
 def test_related_notes_excludes_itself_and_finds_links(rt: Runtime) -> None:
     r = related.related_notes(rt, "Home.md", limit=3)
-    assert set(r) == {"path", "similar", "backlinks", "outgoing"}
+    assert set(r) == {"path", "similar", "backlinks", "outgoing", "attachments", "own_headings"}
     assert r["path"] == "Home.md"
     assert 0 < len(r["similar"]) <= 3
     assert "Home.md" not in [s["path"] for s in r["similar"]]

@@ -40,7 +40,10 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
         return hit
     spans = hit.get("match_spans") or []
     b = content.encode("utf-8")
-    focus = len(b[:spans[0][0]].decode("utf-8", errors="ignore")) if spans else 0
+    answers = hit.get("answer_spans") or []
+    # The first word match, else the answer sentence (a paraphrase has no word match).
+    first_byte = spans[0][0] if spans else answers[0][0] if answers else 0
+    focus = len(b[:first_byte].decode("utf-8", errors="ignore"))
     start = max(0, min(focus - cap // 4, len(content) - cap))
     # Start on a word or line boundary when one is near, not mid-word.
     ws = max(content.rfind(" ", max(0, start - 30), start + 1), content.rfind("\n", max(0, start - 30), start + 1))
@@ -59,7 +62,11 @@ def trim_hit(hit: dict[str, Any], cap: int) -> dict[str, Any]:
             break
         if e <= b_end:
             new_spans.append([s - b_start, e - b_start])
-    return {**hit, "content": cut, "match_spans": new_spans, "content_truncated": True}
+    # An answer sentence the window cuts is kept for the part inside it.
+    new_answers = [[max(s, b_start) - b_start, min(e, b_end) - b_start]
+                   for s, e in answers if s < b_end and e > b_start]
+    return {**hit, "content": cut, "match_spans": new_spans, "answer_spans": new_answers,
+            "content_truncated": True}
 
 
 def fit_search(resp: dict[str, Any], render: Callable[[dict[str, Any]], str], max_tokens: int,

@@ -9,10 +9,21 @@ from typing import Any
 from ..explain_text import describe, describe_confidence
 
 SNIPPET_CHARS = 700  # per hit in the text rendering
+ANSWER_CHARS = 300  # the answer line's cap
 
 
 def _one_line(s: str) -> str:
     return " ".join(s.split())
+
+
+def _answer(h: dict[str, Any]) -> str:
+    """The hit's first answer span (the sentence that answers the query by meaning), on one line."""
+    spans = h.get("answer_spans") or []
+    if not spans:
+        return ""
+    a, b = spans[0]
+    text = _one_line(h["content"].encode("utf-8")[a:b].decode("utf-8", errors="ignore"))
+    return text[:ANSWER_CHARS] + " …" if len(text) > ANSWER_CHARS else text
 
 
 def render_search(query: str, resp: dict[str, Any]) -> str:
@@ -35,6 +46,9 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
         out.append(f'\n{h["rank"]}. {vault}{h["path"]} | {where} | lines {a}-{b} | score {h["score"]:.4f}')
         text = _one_line(h["content"])
         out.append("   " + (text[:SNIPPET_CHARS] + " …" if len(text) > SNIPPET_CHARS else text))
+        answer = _answer(h)
+        if answer:
+            out.append("   answer: " + answer)
         if h.get("explain"):
             out.append("   why: " + describe(h["explain"]))
     if hits:

@@ -2,7 +2,7 @@
 
     parse_query (Korean typed without spaces split by the vault's words)
     → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
-    → 4 parent retriever (opt) → match_spans → SearchResponse
+    → 4 parent retriever (opt) → match_spans → answer_spans → SearchResponse
 
 ``run_search`` is the only place the stages are ordered; every surface (CLI,
 MCP, socket, eval) calls it. An optional stage that is off is skipped
@@ -26,6 +26,7 @@ from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
+from .answers import mark_answers
 from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction, require_phrases
@@ -105,6 +106,10 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     for h in hits:
         # The first MAX_SPANS_PER_HIT: a hit of a huge one-line note had 140,000 (issue 50 R1).
         h.match_spans = match_spans(h.content, terms, MAX_SPANS_PER_HIT)
+    # answer_spans: each hit's sentence nearest the query by meaning (ADR 0256); never reorders
+    if r.answer_spans and qvec is not None and hits:
+        w = mark_answers(hits, qvec.result(), rt.embedder)
+        warnings.extend([w] if w else [])
     if params.explain:
         explain_hits(hits)
 
@@ -144,7 +149,7 @@ def _embed_pool() -> ThreadPoolExecutor:
 def _hit(c: Candidate, rank: int) -> SearchHit:
     return SearchHit(
         path=c.path, title=c.title, heading_path=c.heading_path, level=c.level, content=c.content,
-        score=c.score, rank=rank, match_spans=[], expanded_from=[], byte_range=c.byte_range,
+        score=c.score, rank=rank, match_spans=[], answer_spans=[], expanded_from=[], byte_range=c.byte_range,
         line_range=c.line_range, chunk_id=c.chunk_id, explain=c.explain,
     )
 

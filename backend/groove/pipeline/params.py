@@ -63,6 +63,9 @@ class SearchParams:
     """Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``,
     ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
     order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
+    answer_spans: bool | None = None
+    """Mark in each hit the sentence(s) that best answer the query by meaning (`answer_spans`), even when
+    none of its words are in them. On unless false."""
     min_confidence_ratio: c.Unit | None = None
     """Threshold for low_confidence (advanced; omit)."""
     explain: bool | None = None
@@ -125,6 +128,7 @@ class Resolved:
     # request names a min_confidence_ratio, which asks for the margin rule.
     confidence_rule: str = "calibrated"
     low_confidence_threshold: float = 0.75
+    answer_spans: bool = True  # pipeline/answers.py marks each hit's answering sentence(s)
 
     @property
     def pool_size(self) -> int:
@@ -223,6 +227,7 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         where=parse_where(tuple(p.where)),
         warnings=tuple(warnings),
         confidence_rule="calibrated" if p.min_confidence_ratio is None else "margin",
+        answer_spans=p.answer_spans is not False,
         low_confidence_threshold=cfg.low_confidence_threshold,
     )
 

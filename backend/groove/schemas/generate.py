@@ -63,7 +63,8 @@ def protocol_schema() -> dict[str, Any]:
     defs = {name: _tidy(sub) for name, sub in defs.get("$defs", {}).items()}
     # Spans are [start, end] pairs; their schema is left loose for MCP's
     # clients (types.MatchSpan), the protocol pins them.
-    defs["SearchHit"]["properties"]["match_spans"]["items"] = {"$ref": "#/$defs/ByteSpan"}
+    for spans in ("match_spans", "answer_spans"):
+        defs["SearchHit"]["properties"][spans]["items"] = {"$ref": "#/$defs/ByteSpan"}
     methods: dict[str, Any] = {}
     notifications: dict[str, Any] = {}
     for (name, kind), _mode in refs:

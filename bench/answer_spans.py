@@ -1,0 +1,196 @@
+"""answer_spans (ADR 0256): what they cost a search, and whether they mark the answer.
+
+    python bench/answer_spans.py --cost [--work DIR]         # cost per search, as ratios
+    python bench/answer_spans.py --paraphrase [--work DIR]   # paraphrase questions: top 3 marked?
+    python bench/answer_spans.py --set FILE... [--work DIR]  # marked answer sentences: overlap share
+
+``--cost``: on the English help vault, for each query, side by side in one
+run: the query's embedding, a search without answer spans, the answer spans
+of its hits with an empty sentence cache (the first search of a query) and
+with a warm one (the same hits again, as when someone types on). Prints
+medians and their ratios to the query embedding.
+
+``--set``: lines ``{"query", "path", "answer", "lang"}`` (the sentence a
+person marked as the answer in that note, written blind). A case counts when
+the first answer span of the best hit from ``path`` overlaps where
+``answer`` is in that hit's content; a case whose note is not in the top 10,
+or whose hit does not hold the marked sentence, is counted apart.
+
+Vaults are slices of ../shared/eval/vault-<lang>, as the quality guard
+cuts them: the notes the questions name plus every ``--every``-th other
+note; ``--work`` keeps the slices and their indexes between runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import EVAL, default_embedder, median, scratch_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_SETS = [*sorted(EVAL.glob("golden-dev*.jsonl")), *sorted((ROOT / "bench" / "golden").glob("golden-*.jsonl"))]
+COST_QUERIES = [
+    "how do I keep my notes in sync between my phone and my computer",
+    "put two documents next to each other on screen",
+    "keyboard shortcut for a command",
+    "can I get my money back after buying Sync",
+    "where are my settings stored",
+    "embed a YouTube video",
+]
+
+
+def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder):  # noqa: ANN001, ANN201
+    """lang -> a Runtime on a slice of that help vault: the notes in ``keep``
+    and every ``every``-th other one as distractors (the quality guard's
+    way), indexed under ``work`` (kept between runs when given)."""
+    from groove.eval.guard import slice_vault
+    from groove.indexer import index_vault
+    from groove.runtime import open_runtime
+
+    where = work or scratch_dir("answer-spans-")
+    where.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for lang, paths in sorted(keep.items()):
+        vault = where / f"vault-{lang}"
+        slice_vault(EVAL / f"vault-{lang}", vault, paths, every or 10**9)  # 0: no distractors
+        rt = open_runtime(vault, index_path=where / f"{lang}.sqlite")
+        rt._embedder = embedder
+        index_vault(rt.vault, rt.index, embedder, rt.config.index)  # incremental once built
+        out[lang] = rt
+    return out
+
+
+def cost(rt, embedder) -> None:  # noqa: ANN001
+    from groove.pipeline import SearchParams, run_search
+    from groove.pipeline.answers import CACHE, answer_spans
+
+    rows = {"query embedding": [], "search, answer_spans off": [], "answer spans, cold cache": [],
+            "answer spans, warm cache": []}
+    sentences = []
+    for q in COST_QUERIES:
+        run_search(rt, SearchParams(q, answer_spans=False))  # warm the index pages
+        for _ in range(3):
+            t = time.perf_counter()
+            qv = embedder.embed_query(q)
+            rows["query embedding"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            resp = run_search(rt, SearchParams(q, answer_spans=False))
+            rows["search, answer_spans off"].append(time.perf_counter() - t)
+            CACHE.clear()
+            t = time.perf_counter()
+            answer_spans(resp.results, qv, embedder)
+            rows["answer spans, cold cache"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            answer_spans(resp.results, qv, embedder)
+            rows["answer spans, warm cache"].append(time.perf_counter() - t)
+        from groove.pipeline.answers import MAX_SENTENCES
+        from groove.pipeline.answers import sentences as split
+        sentences.append(sum(min(len(split(h.content)), MAX_SENTENCES) for h in resp.results))
+    base = median(rows["query embedding"])
+    print(f"{len(COST_QUERIES)} queries x 3, 10 hits each, {median(sentences):.0f} sentences a search (median)")
+    for name, xs in rows.items():
+        print(f"  {name:<28} {median(xs) * 1000:8.1f} ms   x{median(xs) / base:6.1f} the query embedding")
+    cold, search = median(rows["answer spans, cold cache"]), median(rows["search, answer_spans off"])
+    print(f"  cold answer spans / a search without them: {cold / search:.2f}")
+
+
+def paraphrase_questions(langs: set[str]) -> list[tuple[str, dict]]:
+    out = []
+    for path in GOLDEN_SETS:
+        for ln in path.read_text(encoding="utf-8").splitlines():
+            q = json.loads(ln) if ln.strip() else {}
+            if q.get("kind") == "paraphrase" and q.get("lang") in langs:
+                out.append((path.name, q))
+    return out
+
+
+def paraphrase(rts, questions: list[tuple[str, dict]]) -> None:  # noqa: ANN001
+    from groove.pipeline import SearchParams, run_search
+
+    by_set: dict[str, list[str]] = {}
+    for name, q in questions:
+        top = run_search(rts[q["lang"]], SearchParams(q["query"])).results[:3]
+        by_set.setdefault(name, []).append("" if top and all(h.answer_spans for h in top) else q["query"])
+    for name, outcomes in by_set.items():
+        bare = [o for o in outcomes if o]
+        print(f"{name:<34} {len(outcomes) - len(bare):>3}/{len(outcomes)} paraphrase questions: top 3 all marked"
+              + (f"; not: {bare}" if bare else ""))
+
+
+def overlap_share(rts, cases: list[dict]) -> None:  # noqa: ANN001
+    from groove.pipeline import SearchParams, run_search
+
+    by_lang: dict[str, list[str]] = {}
+    for case in cases:
+        lang = case.get("lang", "en")
+        by_lang.setdefault(lang, []).append(_outcome(run_search(rts[lang], SearchParams(case["query"], limit=10)),
+                                                     case))
+    for lang, outcomes in sorted(by_lang.items()):
+        judged = [o for o in outcomes if o in ("overlap", "other sentence")]
+        hits = sum(o == "overlap" for o in judged)
+        apart = {o: outcomes.count(o) for o in set(outcomes) - {"overlap", "other sentence"}}
+        found = [o for o in outcomes if o != "note not in top 10"]
+        print(f"{lang}: the first answer span of the note's best hit overlaps the marked sentence in"
+              f" {hits}/{len(found)} = {hits / len(found) if found else 0:.0%} of the cases whose note is in the"
+              f" top 10 ({hits}/{len(judged)} = {hits / len(judged) if judged else 0:.0%} of those whose best hit"
+              f" holds the sentence); {len(outcomes)} cases, apart: {apart or 'none'}")
+
+
+def _outcome(resp, case: dict) -> str:  # noqa: ANN001
+    """How one case came out: the best hit from the case's note, then where its first answer span is."""
+    hit = next((h for h in resp.results if h.path == case["path"]), None)
+    if hit is None:
+        return "note not in top 10"
+    answer = case["answer"].strip().encode("utf-8")
+    at = hit.content.encode("utf-8").find(answer)
+    if at < 0:
+        return "marked sentence not in the best hit"
+    first = hit.answer_spans[0] if hit.answer_spans else None
+    return "overlap" if first is not None and first.start < at + len(answer) and at < first.end else "other sentence"
+
+
+def read_cases(files: list[Path]) -> list[dict]:
+    return [json.loads(ln) for f in files for ln in f.read_text(encoding="utf-8").splitlines() if ln.strip()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cost", action="store_true")
+    ap.add_argument("--paraphrase", action="store_true")
+    ap.add_argument("--set", nargs="*", type=Path, default=[])
+    ap.add_argument("--langs", default="en,ja,zh,ko", help="for --paraphrase")
+    ap.add_argument("--every", type=int, default=8, help="every N-th other note of a vault joins its slice")
+    ap.add_argument("--work", type=Path, default=None, help="keep the slices and their indexes here")
+    a = ap.parse_args()
+    if not EVAL.is_dir():
+        sys.exit(f"the help vaults are not at {EVAL}")
+    embedder = default_embedder()
+    keep: dict[str, set[str]] = {}
+    questions = paraphrase_questions(set(a.langs.split(","))) if a.paraphrase else []
+    for _, q in questions:
+        keep.setdefault(q["lang"], set()).update(q["expected"])
+    cases = read_cases(a.set)
+    for c in cases:
+        keep.setdefault(c.get("lang", "en"), set()).add(c["path"])
+    if a.cost:
+        keep.setdefault("en", set())
+    rts = runtimes(keep, a.work, a.every, embedder)
+    try:
+        if a.cost:
+            cost(rts["en"], embedder)
+        if questions:
+            paraphrase(rts, questions)
+        if cases:
+            overlap_share(rts, cases)
+    finally:
+        for rt in rts.values():
+            rt.close()
+
+
+if __name__ == "__main__":
+    main()
