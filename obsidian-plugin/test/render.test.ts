@@ -25,6 +25,7 @@ function hit(over: Partial<SearchHit> & { content: string; terms?: string[] }): 
     score: 0.0325,
     rank: 1,
     match_spans: spansOf(over.content, terms),
+    answer_spans: [],
     expanded_from: [],
     byte_range: [0, B(over.content)],
     line_range: [3, 5],
