@@ -200,12 +200,43 @@ describe("renderResults", () => {
     expect(data.get("text/plain")).toBe("[[Projects/同期#競合の解決]]");
   });
 
-  it("keeps every highlight visible when eliding a long snippet", () => {
+  it("windows a long snippet around its first highlight, cut between words, one ellipsis each side", () => {
     const content = "start " + "filler ".repeat(200) + "needle " + "filler ".repeat(200) + "haystack end";
     const root = document.createElement("div");
     renderResults(root, response([hit({ content, terms: ["needle", "haystack"] })]), { showContext: false });
-    expect(marks(root)).toEqual(["needle", "haystack"]);
-    expect(root.querySelector(".groove-hit-snippet")!.textContent!.length).toBeLessThan(500);
+    expect(marks(root)).toEqual(["needle"]);
+    const text = root.querySelector(".groove-hit-snippet")!.textContent!;
+    expect(text.length).toBeLessThan(300);
+    expect(text).toMatch(/^… (filler )+needle( filler)+ …$/);
+    expect(text.indexOf("needle")).toBeLessThanOrEqual(85);
+  });
+
+  it("shows Markdown as text, inline code as <code>, the answer sentence apart from word matches", () => {
+    const content = "**Sync** your [[Vault/Phone setup|phone]] with `obsidian://sync`. Open Settings and turn it on.";
+    const at = (t: string) => [B(content.slice(0, content.indexOf(t))), B(content.slice(0, content.indexOf(t))) + B(t)] as [number, number];
+    const root = document.createElement("div");
+    renderResults(root, response([hit({ content, terms: ["Sync", "phone"], answer_spans: [at("Open Settings and turn it on.")] })]), { showContext: false });
+    const snip = root.querySelector(".groove-hit-snippet")!;
+    expect(snip.textContent).toBe("Sync your phone with obsidian://sync. Open Settings and turn it on.");
+    expect(marks(root)).toEqual(["Sync", "phone"]);
+    expect(snip.querySelector("code")!.textContent).toBe("obsidian://sync");
+    expect([...snip.querySelectorAll(".groove-answer")].map((a) => a.textContent).join("")).toBe("Open Settings and turn it on.");
+  });
+
+  it("one note per row: the note's other sections beneath its best one, collapsed until asked", () => {
+    const root = document.createElement("div");
+    const a1 = hit({ content: "alpha one", terms: ["alpha"], chunk_id: 1, rank: 1 });
+    const b1 = hit({ content: "beta one", path: "B.md", title: "B", chunk_id: 2, rank: 2 });
+    const a2 = hit({ content: "alpha two", terms: ["alpha"], heading_path: ["同期", "Second"], chunk_id: 3, rank: 3 });
+    const els = renderResults(root, response([a1, b1, a2]), { showContext: false });
+    expect(root.querySelectorAll(".groove-note")).toHaveLength(2);
+    expect(els.map((e) => e.getAttribute("data-index"))).toEqual(["0", "2", "1"]);
+    const more = root.querySelector<HTMLButtonElement>(".groove-more-sections")!;
+    expect(more.textContent).toBe("▸ 1 more section in this note");
+    expect(els[1]!.closest("[hidden]")).not.toBeNull();
+    more.click();
+    expect(els[1]!.closest("[hidden]")).toBeNull();
+    expect(els[1]!.querySelector(".groove-hit-headings")!.textContent).toBe("Second");
   });
 });
 
