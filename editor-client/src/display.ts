@@ -599,3 +599,14 @@ export function displayRuns(d: DisplayText): DisplayRun[] {
   }
   return runs;
 }
+
+/** The runs inside display range `[a, b)`, cut at its edges (e.g. the context before a hit's own lines). */
+export function sliceRuns(runs: DisplayRun[], a: number, b: number): DisplayRun[] {
+  const out: DisplayRun[] = [];
+  for (const r of runs) {
+    const s = Math.max(r.start, a);
+    const e = Math.min(r.start + r.text.length, b);
+    if (e > s) out.push({ ...r, text: r.text.slice(s - r.start, e - r.start), start: s });
+  }
+  return out;
+}

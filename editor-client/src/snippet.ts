@@ -58,7 +58,7 @@ export interface SnippetHighlight {
 
 export interface SnippetLine {
   text: string;
-  /** Word matches; when the hit has none, its answer spans (so a paraphrase still shows where). */
+  /** Word matches (`span`: index into `match_spans`). */
   highlights: SnippetHighlight[];
   /** Answer spans (index into `answer_spans`). */
   answers: SnippetHighlight[];
@@ -128,9 +128,7 @@ const toHighlights = (list: DisplaySpan[]): SnippetHighlight[] => list.map((s) =
  */
 export function snippetLine(hit: SearchHit, context = 60, withContext = false): SnippetLine {
   const d = hitDisplay(hit, { withContext, oneLine: true, window: { before: Math.max(8, Math.round(context / 3)), width: context * 3 } });
-  const answers = toHighlights(d.answer);
-  const highlights = d.match.length ? toHighlights(d.match) : answers;
-  return { text: d.text, highlights, answers };
+  return { text: d.text, highlights: toHighlights(d.match), answers: toHighlights(d.answer) };
 }
 
 /**

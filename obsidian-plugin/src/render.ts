@@ -5,7 +5,7 @@
  * real daemon results.
  */
 import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
-import { displayRuns, type DisplayRun } from "@groove/editor-client/display";
+import { displayRuns, sliceRuns, type DisplayRun } from "@groove/editor-client/display";
 import { groupHits, hitWikilink } from "@groove/editor-client/hits";
 import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
@@ -80,17 +80,6 @@ function appendRuns(parent: HTMLElement, runs: DisplayRun[]): void {
     // the runs stay separate here so each match keeps its own mark.
     parent.appendChild(node);
   }
-}
-
-/** The runs of `d` inside `[a, b)` (display indices), cut at the edges. */
-function sliceRuns(runs: DisplayRun[], a: number, b: number): DisplayRun[] {
-  const out: DisplayRun[] = [];
-  for (const r of runs) {
-    const s = Math.max(r.start, a);
-    const e = Math.min(r.start + r.text.length, b);
-    if (e > s) out.push({ ...r, text: r.text.slice(s - r.start, e - r.start), start: s });
-  }
-  return out;
 }
 
 /** Characters of context shown on each side of the hit before "Show more". */
