@@ -82,7 +82,8 @@ def run(vault_src: Path, lang: str, home: Path, notes: int, repeat: int) -> None
             print(f"[{lang}] {st['documents']} notes, {st['chunks']} chunks; {len(off)} searches each way (limit 20)")
             print(f"[{lang}]   parent retriever off: p50 {median(off)*1000:7.1f} ms")
             print(f"[{lang}]   parent retriever on : p50 {median(on)*1000:7.1f} ms")
-            print(f"[{lang}]   on/off p50 ratio {median(on)/median(off):.3f}; response bytes ratio {size_on/max(size_off, 1):.2f}; "
+            print(f"[{lang}]   on/off p50 ratio {median(on)/median(off):.3f}; "
+                  f"response bytes ratio {size_on/max(size_off, 1):.2f}; "
                   f"{widened}/{hits} hits widened ({widened/max(hits, 1):.0%})")
     finally:
         proc.send_signal(signal.SIGTERM)
