@@ -35,7 +35,7 @@ export type ByteRange = readonly [number, number];
 export interface DisplayOptions {
   /** Every whitespace run as one space (list rows); otherwise line breaks stay (one per run). */
   oneLine?: boolean;
-  /** Heading lines before the first other line, unless a span is in them (the heading path shows them). */
+  /** Heading lines before the first other line, unless every span is in them (the heading path shows them). */
   dropLeadingHeadings?: boolean;
 }
 
@@ -453,8 +453,13 @@ export function markdownDisplay(content: string, input: DisplayInput = {}, opts:
   const match = toUnits(input.match);
   const answer = toUnits(input.answer);
   const marks = toUnits(input.marks);
+  // Leading heading lines repeat the heading path the panels show apart: they go, unless
+  // every span is in them (then they are the only place the highlight can show).
+  let headEnd = 0;
+  for (let m2: RegExpExecArray | null; (m2 = /^[ \t]{0,3}#{1,6}(?:[ \t][^\n]*)?(?:\n|$)|^[ \t]*\r?\n/.exec(content.slice(headEnd))) && m2[0].length; ) headEnd += m2[0].length;
   const all = [...match, ...answer];
-  const touched = (a: number, b: number) => all.some(([s, e]) => s < b && e > a);
+  const bodyHasSpan = all.some(([, e]) => e > headEnd);
+  const touched = (a: number, b: number) => !bodyHasSpan && all.some(([s, e]) => s < b && e > a);
 
   const out = new Out(opts.oneLine ?? false);
   parse(content, out, opts, touched);

@@ -46,9 +46,10 @@ describe("markdownDisplay: text a person reads", () => {
     expect(markdownDisplay(md).text).toBe("Title\nCareful\nquoted text\nA b c");
   });
 
-  it("drops leading heading lines unless a span is in them", () => {
-    const md = "# Note\n## Section\nBody text here";
+  it("drops leading heading lines unless every span is in them", () => {
+    const md = "# Note\n\n## Section\nBody text here";
     expect(markdownDisplay(md, {}, { dropLeadingHeadings: true }).text).toBe("Body text here");
+    expect(markdownDisplay(md, { match: [span(md, "Section"), span(md, "text")] }, { dropLeadingHeadings: true }).text).toBe("Body text here");
     const d = markdownDisplay(md, { match: [span(md, "Section")] }, { dropLeadingHeadings: true });
     expect(d.text).toBe("Section\nBody text here");
     expect(shown(d)).toEqual(["Section"]);

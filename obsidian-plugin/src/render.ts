@@ -114,7 +114,14 @@ export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContex
   const d = hitDisplay(hit, { withContext: true });
   const runs = displayRuns(d);
   const own = d.marks[0] ?? { start: 0, end: d.text.length, index: 0 };
-  const side = (cls: string, a: number, b: number, keepEnd: boolean) => {
+  // Each block without the line breaks at its edges (the blocks themselves break the lines).
+  const trim = (a: number, b: number): [number, number] => {
+    while (a < b && /\s/.test(d.text[a]!)) a++;
+    while (b > a && /\s/.test(d.text[b - 1]!)) b--;
+    return [a, b];
+  };
+  const side = (cls: string, a0: number, b0: number, keepEnd: boolean) => {
+    const [a, b] = trim(a0, b0);
     if (b <= a) return;
     const box = el(snippetEl, "div", { cls: ["groove-context", cls] });
     const capped = b - a > CONTEXT_CAP;
@@ -136,7 +143,7 @@ export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContex
   };
   side("groove-context-before", 0, own.start, true);
   const ownEl = el(snippetEl, "div", { cls: "groove-own", attr: { "aria-label": "The matching passage" } });
-  appendRuns(ownEl, sliceRuns(runs, own.start, own.end));
+  appendRuns(ownEl, sliceRuns(runs, ...trim(own.start, own.end)));
   side("groove-context-after", own.end, d.text.length, false);
 }
 

@@ -303,13 +303,13 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
       expect(ownBorder).toBe("3px");
       expect(ctxBorder).toBe("0px");
       // long context is capped: a Show more reveals the rest
-      const more = p4.locator(".groove-show-more").first();
-      if (await more.count()) {
-        const box = p4.locator(".groove-context").filter({ has: more }).first();
+      const box = p4.locator(".groove-note > .groove-hit .groove-context", { has: p4.locator(".groove-show-more") }).first();
+      if (await box.count()) {
         const shortLen = (await box.textContent())!.length;
-        await more.click();
+        await box.locator(".groove-show-more").click();
+        expect(await box.locator(".groove-show-more").textContent()).toBe("Show less");
         expect((await box.textContent())!.length).toBeGreaterThan(shortLen);
-        await p4.locator(".groove-show-more").first().click(); // Show less
+        await box.locator(".groove-show-more").click();
       }
       await shotPanel(p4, `${name}.png`, 760);
     }

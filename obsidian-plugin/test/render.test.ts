@@ -142,8 +142,10 @@ describe("renderResults", () => {
     toggle.click();
     expect(marks(root)).toEqual(["Setup", "Conflicts"]);
     expect(toggle.textContent).toBe("Hide context");
-    // Heading lines / blank lines are tidied for display; highlights are untouched.
-    expect(root.querySelector(".groove-hit-snippet")!.textContent).toBe("Setup notes.\nSync\nConflicts happen offline.");
+    // The hit's own lines are a block of their own, apart from the context before them.
+    expect(root.querySelector(".groove-context-before")!.textContent).toBe("Setup notes.");
+    expect(root.querySelector(".groove-own")!.textContent).toBe("Sync\nConflicts happen offline.");
+    expect([...root.querySelectorAll(".groove-own mark")].map((m) => m.textContent)).toEqual(["Conflicts"]);
   });
 
   it("has no context toggle when the hit was not expanded", () => {
