@@ -125,7 +125,9 @@ export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContex
     if (b <= a) return;
     const box = el(snippetEl, "div", { cls: ["groove-context", cls] });
     const capped = b - a > CONTEXT_CAP;
-    const cut = keepEnd ? wordCut(d.text, b - CONTEXT_CAP, 1) : wordCut(d.text, a + CONTEXT_CAP, -1);
+    let cut = keepEnd ? wordCut(d.text, b - CONTEXT_CAP, 1) : wordCut(d.text, a + CONTEXT_CAP, -1);
+    if (keepEnd) while (cut < b && /\s/.test(d.text[cut]!)) cut++;
+    else while (cut > a && /\s/.test(d.text[cut - 1]!)) cut--;
     const paint = (full: boolean) => {
       clear(box);
       if (!full && capped && keepEnd) el(box, "span", { cls: "groove-elided", text: "… " });

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { formatStatus, renderRelated, renderResults, renderState, tidySegments } from "../src/render";
+import { CONTEXT_CAP, formatStatus, renderRelated, renderResults, renderState, tidySegments } from "../src/render";
 import { diagnose, stateForStatus } from "@groove/editor-client/connection";
 import { GrooveError } from "@groove/editor-client/errors";
 import { highlightSegments } from "@groove/editor-client/offsets";
@@ -163,6 +163,30 @@ describe("renderResults", () => {
     expect(onOpen.mock.calls[0]![1]).toBe(1);
     root.querySelector<HTMLElement>(".groove-hit-title")!.click();
     expect(onOpen.mock.calls[1]![1]).toBe(0);
+  });
+
+  it("long context is capped on each side of the hit's own lines, with Show more / Show less", () => {
+    const before = "Earlier words here. ".repeat(40);
+    const own = "## Sync\nConflicts happen offline.\n";
+    const after = "Later words follow. ".repeat(40);
+    const parent = before + "\n\n" + own + "\n" + after;
+    const h = hit({
+      content: parent,
+      terms: ["Conflicts"],
+      expanded_from: [{ chunk_id: 1, byte_range: [0, B(parent)], line_range: [1, 9] }],
+      byte_range: [B(before + "\n\n"), B(before + "\n\n" + own)],
+    });
+    const root = document.createElement("div");
+    renderResults(root, response([h]), { showContext: true });
+    const [pre, post] = [root.querySelector<HTMLElement>(".groove-context-before")!, root.querySelector<HTMLElement>(".groove-context-after")!];
+    expect(pre.textContent).toMatch(/^… Earlier/);
+    expect(pre.textContent!.length).toBeLessThan(CONTEXT_CAP + 20);
+    expect(post.textContent).toMatch(/follow\. …Show more$/); // the button is an element of its own
+    expect(root.querySelector(".groove-own")!.textContent).toBe("Sync\nConflicts happen offline.");
+    post.querySelector<HTMLButtonElement>(".groove-show-more")!.click();
+    expect(post.textContent).toBe(after.trim() + "Show less");
+    post.querySelector<HTMLButtonElement>(".groove-show-more")!.click();
+    expect(post.textContent).toMatch(/ …Show more$/);
   });
 
   it("data-span is the index into match_spans, even when spans arrive unsorted, adjacent or clipped", () => {
