@@ -106,7 +106,7 @@ def test_a_resolved_link_is_a_resolved_link_whichever_branch_answers(rt, link):
 def test_related_notes_and_their_parts_are_their_types(rt, params):
     r = service.call(rt, "related_notes", params)
     n = _is("related_notes", r, note_types.Related)
-    assert n == 1 + len(r["similar"]) + len(r["backlinks"]) + len(r["outgoing"])
+    assert n == 1 + sum(len(r[k]) for k in ("similar", "backlinks", "outgoing", "attachments", "own_headings"))
     assert r["similar"] and (r["backlinks"] or r["outgoing"])
 
 

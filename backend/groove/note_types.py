@@ -36,6 +36,8 @@ class Link(TypedDict):
     alias: str | None
     embed: bool
     line: int
+    attachment: bool
+    """The link names a file that is not a note (an image, a PDF …): an attachment, never a missing note"""
 
 
 class Document(TypedDict):
@@ -96,11 +98,36 @@ class Outgoing(TypedDict):
     occurrences: NotRequired[Annotated[int, constraints.Field(ge=1)]]
 
 
+class Attachment(TypedDict):
+    target: str
+    """As written in the link, e.g. 'Sleep-2026.webp'"""
+    path: str | None
+    """The vault file it names; null when the vault has no such file"""
+    embed: bool
+    """Written as an embed (![[…]]), not a link"""
+    line: int
+    """The first line with this link"""
+    occurrences: NotRequired[Annotated[int, constraints.Field(ge=1)]]
+
+
+class OwnHeading(TypedDict):
+    heading: str | None
+    block: str | None
+    line: int
+    """The first line with this link ([[#Heading]] or [[#^block]]: a place in the note itself)"""
+    occurrences: NotRequired[Annotated[int, constraints.Field(ge=1)]]
+
+
 class Related(TypedDict):
     path: str
     similar: list[Similar]
     backlinks: list[Backlink]
     outgoing: list[Outgoing]
+    """Links to other notes (resolved or not); attachments and links to the note's own headings are apart"""
+    attachments: list[Attachment]
+    """Links and embeds of files that are not notes (images, PDFs …)"""
+    own_headings: list[OwnHeading]
+    """Links to the note's own headings or blocks"""
 
 
 class Connection(TypedDict):
@@ -152,6 +179,6 @@ class TagList(TypedDict):
     total: constraints.NonNeg
 
 
-for _t in (Link, Document, NoteText, ResolvedLink, Similar, Backlink, Outgoing, Related, Connection,
-           UnlinkedConnections, NoteEntry, NotePage, TagCount, TagList):
+for _t in (Link, Document, NoteText, ResolvedLink, Similar, Backlink, Outgoing, Attachment, OwnHeading, Related,
+           Connection, UnlinkedConnections, NoteEntry, NotePage, TagCount, TagList):
     _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]

@@ -35,7 +35,7 @@ from .runtime import Runtime
 from .types import ParsedNote, WikiLink
 from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.gate import check_readable, read_rules, safe_path
-from .vault.links import NameIndex, NoteName, match_file, parse_link_arg, resolve_target, strip_md
+from .vault.links import NameIndex, NoteName, match_file, names_attachment, parse_link_arg, resolve_target, strip_md
 from .vault.reader import parse_file
 from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
 from .vault.sections import find_block, find_section, sections
@@ -176,25 +176,33 @@ class LinkResolver:
         return self._disk
 
     def __call__(self, target: str, from_path: str | None) -> str | None:
+        return self.resolve(target, from_path)[0]
+
+    def resolve(self, target: str, from_path: str | None) -> tuple[str | None, bool]:
+        """(the note or file ``target`` names, or None; whether it is an
+        attachment: a file that is not a note, found or named by its type)."""
         d = self.note(target, from_path)
         if d is not None:
-            return d.path
+            return d.path, False
         if not target.strip() or not PurePosixPath(target).suffix:
-            return None
+            return None, False
         if self._files is None:
             self._files = other_files(self.vault)
-        return match_file(self._files, target)
+        found = match_file(self._files, target)
+        return found, found is not None or names_attachment(target)
 
 
 def _link_json(resolve: LinkResolver, link: WikiLink, from_path: str) -> Link:
+    path, attachment = resolve.resolve(link.target, from_path)
     return {
         "target": link.target,
-        "path": resolve(link.target, from_path),
+        "path": path,
         "heading": link.heading,
         "block": link.block,
         "alias": link.alias,
         "embed": link.embed,
         "line": link.line,
+        "attachment": attachment,
     }
 
 

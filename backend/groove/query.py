@@ -35,10 +35,27 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
 from __future__ import annotations
 
 import logging
-import unicodedata
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
+from groove.query_chars import (  # noqa: F401  (re-exported: the index and the pipeline read them here)
+    HAN_SENTENCE,
+    HANGUL,
+    HIRA,
+    KANJI,
+    KATA,
+    SEP,
+    WORD,
+    char_type,
+    is_cjk,
+)
+from groove.query_chars import (
+    runs as _runs,
+)
+from groove.query_chars import (
+    words as _words,
+)
+from groove.query_highlight import HighlightTerm, dedup, quoted_term, word_terms
 from groove.query_words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
     HAN_FUNCTION_CHARS,
     HAN_STOP_BIGRAMS,
@@ -61,13 +78,6 @@ COMPILER_VERSION = "5"  # 2: `--flag` is text (ADR 0077); 3: four-kanji halves (
 MIN_PHRASE = 3  # trigram floor: shorter phrases match no row
 SHORT_LEN = 2  # the length the short-CJK bigram path adds
 
-# Character types: run boundaries fall where the type changes (ADR 0010, 0013).
-SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
-
-# A kana-free run of at least this many kanji is read as Chinese (ADR 0160):
-# Japanese writes its questions with kana between the kanji, Chinese has no
-# such boundary, so a whole sentence is one run.
-HAN_SENTENCE = 5
 
 @dataclass(frozen=True)
 class ParsedQuery:
@@ -80,37 +90,8 @@ class ParsedQuery:
     warnings: list[str] = field(default_factory=list)
     # Excluded words too short for trigram, matched in the bigram table (ADR 0223).
     negative_shorts: list[str] = field(default_factory=list)
-
-
-def char_type(ch: str) -> int:
-    """The character class used for run boundaries (ADR 0010, 0013)."""
-    o = ord(ch)
-    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0x20000 <= o <= 0x3FFFF \
-            or 0xF900 <= o <= 0xFAFF or o in (0x3005, 0x3006, 0x3007):
-        return KANJI
-    if 0x3041 <= o <= 0x309F:
-        return HIRA
-    # U+30FB (katakana middle dot) is punctuation: a separator, not a letter.
-    if (0x30A0 <= o <= 0x30FF and o != 0x30FB) or 0x31F0 <= o <= 0x31FF \
-            or 0xFF66 <= o <= 0xFF9F:
-        return KATA
-    if 0xAC00 <= o <= 0xD7A3 or 0x1100 <= o <= 0x11FF or 0x3131 <= o <= 0x318E \
-            or 0xA960 <= o <= 0xA97F or 0xD7B0 <= o <= 0xD7FF:
-        return HANGUL
-    if ch.isalnum() or ch == "_":
-        return WORD
-    if unicodedata.category(ch)[0] == "M":
-        return WORD  # a combining mark at word start; mid-word it joins its base
-    return SEP
-
-
-def is_cjk(ch: str) -> bool:
-    """A kanji/kana or Hangul letter: the characters the short-CJK bigram index holds.
-
-    Letters and digits only (Unicode L*/N*), because the bigram table's
-    unicode61 tokenizer treats every other category as a separator.
-    """
-    return char_type(ch) in (KANJI, HIRA, KATA, HANGUL) and unicodedata.category(ch)[0] in "LN"
+    # What match_spans lights: the positive content words, each with where it may match (ADR 0255).
+    highlight: list[HighlightTerm] = field(default_factory=list)
 
 
 def sanitize(text: str) -> str:
@@ -136,23 +117,6 @@ def fts_phrase(p: str) -> str:
 
 def or_expr(phrases: list[str]) -> str | None:
     return " OR ".join(fts_phrase(p) for p in phrases) if phrases else None
-
-
-def _runs(word: str) -> list[str]:
-    """Split a separator-free word at character-type boundaries."""
-    runs: list[str] = []
-    prev = -1
-    for ch in word:
-        t = char_type(ch)
-        if unicodedata.category(ch)[0] == "M" and runs:
-            runs[-1] += ch  # combining marks never start a new run
-            continue
-        if t == prev:
-            runs[-1] += ch
-        else:
-            runs.append(ch)
-            prev = t
-    return runs
 
 
 def _word_phrases(runs: list[str]) -> list[str]:
@@ -185,11 +149,6 @@ def _word_phrases(runs: list[str]) -> list[str]:
         if len(pending) >= MIN_PHRASE:
             out.append(pending)
     return out
-
-
-def _words(text: str) -> list[str]:
-    """Split unquoted text at separators; combining marks stay with their base."""
-    return split_at(text, lambda ch: char_type(ch) == SEP)
 
 
 def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
@@ -278,11 +237,15 @@ def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
     return "", None
 
 
-def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[list[str], list[str]]:
+def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
+             highlight: list[HighlightTerm] | None = None) -> tuple[list[str], list[str]]:
     """(phrases, short terms) of one item. ``kana_free``: the whole query has
-    no kana, so a long kanji run is a Chinese sentence (ADR 0160)."""
+    no kana, so a long kanji run is a Chinese sentence (ADR 0160). Its
+    content words are added to ``highlight`` when given (ADR 0255)."""
+    hl: list[HighlightTerm] = [] if highlight is None else highlight
     if item.quoted:
         t = item.text
+        hl += quoted_term(t)
         if len(t) >= MIN_PHRASE:
             return [t], []
         if short_cjk and len(t) == SHORT_LEN and all(is_cjk(c) for c in t):
@@ -292,6 +255,7 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[lis
     shorts: list[str] = []
     for word in _words(item.text):
         runs = _runs(word)
+        hl += word_terms(runs, kana_free)
         special = [r for r in runs if char_type(r[0]) == HANGUL or _is_han_sentence(r, kana_free)]
         if not special:
             phrases += _word_phrases(runs)
@@ -328,6 +292,7 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[lis
     ident = identifier(item.text)
     if ident is not None:
         phrases.append(ident)
+        hl.append(HighlightTerm(ident, "phrase"))
     return phrases, shorts
 
 
@@ -418,8 +383,9 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     positives: list[str] = []
     shorts: list[str] = []
     kana_free = not any(char_type(c) in (HIRA, KATA) for c in q)
+    highlight: list[HighlightTerm] = []
     for it in pos_items:
-        p, s = _compile(it, short_cjk, kana_free)
+        p, s = _compile(it, short_cjk, kana_free, highlight)
         positives += p
         shorts += s
     negatives: list[str] = []
@@ -480,13 +446,19 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
         short_terms=shorts if short_cjk else [],
         warnings=warnings,
         negative_shorts=neg_shorts,
+        highlight=dedup(highlight),
     )
 
 
-def span_terms(parsed: ParsedQuery) -> list[str]:
-    """What match_spans highlights: positive phrases plus short terms.
+def span_terms(parsed: ParsedQuery) -> list[HighlightTerm]:
+    """What match_spans lights: the query's content words as the compiler
+    read them (``highlight``, ADR 0255), plus the pieces the vault's words
+    split a Korean stem into (``hangul_split``: 태그검색 is searched, and
+    lit, as 태그 and 검색).
 
     match_spans must use this and never re-split the query, so highlighting
     agrees with what the lexical leg matched.
     """
-    return list(parsed.positives) + list(parsed.short_terms)
+    have = {t.text for t in parsed.highlight}
+    split = [HighlightTerm(s, "cjk") for s in parsed.short_terms if s not in have and char_type(s[0]) == HANGUL]
+    return list(parsed.highlight) + split

@@ -123,3 +123,20 @@ def han_terms(run: str) -> tuple[list[str], list[str]]:
     alone, 東京都庁舎, is) and its words are searched as bigrams.
     ``bench/cjk_segmenters.py`` swaps in other ways to cut it."""
     return [run], han_bigrams(run)
+
+# English function words (ADR 0255): a query's words that name nothing, so
+# match_spans does not light them (`and` in "keep notes in sync between phone
+# and computer") unless the query quotes them. Highlighting only: the legs
+# search the query as typed, and the title leg keeps its own list.
+ENGLISH_FUNCTION_WORDS = frozenset(
+    """a an the and or but nor so yet if then than as at by for from in into of off on onto out over
+    to up with without within between among about above below under after before during through
+    across against along around behind beyond near since until upon via per
+    i me my mine we us our ours you your yours he him his she her hers it its they them their theirs
+    this that these those there here what which who whom whose when where why how
+    am is are was were be been being do does did doing done have has had having
+    can could shall should will would may might must ought
+    not no all any both each every either neither some such own same other another
+    just only also too very more most much many few less least again ever even still
+    don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn""".split()  # don't: don + t
+)

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .errors import InvalidArgument, NoteNotFound
 from .index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
-from .note_types import Backlink, Outgoing, Related, Similar
+from .note_types import Attachment, Backlink, Outgoing, OwnHeading, Related, Similar
 from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index
 from .runtime import Runtime
 from .vault.gate import check_readable, read_rules, safe_path
@@ -80,7 +81,9 @@ def related_notes(
     those out before ``limit`` applies (ADR 0200). The ranking is the same either way.
 
     Returns ``{path, similar: [{path, title, score, linked}], backlinks: [{path, title, line, occurrences}],
-    outgoing: [{target, path | null, heading, line, occurrences}]}``.
+    outgoing: [{target, path | null, heading, line, occurrences}], attachments: [{target, path | null,
+    embed, line, occurrences}], own_headings: [{heading, block, line, occurrences}]}``: links to other
+    notes, to files that are not notes, and to the note's own headings, apart (ADR 0257).
     """
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise InvalidArgument(f"'limit' must be an integer, got {limit!r}", param="limit")
@@ -89,14 +92,22 @@ def related_notes(
     if not isinstance(unlinked_only, bool):
         raise InvalidArgument(f"'unlinked_only' must be true or false, got {unlinked_only!r}", param="unlinked_only")
     limit = min(limit, MAX_RELATED)
-    doc, rules, backlinks, outgoing = _note_links(rt, path, chunk_id)
-    linked = {b["path"] for b in backlinks} | {o["path"] for o in outgoing if o["path"]}
+    doc, rules, backlinks, out = _note_links(rt, path, chunk_id)
+    linked = {b["path"] for b in backlinks} | {o["path"] for o in out.notes if o["path"]}
     return {"path": doc.path, "similar": _similar(rt, doc, chunk_id, limit, rules, linked, unlinked_only),
-            "backlinks": backlinks, "outgoing": outgoing}
+            "backlinks": backlinks, "outgoing": out.notes, "attachments": out.attachments,
+            "own_headings": out.own_headings}
+
+
+@dataclass
+class LinksOut:
+    notes: list[Outgoing]
+    attachments: list[Attachment]
+    own_headings: list[OwnHeading]
 
 
 def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
-                ) -> tuple[NoteName, IgnoreRules, list[Backlink], list[Outgoing]]:
+                ) -> tuple[NoteName, IgnoreRules, list[Backlink], LinksOut]:
     """The note named (by path or a chunk), the vault's rules, its backlinks and outgoing links."""
     if chunk_id is not None:
         where = chunk_note_path(rt.index, chunk_id)
@@ -110,16 +121,28 @@ def _note_links(rt: Runtime, path: str | None, chunk_id: int | None
                               param="path")
     rules = read_rules(rt.vault)
     _check_indexed(rt, doc, rules)
+    return doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]), _links_out(rt, doc, rules)
+
+
+def _links_out(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> LinksOut:
+    """The note's links as Obsidian reads them (ADR 0257): to other notes, to
+    files that are not notes (attachments), and to its own headings."""
     resolve = LinkResolver(rt, rules)
-    outgoing: list[Outgoing] = [
-        {"target": target, "path": resolve(target, doc.path), "heading": heading, "line": line}
-        for target, heading, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING)
-    ]
-    return (doc, rules, _once(_backlinks(rt, doc, rules), lambda b: b["path"]),
-            _once(outgoing, lambda o: (o["path"] or o["target"].casefold(), o["heading"])))
+    out = LinksOut([], [], [])
+    for target, heading, block, embed, line in outgoing_links(rt.index, doc.id, MAX_OUTGOING):
+        path, attachment = resolve.resolve(target, doc.path)
+        if (not target.strip() or path == doc.path) and (heading or block):
+            out.own_headings.append({"heading": heading, "block": block, "line": line})
+        elif attachment:
+            out.attachments.append({"target": target, "path": path, "embed": embed, "line": line})
+        else:
+            out.notes.append({"target": target, "path": path, "heading": heading, "line": line})
+    return LinksOut(_once(out.notes, lambda o: (o["path"] or o["target"].casefold(), o["heading"])),
+                    _once(out.attachments, lambda a: a["path"] or a["target"].casefold()),
+                    _once(out.own_headings, lambda h: (h["heading"], h["block"])))
 
 
-L = TypeVar("L", Backlink, Outgoing)
+L = TypeVar("L", Backlink, Outgoing, Attachment, OwnHeading)
 
 
 def _once(items: list[L], key: Callable[[L], Any]) -> list[L]:

@@ -9,6 +9,18 @@
 /** The protocol major version the schema describes. */
 export const SCHEMA_PROTOCOL_VERSION = 1;
 
+export interface Attachment {
+  /** As written in the link, e.g. 'Sleep-2026.webp' */
+  target: string;
+  /** The vault file it names; null when the vault has no such file */
+  path: string | null;
+  /** Written as an embed (![[…]]), not a link */
+  embed: boolean;
+  /** The first line with this link */
+  line: number;
+  occurrences?: number;
+}
+
 export interface Backlink {
   path: string;
   title: string;
@@ -158,6 +170,8 @@ export interface Link {
   alias: string | null;
   embed: boolean;
   line: number;
+  /** The link names a file that is not a note (an image, a PDF …): an attachment, never a missing note */
+  attachment: boolean;
 }
 
 export interface ListNotesParams {
@@ -227,6 +241,14 @@ export interface Outgoing {
   occurrences?: number;
 }
 
+export interface OwnHeading {
+  heading: string | null;
+  block: string | null;
+  /** The first line with this link ([[#Heading]] or [[#^block]]: a place in the note itself) */
+  line: number;
+  occurrences?: number;
+}
+
 export interface ReadNoteParams {
   path: string;
 }
@@ -266,7 +288,12 @@ export interface Related {
   path: string;
   similar: Similar[];
   backlinks: Backlink[];
+  /** Links to other notes (resolved or not); attachments and links to the note's own headings are apart */
   outgoing: Outgoing[];
+  /** Links and embeds of files that are not notes (images, PDFs …) */
+  attachments: Attachment[];
+  /** Links to the note's own headings or blocks */
+  own_headings: OwnHeading[];
 }
 
 /** ``path``, or ``chunk_id`` (a search hit's) for the notes near that passage. */

@@ -52,7 +52,8 @@ def chunk_hit(rt: Runtime, path: str, heading: str, *, rank: int = 1, score: flo
     cid, title, hp, level, content, bs, be, ls, le = row
     return SearchHit(
         path=path, title=title, heading_path=json.loads(hp), level=level, content=content, score=score,
-        rank=rank, match_spans=[], answer_spans=[], expanded_from=[], byte_range=(bs, be), line_range=(ls, le), chunk_id=cid,
+        rank=rank, match_spans=[], answer_spans=[], expanded_from=[], byte_range=(bs, be), line_range=(ls, le),
+        chunk_id=cid,
     )
 
 

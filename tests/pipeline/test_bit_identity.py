@@ -21,6 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from groove.pipeline import SearchParams, _hit, _low_confidence, resolve_params, run_search
+from groove.pipeline.answers import answer_spans
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates
 from groove.pipeline.spans import match_spans
@@ -57,6 +58,8 @@ def stage1_only(rt, p: SearchParams) -> SearchResponse:
     terms = span_terms(parsed)
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
+    if qvec is not None and hits:  # like match_spans, part of every response (ADR 0256)
+        answer_spans(hits, qvec, rt.embedder)
     warnings = list(r.warnings) + list(parsed.warnings)
     conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
     warnings += [conf.warning] if conf.warning else []

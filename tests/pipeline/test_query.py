@@ -217,10 +217,11 @@ def test_short_cjk_off_compiles_exactly_the_original_expression():
                (off.match_expr, off.negative_expr, off.positives, off.negatives)
 
 
-def test_span_terms_are_the_positive_phrases_plus_short_terms():
+def test_span_terms_are_the_positive_content_words():
+    # Highlighting terms (ADR 0255): katakana and kanji runs, not the particle-joined phrases.
     p = parse_query("再ランキングの評価について -foo")
-    assert span_terms(p) == p.positives + ["評価"]
-    assert "foo" not in span_terms(p)
+    assert [t.text for t in span_terms(p)] == ["ランキング", "評価"]
+    assert "foo" not in [t.text for t in span_terms(p)]
 
 
 # -------------------------------------------------------------------- caps
@@ -381,8 +382,8 @@ def test_a_korean_exclusion_behaves_as_a_japanese_one():
 
 
 def test_korean_and_chinese_terms_are_what_match_spans_highlight():
-    assert span_terms(parse_query("Obsidian에서 태그를 검색")) == ["Obsidian", "태그", "검색"]
-    assert span_terms(parse_query("怎么切换界面的显示语言"))[1:4] == ["切换", "换界", "界面"]
+    assert [t.text for t in span_terms(parse_query("Obsidian에서 태그를 검색"))] == ["Obsidian", "태그", "검색"]
+    assert [t.text for t in span_terms(parse_query("怎么切换界面的显示语言"))][:3] == ["切换", "换界", "界面"]
 
 
 def test_match_spans_highlight_the_korean_stem_and_the_chinese_words_in_the_page():

@@ -52,3 +52,16 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
         where = escape_controls(o["path"]) if o["path"] else "(no such note)"
         heading = f"#{o['heading']}" if o.get("heading") else ""
         click.echo(f"  [[{escape_controls(o['target'])}{heading}]] -> {where}  (line {o['line']})")
+    attachments = res.get("attachments") or []
+    if attachments:
+        click.echo(f"attachments ({len(attachments)}):")
+        for a in attachments:
+            where = escape_controls(a["path"]) if a["path"] else "(not in the vault)"
+            bang = "!" if a["embed"] else ""
+            click.echo(f"  {bang}[[{escape_controls(a['target'])}]] -> {where}  (line {a['line']})")
+    own = res.get("own_headings") or []
+    if own:
+        click.echo(f"headings of this note ({len(own)}):")
+        for h in own:
+            anchor = f"#^{h['block']}" if h.get("block") else f"#{h['heading']}"
+            click.echo(f"  [[{escape_controls(anchor)}]]  (line {h['line']})")

@@ -48,6 +48,7 @@ class SearchOptions:
             query=query, limit=k, rerank=self.rerank, reranker=self.reranker, mmr=self.mmr,
             mmr_lambda=self.mmr_lambda, mmr_same_doc_penalty=self.mmr_same_doc_penalty,
             parent_retriever=self.parent_retriever, legs=self.legs,
+            answer_spans=False,  # marks sentences, never ranks: eval measures ranking only
         )
 
 

@@ -47,11 +47,11 @@ def chunk_note_path(idx: Index, chunk_id: int) -> str | None:
     return row[0] if row else None
 
 
-def outgoing_links(idx: Index, doc_id: int, limit: int) -> list[tuple[str, str | None, int]]:
-    """(target, heading, line) of the note's wikilinks, in line order."""
-    return idx.conn.execute(
-        "SELECT target, heading, line FROM links WHERE doc_id = ? ORDER BY line LIMIT ?", (doc_id, limit)
-    ).fetchall()
+def outgoing_links(idx: Index, doc_id: int, limit: int) -> list[tuple[str, str | None, str | None, bool, int]]:
+    """(target, heading, block, embed, line) of the note's wikilinks, in line order."""
+    return [(t, h, b, bool(e), ln) for t, h, b, e, ln in idx.conn.execute(
+        "SELECT target, heading, block, embed, line FROM links WHERE doc_id = ? ORDER BY line LIMIT ?", (doc_id, limit)
+    )]
 
 
 def links_naming(idx: Index, keys: set[str], stem: str) -> Iterator[tuple[str, str, str, int]]:

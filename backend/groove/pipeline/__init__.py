@@ -2,7 +2,7 @@
 
     parse_query (Korean typed without spaces split by the vault's words)
     → 1 hybrid candidates + RRF → 2 reranker (opt) → 3 MMR (opt)
-    → 4 parent retriever (opt) → match_spans → SearchResponse
+    → 4 parent retriever (opt) → match_spans → answer_spans → SearchResponse
 
 ``run_search`` is the only place the stages are ordered; every surface (CLI,
 MCP, socket, eval) calls it. An optional stage that is off is skipped
@@ -23,6 +23,7 @@ from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
+from .answers import answer_spans
 from .confidence import Confidence, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction
@@ -91,6 +92,9 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     terms = span_terms(parsed)
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
+    # answer_spans: each hit's sentence nearest the query by meaning (ADR 0256); never reorders
+    if r.answer_spans and qvec is not None and hits:
+        answer_spans(hits, qvec.result(), rt.embedder)
     if params.explain:
         explain_hits(hits)
 

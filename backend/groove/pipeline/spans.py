@@ -1,20 +1,32 @@
-"""match_spans: where the query's positive phrases occur in the final content.
+"""match_spans: where the query's content words occur in the final content.
 
 Computed last, after the parent retriever, because spans are UTF-8 byte
 offsets into the content actually returned. The terms come from the query
-compiler (``query.span_terms``); this module never re-splits the query, so
-highlighting agrees with what the lexical leg matched.
+compiler (``query.span_terms``: ``HighlightTerm``s, ADR 0255); this module
+never re-splits the query, so highlighting agrees with what the lexical leg
+matched.
+
+A Latin term lights a word, not a piece of one: it starts where a word
+starts (``phone`` not in "iPhone", ``and`` not in "Android") and may be the
+start of a longer word (``sync`` in "Syncing"); a 2-letter one is a whole
+word. A CJK term lights wherever it occurs. A plain string is matched
+anywhere, as before.
 
 Matching is case-insensitive (Unicode casefold, close to FTS5's own folding).
 Offsets always point into the original ``content``: when folding changes a
 character's length (``ß`` → ``ss``), a match that covers part of it covers the
-whole original character, so a span never cuts a character in two.
+whole original character, so a span never cuts a character in two. The work
+is one ``str.find`` scan per term plus a constant-time boundary check per
+occurrence: linear in the content.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ..query import WORD, HighlightTerm, char_type
 from ..types import MatchSpan
 
 
@@ -57,21 +69,44 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return merged
 
 
-def match_spans(content: str, terms: list[str]) -> list[MatchSpan]:
+def _letter(ch: str) -> bool:
+    """A letter of a spaced script: one before a match means it starts inside a word.
+    Thai, Lao, Khmer and Myanmar write no spaces between words, so their
+    letters never make a boundary question."""
+    return char_type(ch) == WORD and not 0x0E00 <= ord(ch) <= 0x109F and not 0x1780 <= ord(ch) <= 0x17FF
+
+
+def _needles(terms: Sequence[HighlightTerm | str]) -> dict[str, tuple[bool, bool]]:
+    """Each folded needle -> (must start a word, must end one); a needle
+    asked for twice keeps the looser rule."""
+    out: dict[str, tuple[bool, bool]] = {}
+    for t in terms:
+        text, start, end = (t, False, False) if isinstance(t, str) else (t.text, t.word_start, t.word_end)
+        n = text.casefold()
+        if not n.strip():
+            continue
+        if n in out:
+            a, b = out[n]
+            start, end = a and start, b and end
+        out[n] = (start, end)
+    return out
+
+
+def match_spans(content: str, terms: Sequence[HighlightTerm | str]) -> list[MatchSpan]:
     """Sorted, merged, non-overlapping ``[start, end)`` UTF-8 byte spans of every term in ``content``."""
-    needles = [n for n in dict.fromkeys(t.casefold() for t in terms if t and t.strip()) if n]
+    needles = _needles(terms)
     if not needles or not content:
         return []
     hay, owner = _fold(content)
     char_spans: list[tuple[int, int]] = []
-    for needle in needles:
+    for needle, (word_start, word_end) in needles.items():
         start = hay.find(needle)
         while start != -1:  # overlapping occurrences too ("aaa" in "aaaa"): merged below
             end = start + len(needle)
-            if owner is None:
-                char_spans.append((start, end))
-            else:
-                char_spans.append((owner[start], owner[end - 1] + 1))
+            a, b = (start, end) if owner is None else (owner[start], owner[end - 1] + 1)
+            if (not word_start or a == 0 or not _letter(content[a - 1])) and \
+                    (not word_end or b == len(content) or not _letter(content[b])):
+                char_spans.append((a, b))
             start = hay.find(needle, start + 1)
     if not char_spans:
         return []

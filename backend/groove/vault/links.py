@@ -125,6 +125,18 @@ def resolve_target(names: NameIndex, target: str, from_path: str | None) -> Note
     return pick(cands, from_folder) if cands else None
 
 
+# The files Obsidian opens besides notes (its help's "Accepted file formats"):
+# a link to one is an attachment, listed apart, never a missing note (ADR 0257).
+ATTACHMENT_SUFFIXES = frozenset(
+    ".avif .bmp .gif .jpeg .jpg .png .svg .webp .flac .m4a .mp3 .ogg .wav .3gp .mkv .mov .mp4 .ogv .webm .pdf"
+    .split())
+
+
+def names_attachment(target: str) -> bool:
+    """``target`` ends in a file type that is not a note (``Sleep-2026.webp``, ``Figure 1.png``)."""
+    return posixpath.splitext(target.strip())[1].lower() in ATTACHMENT_SUFFIXES
+
+
 def match_file(files: list[str], target: str) -> str | None:
     """An attachment ``target`` among the vault's other files (shortest path wins)."""
     key = fold(target.strip().lstrip("/").replace("\\", "/"))

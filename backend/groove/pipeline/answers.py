@@ -1,0 +1,192 @@
+"""answer_spans: the sentence of each returned hit that best answers the
+query by meaning (ADR 0256), even when it shares no word with it.
+
+After match_spans, on the final content: the content is cut into sentences
+(``sentences``), each embedded as a passage with the default embedder, and
+the one nearest the query vector the pipeline already computed is marked,
+with an adjacent one when it scores nearly as well. Ranking is never
+touched: this reads the hits, it does not reorder them.
+
+Bounded so a panel search stays quick (figures: bench/answer_spans.py):
+at most ``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS``
+for the model; a hit with one sentence needs no model at all; and sentence
+vectors are kept (``_VectorCache``), so the searches of someone typing,
+whose hits repeat, embed only the sentences they have not seen.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..models.base import Embedder
+from ..types import MatchSpan, SearchHit
+from .spans import utf8_offsets
+
+MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
+MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
+MIN_LETTERS = 4  # a "sentence" with fewer letters or digits ("OK.", "1.") is no answer
+SECOND_MARGIN = 0.02  # an adjacent sentence this close to the best one is marked too
+CACHE_SIZE = 8192  # sentence vectors kept (384 floats each: ~12 MB)
+
+_FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
+_RULE = re.compile(r"^\s*([-*_])(?:\s*\1){2,}\s*$")
+_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+# What opens a line without being its text: quote marks, a list or task
+# marker, a callout's [!type], a table row's first bar.
+_MARKER = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*+]|\d{1,9}[.)])\s+(?:\[.\]\s+)?)?(?:\[![^\]]*\][-+]?\s*)?\|?\s*")
+_ONLY_EMBED = re.compile(r"^(?:!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|\s)*$")
+# A sentence ends after . ! ? (and closing quotes or brackets) before a
+# space, or after a CJK full stop, question or exclamation mark.
+_END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|[。！？][」』）]*")
+_ABBREV = frozenset("e.g i.e etc vs cf mr mrs ms dr st fig".split())
+# For the model only: link and emphasis syntax read as the words it shows.
+_CLEAN = [(re.compile(r"!?\[\[(?:[^\]|]*\|)?([^\]]*)\]\]"), r"\1"), (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),
+          (re.compile(r"\*\*|__|`|==|~~|\s\^[\w-]+$"), ""), (re.compile(r"\s*\|\s*"), " ; ")]
+
+
+@dataclass(frozen=True)
+class Sentence:
+    start: int  # character offsets into the content, [start, end)
+    end: int
+    text: str  # as the model reads it
+
+
+def sentences(content: str) -> list[Sentence]:
+    """The sentences of ``content`` worth marking, in order: a paragraph
+    (its hard-wrapped lines joined) split at sentence ends, a list item or a
+    table row each at least one; never a heading, a code block, a rule, a
+    table's |---| line or a bare embed."""
+    units: list[list[int]] = []  # [start, end) character offsets of paragraphs, items, rows
+    fence: str | None = None
+    joinable = False  # the line before was prose a plain next line continues
+    pos = 0
+    for line in content.splitlines(keepends=True):
+        at, pos = pos, pos + len(line)
+        body = line.rstrip("\r\n")
+        m = _FENCE.match(body)
+        if fence is not None or m:
+            if fence is None:
+                fence = m.group(1)
+            elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
+                fence = None
+            joinable = False
+            continue
+        if not body.strip() or _HEADING.match(body) or _RULE.match(body) or _TABLE_SEP.match(body):
+            joinable = False
+            continue
+        lead = _MARKER.match(body).end()
+        row = body.lstrip().startswith("|")
+        text = body[lead:].rstrip().rstrip("|").rstrip() if row else body[lead:].rstrip()
+        if not text or _ONLY_EMBED.match(text):
+            joinable = False
+            continue
+        if joinable and not row and not body[:lead].strip():
+            units[-1][1] = at + lead + len(text)  # a wrapped line of the same paragraph or item
+        else:
+            units.append([at + lead, at + lead + len(text)])
+        joinable = not row
+    return [s for a, b in units for s in _split(content[a:b], a)]
+
+
+def _split(text: str, base: int) -> list[Sentence]:
+    out: list[Sentence] = []
+    start = 0
+    for m in _END.finditer(text):
+        if text[m.start()] == "." and _abbreviation(text, m.start()):
+            continue
+        out.append(_sentence(text, start, m.end(), base))
+        start = m.end()
+    out.append(_sentence(text, start, len(text), base))
+    return [s for s in out if s is not None]
+
+
+def _abbreviation(text: str, dot: int) -> bool:
+    """The dot of e.g., i.e., a decimal (1.5) or a file name, not a sentence end."""
+    word = text[:dot].rsplit(None, 1)[-1].lstrip("(").casefold() if text[:dot].strip() else ""
+    return word in _ABBREV or len(word) == 1
+
+
+def _sentence(text: str, a: int, b: int, base: int) -> Sentence | None:
+    while a < b and text[a].isspace():
+        a += 1
+    while b > a and text[b - 1].isspace():
+        b -= 1
+    piece = text[a:b]
+    if sum(ch.isalnum() for ch in piece) < MIN_LETTERS:
+        return None
+    clean = piece
+    for pat, rep in _CLEAN:
+        clean = pat.sub(rep, clean)
+    clean = " ".join(clean.split()) or " ".join(piece.split())
+    return Sentence(base + a, base + b, clean[:MAX_SENTENCE_CHARS])
+
+
+class _VectorCache:
+    """Sentence vectors by (model, text), least recently used dropped first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._d: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def vectors(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+        # By the model file, not the object: a reloaded model keeps its vectors,
+        # another model never reads them.
+        key = getattr(embedder, "model_path", None) or f"{type(embedder).__name__}@{id(embedder)}"
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if (key, t) not in self._d))
+        fresh = embedder.embed_passages(missing) if missing else None
+        with self._lock:
+            got = {t: self._d[(key, t)] for t in texts if (key, t) in self._d}
+            for t, v in zip(missing, fresh if fresh is not None else []):
+                got[t] = self._d[(key, t)] = v
+            for t in texts:
+                if (key, t) in self._d:
+                    self._d.move_to_end((key, t))
+            while len(self._d) > self.size:
+                self._d.popitem(last=False)
+        return np.stack([got[t] for t in texts])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+
+
+CACHE = _VectorCache(CACHE_SIZE)
+
+
+def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> None:
+    """Set ``answer_spans`` on each hit: its best sentence by cosine to the
+    query vector (unit vectors: a dot product), and an adjacent one within
+    ``SECOND_MARGIN``. All hits' sentences go to the model in one batch."""
+    per_hit = [sentences(h.content)[:MAX_SENTENCES] for h in hits]
+    texts = [s.text for ss in per_hit if len(ss) > 1 for s in ss]
+    sims = CACHE.vectors(embedder, texts) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
+    i = 0
+    for h, ss in zip(hits, per_hit):
+        if not ss:
+            h.answer_spans = []
+            continue
+        if len(ss) == 1:
+            h.answer_spans = _to_bytes(h.content, ss)
+            continue
+        scores = sims[i:i + len(ss)]
+        i += len(ss)
+        best = int(np.argmax(scores))
+        picked = [ss[best]]
+        near = [j for j in (best - 1, best + 1) if 0 <= j < len(ss) and scores[j] >= scores[best] - SECOND_MARGIN]
+        if near:
+            picked.append(ss[max(near, key=lambda j: scores[j])])
+        h.answer_spans = _to_bytes(h.content, sorted(picked, key=lambda s: s.start))
+
+
+def _to_bytes(content: str, picked: list[Sentence]) -> list[MatchSpan]:
+    offs = utf8_offsets(content)
+    return [MatchSpan(int(offs[s.start]), int(offs[s.end])) for s in picked]

@@ -1,0 +1,122 @@
+"""answer_spans (ADR 0256): each hit's sentence nearest the query by
+meaning, as UTF-8 byte offsets into its content; never a heading, code or
+table syntax; never a change to the ranking."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from groove.pipeline import SearchParams, run_search
+from groove.pipeline.answers import CACHE, answer_spans, sentences
+from groove.types import MatchSpan, SearchHit
+from stagekit import small_rt  # noqa: F401  (fixture)
+
+
+def texts(content: str) -> list[str]:
+    return [content[s.start:s.end] for s in sentences(content)]
+
+
+def sliced(content: str, spans: list[MatchSpan]) -> list[str]:
+    data = content.encode("utf-8")
+    return [data[s.start:s.end].decode("utf-8") for s in spans]
+
+
+def test_prose_splits_at_sentence_ends_but_not_at_abbreviations_or_decimals():
+    content = "Open the app, e.g. on a phone. Version 1.5 syncs! Does it work? Yes it does work."
+    assert texts(content) == ["Open the app, e.g. on a phone.", "Version 1.5 syncs!", "Does it work?",
+                              "Yes it does work."]
+
+
+def test_cjk_sentences_end_at_their_own_marks():
+    assert texts("同期を有効にします。設定を開きます！できますか？はい") == [
+        "同期を有効にします。", "設定を開きます！", "できますか？"]  # はい: under four letters
+    assert texts("동기화를 켭니다. 설정을 엽니다") == ["동기화를 켭니다.", "설정을 엽니다"]
+
+
+def test_markdown_syntax_is_never_a_sentence_and_markers_are_left_out():
+    content = (
+        "# Heading of the section\n\n"
+        "- [ ] A task to finish today\n"
+        "1. The first numbered step\n"
+        "> [!note] A callout about syncing\n"
+        "| Plan | Storage limit |\n|---|---|\n| Standard | One gigabyte |\n"
+        "---\n"
+        "```python\nprint('code is not an answer')\n```\n"
+        "![[lucide-table.svg#icon]]\n"
+        "Plain prose line here.\n"
+    )
+    assert texts(content) == ["A task to finish today", "The first numbered step", "A callout about syncing",
+                              "Plan | Storage limit", "Standard | One gigabyte", "Plain prose line here."]
+
+
+def test_the_model_reads_links_and_emphasis_as_their_words():
+    (s,) = sentences("Use **bold** and [[Internal links|a link]] with `code` [text](https://x.y).")
+    assert s.text == "Use bold and a link with code text."
+
+
+class FixedEmbedder:
+    """Vectors by keyword, so which sentence is nearest is known: 'answer'
+    points along the query's axis, 'nearly' almost so, the rest away."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def embed_passages(self, texts):  # noqa: ANN001, ANN201
+        self.calls += 1
+        out = []
+        for t in texts:
+            v = np.array([1.0, 0.0]) if "answer" in t else np.array([0.99, 0.14]) if "nearly" in t \
+                else np.array([0.0, 1.0])
+            out.append(v / np.linalg.norm(v))
+        return np.asarray(out, dtype=np.float32)
+
+
+def hit(content: str) -> SearchHit:
+    return SearchHit(path="a.md", title="a", heading_path=[], level=0, content=content, score=1.0, rank=1,
+                     match_spans=[], answer_spans=[], expanded_from=[], byte_range=(0, 1), line_range=(1, 1),
+                     chunk_id=1)
+
+
+def test_the_best_sentence_is_marked_with_an_adjacent_one_that_scores_nearly_as_well():
+    CACHE.clear()
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    h1 = hit("# Title\n\nFirst unrelated words. Here is the answer, 東京. Then more unrelated words.")
+    h2 = hit("Unrelated opening words. The answer sentence. And nearly the same thing. Unrelated closing words.")
+    h3 = hit("Only one sentence here")
+    emb = FixedEmbedder()
+    answer_spans([h1, h2, h3], q, emb)
+    assert sliced(h1.content, h1.answer_spans) == ["Here is the answer, 東京."]
+    assert sliced(h2.content, h2.answer_spans) == ["The answer sentence.", "And nearly the same thing."]
+    assert sliced(h3.content, h3.answer_spans) == ["Only one sentence here"]
+    assert emb.calls == 1  # one batch for every hit; a one-sentence hit needs no model
+    answer_spans([h1, h2], q, emb)
+    assert emb.calls == 1  # the same sentences again: from the cache
+
+
+def test_the_pipeline_marks_answers_without_changing_the_ranking(small_rt):  # noqa: F811
+    for q in ("coffee", "garden plan", "東京"):
+        on = run_search(small_rt, SearchParams(q, limit=10))
+        off = run_search(small_rt, SearchParams(q, limit=10, answer_spans=False))
+        assert [dataclasses.replace(h, answer_spans=[]) for h in on.results] == off.results
+        assert all(h.answer_spans == [] for h in off.results)
+        assert any(h.answer_spans for h in on.results)
+        for h in on.results:
+            for text in sliced(h.content, h.answer_spans):  # strict decoding: whole characters
+                assert text.strip() and not text.startswith(("#", "- ", "|"))
+
+
+def test_the_wire_form_carries_answer_spans_both_ways(small_rt):  # noqa: F811
+    resp = run_search(small_rt, SearchParams("coffee", limit=3))
+    d = resp.to_json()
+    assert all(isinstance(h["answer_spans"], list) for h in d["results"])
+    assert type(resp).from_json(d) == resp
+
+
+def test_a_hard_wrapped_sentence_is_one_sentence_and_a_new_item_is_not_a_continuation():
+    content = ("The model may be slow on old laptops; the index may grow\non a phone. Short one here.\n"
+               "- next item\n  wraps on\n")
+    assert texts(content) == ["The model may be slow on old laptops; the index may grow\non a phone.",
+                              "Short one here.", "next item\n  wraps on"]
+    assert sentences(content)[0].text == "The model may be slow on old laptops; the index may grow on a phone."
