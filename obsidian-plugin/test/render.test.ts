@@ -281,6 +281,8 @@ describe("renderRelated", () => {
           { target: "D", path: "D.md", heading: "Heading", line: 3 },
           { target: "Missing", path: null, heading: null, line: 4 },
         ],
+        attachments: [],
+        own_headings: [],
       },
       { onOpenPath, onOpenLink },
     );
@@ -309,6 +311,8 @@ describe("renderRelated", () => {
         ],
         backlinks: [{ path: "Notes/Ref.md", title: "Ref", line: 2 }],
         outgoing: [],
+      attachments: [],
+      own_headings: [],
       },
       { onOpenPath: vi.fn(), onOpenLink: vi.fn(), nameIsAmbiguous: (p) => p === "Notes/Ref.md" },
     );
@@ -328,7 +332,7 @@ describe("renderRelated", () => {
     const onInsertLink = vi.fn();
     renderRelated(
       root,
-      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9, linked: true }, { path: "c.md", title: "C", score: 0.8, linked: false }], backlinks: [], outgoing: [] },
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9, linked: true }, { path: "c.md", title: "C", score: 0.8, linked: false }], backlinks: [], outgoing: [], attachments: [], own_headings: [] },
       { onOpenPath, onOpenLink: vi.fn(), onInsertLink },
     );
     const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
@@ -340,7 +344,7 @@ describe("renderRelated", () => {
     items[1]!.querySelector(".groove-insert-link")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     expect(onOpenPath).not.toHaveBeenCalled();
     // Without an insert handler (the modal, VS Code) there is no button.
-    renderRelated(root, { path: "a.md", similar: [{ path: "c.md", title: "C", score: 0.8 }], backlinks: [], outgoing: [] }, { onOpenPath, onOpenLink: vi.fn(), unlinkedOnly: true });
+    renderRelated(root, { path: "a.md", similar: [{ path: "c.md", title: "C", score: 0.8 }], backlinks: [], outgoing: [], attachments: [], own_headings: [] }, { onOpenPath, onOpenLink: vi.fn(), unlinkedOnly: true });
     expect(root.querySelector(".groove-insert-link")).toBeNull();
     expect(root.querySelector(".groove-related-heading")!.textContent).toBe("Similar, not linked (1)");
   });
@@ -351,7 +355,7 @@ describe("renderRelated", () => {
     const onOpenPath = vi.fn();
     renderRelated(
       root,
-      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9 }, { path: "c.md", title: "C", score: 0.8 }, { path: "d.md", title: "D", score: 0.7 }], backlinks: [], outgoing: [] },
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9 }, { path: "c.md", title: "C", score: 0.8 }, { path: "d.md", title: "D", score: 0.7 }], backlinks: [], outgoing: [], attachments: [], own_headings: [] },
       { onOpenPath, onOpenLink: vi.fn() },
     );
     const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];

@@ -345,6 +345,8 @@ describe("related notes quick pick", async () => {
         { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: "Setting Up", line: 3 },
         { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: null, line: 5 },
       ],
+      attachments: [],
+      own_headings: [],
     });
     const labels = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
     expect(labels).toEqual([
@@ -360,7 +362,7 @@ describe("related notes quick pick", async () => {
   });
 
   it("says which similar notes are linked, and offers Unlinked only as in Obsidian", () => {
-    const r = { path: "a.md", similar: [{ path: "L.md", title: "L", score: 0.9, linked: true }, { path: "U.md", title: "U", score: 0.8, linked: false }], backlinks: [], outgoing: [] };
+    const r = { path: "a.md", similar: [{ path: "L.md", title: "L", score: 0.9, linked: true }, { path: "U.md", title: "U", score: 0.8, linked: false }], backlinks: [], outgoing: [], attachments: [], own_headings: [] };
     const all = relatedItems(r);
     expect(all[0]).toMatchObject({ label: "$(filter) Unlinked only", toggle: true });
     expect(all.filter((i) => i.open).map((i) => [i.label, i.detail])).toEqual([
