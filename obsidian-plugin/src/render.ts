@@ -466,7 +466,8 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
     const li = item(sim, s.title || s.path, where(s.title || s.path, s.path), sub, (e) => h.onOpenPath(s.path, null, e));
     li.setAttribute("data-path", s.path);
     if (s.linked) li.classList.add("groove-linked");
-    if (h.onInsertLink) {
+    // A note already linked needs no second link (issue 47).
+    if (h.onInsertLink && !s.linked) {
       const b = el(li, "button", { cls: "groove-insert-link", text: "Insert link", attr: { type: "button", "aria-label": `Insert a link to ${s.title || s.path} at the cursor` } });
       // The button is not the row: no open, and the row's keys stay the row's.
       b.addEventListener("click", (e) => {

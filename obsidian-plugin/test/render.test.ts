@@ -339,6 +339,8 @@ describe("renderRelated", () => {
     expect(items.map((i) => i.classList.contains("groove-linked"))).toEqual([true, false]);
     expect(items[0]!.querySelector(".groove-related-sub")!.textContent).toMatch(/· linked$/);
     expect(items[1]!.querySelector(".groove-related-sub")!.textContent).not.toMatch(/linked/);
+    // Insert link only where there is no link yet.
+    expect(items.map((i) => !!i.querySelector(".groove-insert-link"))).toEqual([false, true]);
     items[1]!.querySelector<HTMLButtonElement>(".groove-insert-link")!.click();
     expect(onInsertLink).toHaveBeenCalledWith("c.md");
     items[1]!.querySelector(".groove-insert-link")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
