@@ -1,6 +1,6 @@
 """What the parent retriever costs a panel search (the editors' default, issue 47).
 
-    GROOVE_MODELS_DIR=~/.cache/groove-test-models python bench/panel_context_cost.py \
+    GROOVE_MODELS_DIR=~/.local/share/groove/models python bench/panel_context_cost.py \
         [--notes 120] [--repeat 10] [--vaults en,ja]
 
 A real `groove serve` on a copy of (part of) each eval vault, with an
