@@ -108,7 +108,8 @@ export class Workbench {
     // The workbench may ask for remote assets (fonts, marketplace): nothing leaves this machine.
     await ctx.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort());
     const page = await ctx.newPage();
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.folder)}`);
+    // A loaded machine (shared CI, other jobs) can take well over the default 30 s to serve the workbench.
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.folder)}`, { timeout: 180_000 });
     await page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60_000 });
     return new Workbench(page, ud, proc, () => log);
   }
