@@ -284,6 +284,7 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
         expect(f.top).toBeLessThan(160); // near the top of the row: no scrolling inside a hit
       }
       await shotPanel(p4, `${name}.png`, 760);
+      publish(`${name}.png`);
     };
     // Context off: windowed snippets.
     await check("keep notes in sync between phone and computer", "readable-rows-en-300");
@@ -312,6 +313,7 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
         await box.locator(".groove-show-more").click();
       }
       await shotPanel(p4, `${name}.png`, 760);
+      publish(`${name}.png`);
     }
     await p4.close();
   }, 240_000);
