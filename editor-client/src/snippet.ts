@@ -75,6 +75,8 @@ export interface HitDisplayOptions {
   oneLine?: boolean;
   /** Cut around the first highlight; null: the whole text. */
   window?: WindowOptions | null;
+  /** Window around the first word match even when there is an answer span (a list row that can mark only the matches). */
+  preferMatch?: boolean;
 }
 
 /** What a panel shows of a hit: readable text, its spans, and whether context was cut off before/after. */
@@ -109,7 +111,7 @@ export function hitDisplay(hit: SearchHit, o: HitDisplayOptions = {}): HitDispla
     after = we < m.byteLength;
   }
   if (o.window) {
-    const w = windowDisplay(d, o.window);
+    const w = windowDisplay(d, { ...o.window, focus: o.window.focus ?? (o.preferMatch ? d.match[0] : undefined) });
     // the window's own "…" already says the text goes on
     if (w.text.startsWith("…")) before = false;
     if (w.text.endsWith("…")) after = false;
@@ -123,11 +125,12 @@ const toHighlights = (list: DisplaySpan[]): SnippetHighlight[] => list.map((s) =
 /**
  * One line of text for list UIs that cannot show line breaks (QuickPick
  * detail, tree labels): Markdown removed, whitespace collapsed, cut between
- * words around the first highlight so it shows within the first `context`
- * characters of a narrow row.
+ * words around the first word match (else the first answer span) so it shows
+ * within the first `context` characters of a narrow row.
  */
 export function snippetLine(hit: SearchHit, context = 60, withContext = false): SnippetLine {
-  const d = hitDisplay(hit, { withContext, oneLine: true, window: { before: Math.max(8, Math.round(context / 3)), width: context * 3 } });
+  // A row marks its word matches (the answer only when there are none): the first one must show.
+  const d = hitDisplay(hit, { withContext, oneLine: true, preferMatch: true, window: { before: Math.max(8, Math.round(context / 3)), width: context * 3 } });
   return { text: d.text, highlights: toHighlights(d.match), answers: toHighlights(d.answer) };
 }
 

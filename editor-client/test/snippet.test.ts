@@ -56,6 +56,16 @@ describe("snippetLine", () => {
     expect(line.highlights.map((x) => line.text.slice(x.start, x.end))).toEqual(["Sync", "your devices", "sync"]);
   });
 
+  it("a row with word matches and an answer span is cut around the first match (what the row can mark)", () => {
+    const lead = "Install the app, sign in and pick the vault. ";
+    const content = lead + "Sync runs in the background, so the notes on your phone and your laptop stay the same.";
+    const answer: [number, number] = [B(lead), B(content)];
+    const h = { ...hit(content, ["phone", "laptop"]), answer_spans: [answer] };
+    const line = snippetLine(h, 30);
+    expect(line.highlights[0]!.start).toBeLessThan(30);
+    expect(line.text.slice(line.highlights[0]!.start, line.highlights[0]!.end)).toBe("phone");
+  });
+
   it("a hit with no word match still shows where its answer span is", () => {
     const content = "Split the workspace. Drag a tab to the right edge to show two notes side by side.";
     const h = { ...hit(content, []), answer_spans: [[B("Split the workspace. "), B(content)] as [number, number]] };
