@@ -64,6 +64,27 @@ def test_piped_hit_list_is_plain_whole_lines_and_brackets_stay_literal(monkeypat
     assert lines[3] == "    The plan is to sync twice a day."
 
 
+def test_text_output_groups_a_notes_sections_under_its_best_hit(monkeypatch):
+    """Issue 47: one note per entry, its other sections beneath; the ranks stay the daemon's."""
+    for var in ("NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(var, raising=False)
+    other = {**HIT, "path": "b.md", "title": "B", "heading_path": ["B"], "rank": 2, "chunk_id": 8}
+    second = {**HIT, "heading_path": ["Draft", "Later"], "rank": 3, "chunk_id": 9, "line_range": [9, 9]}
+    resp = SearchResponse.from_json({"results": [HIT, other, second], "low_confidence": False,
+                                     "filter_applied": False, "warnings": []})
+    out = io.StringIO()
+    monkeypatch.setattr("sys.stdout", out)
+    print_response(resp)
+    assert out.getvalue().splitlines() == [
+        " 1. a/[draft].md  Draft > Plan  L3  0.5000",
+        "    The plan is to sync twice a day.",
+        "     + 3. Draft > Later  L9  0.5000",
+        "       The plan is to sync twice a day.",
+        " 2. b.md  B  L3  0.5000",
+        "    The plan is to sync twice a day.",
+    ]
+
+
 def test_printer_joins_parts_and_keeps_their_styles():
     out = io.StringIO()
     p = Printer(out)

@@ -141,14 +141,16 @@ export interface FileSelection {
 }
 
 /**
- * The editor selection for match span `spanIndex` of a hit (or the whole
- * hit chunk when it has no spans), computed from the current file text.
+ * The editor selection for match span `spanIndex` of a hit (-1: its first
+ * answer span, else its first match span; the whole hit chunk when it has
+ * no spans), computed from the current file text.
  * Positions are 0-based line / UTF-16 column, valid in editors that
  * normalise CRLF (see indexToLineCh).
  */
 export function hitSelection(hit: SearchHit, fileText: string, spanIndex = 0): FileSelection {
   const pieces = verifiedPieces(hit, fileText);
-  const span = hit.match_spans?.[spanIndex];
+  // -1: the first answer span (the sentence that answers the query), else the first word match.
+  const span = spanIndex >= 0 ? hit.match_spans?.[spanIndex] : (hit.answer_spans?.[0] ?? hit.match_spans?.[0]);
   if (pieces) {
     let fs: number | null;
     let fe: number | null;
@@ -208,3 +210,25 @@ export function hitWikilink(hit: SearchHit, target = linkTarget(hit.path)): stri
   return clean ? `[[${target}#${clean}]]` : `[[${target}]]`;
 }
 
+
+/** A note's hits in one row: its best-ranked section, then its other matching sections in rank order. */
+export interface NoteGroup {
+  path: string;
+  best: { hit: SearchHit; index: number };
+  others: Array<{ hit: SearchHit; index: number }>;
+}
+
+/**
+ * Hits grouped by note, notes in the order of their best hit (the daemon's
+ * ranking); `index` is each hit's place in the daemon's list. Presentation
+ * only: the protocol stays one hit per chunk.
+ */
+export function groupHits(hits: ReadonlyArray<SearchHit>): NoteGroup[] {
+  const byPath = new Map<string, NoteGroup>();
+  hits.forEach((hit, index) => {
+    const g = byPath.get(hit.path);
+    if (g) g.others.push({ hit, index });
+    else byPath.set(hit.path, { path: hit.path, best: { hit, index }, others: [] });
+  });
+  return [...byPath.values()];
+}

@@ -17,3 +17,4 @@ export * from "./connection";
 export * from "./snippet";
 export * from "./explain";
 export * from "./exclusions";
+export * from "./display";

@@ -1,13 +1,13 @@
 /**
- * Display text of a hit for the editors' result lists: Markdown heading
- * markers and blank-line runs removed (the heading path is shown apart),
- * long plain stretches elided, every highlight kept with the index of its
- * match span. Shared by the Obsidian panel (HTML marks) and the VS Code
- * QuickPick / results tree (one line with highlight ranges).
+ * What the editors show of a hit: its text without Markdown (display.ts),
+ * cut around the first highlight, every highlight kept with the index of its
+ * span. Shared by the Obsidian panel (HTML marks) and the VS Code QuickPick /
+ * results tree (one line with highlight ranges).
  */
-import { hitSegments } from "./hits";
-import { elideSegments, type Segment } from "./offsets";
-import type { SearchHit } from "./protocol";
+import { markdownDisplay, windowDisplay, type DisplaySpan, type DisplayText, type WindowOptions } from "./display";
+import { ownChunkWindow } from "./hits";
+import { Utf8Mapper, type Segment } from "./offsets";
+import type { ByteSpan, SearchHit } from "./protocol";
 
 const HEADING_LINE = /^[ \t]*#{1,6}[ \t][^\n]*(?:\n|$)/;
 const BLANK_RUNS = /(?:\r?\n[ \t]*){2,}/g;
@@ -58,61 +58,91 @@ export interface SnippetHighlight {
 
 export interface SnippetLine {
   text: string;
+  /** Word matches (`span`: index into `match_spans`). */
   highlights: SnippetHighlight[];
+  /** Answer spans (index into `answer_spans`). */
+  answers: SnippetHighlight[];
+}
+
+/** A hit's answer spans; an older daemon sends none. */
+export function answerSpans(hit: SearchHit): ByteSpan[] {
+  return hit.answer_spans ?? [];
+}
+
+export interface HitDisplayOptions {
+  /** The whole expanded content (with the hit's own chunk as `marks[0]`), else only the own chunk. */
+  withContext?: boolean;
+  oneLine?: boolean;
+  /** Cut around the first highlight; null: the whole text. */
+  window?: WindowOptions | null;
+  /** Window around the first word match even when there is an answer span (a list row that can mark only the matches). */
+  preferMatch?: boolean;
+}
+
+/** What a panel shows of a hit: readable text, its spans, and whether context was cut off before/after. */
+export interface HitDisplay extends DisplayText {
+  before: boolean;
+  after: boolean;
 }
 
 /**
+ * A hit as readable text (Markdown removed: markdownDisplay) with its match
+ * and answer spans on it. Without context only the hit's own chunk is shown
+ * (spans clipped to it); with context the whole expanded content, the own
+ * chunk as `marks[0]` so the panel can set it apart.
+ */
+export function hitDisplay(hit: SearchHit, o: HitDisplayOptions = {}): HitDisplay {
+  const expanded = (hit.expanded_from?.length ?? 0) > 0;
+  const opts = { oneLine: o.oneLine ?? false, dropLeadingHeadings: true };
+  let d: DisplayText;
+  let before = false;
+  let after = false;
+  if (!expanded || o.withContext) {
+    const own = expanded ? [ownChunkWindow(hit)] : [];
+    d = markdownDisplay(hit.content, { match: hit.match_spans ?? [], answer: answerSpans(hit), marks: own }, opts);
+  } else {
+    const [ws, we] = ownChunkWindow(hit);
+    const m = new Utf8Mapper(hit.content);
+    const text = hit.content.slice(m.toIndex(ws), m.toIndex(we));
+    const clip = (list: ByteSpan[]) => list.map(([s, e]) => [Math.max(s, ws) - ws, Math.min(e, we) - ws] as [number, number]);
+    // Clipping keeps each span's index: filter empty ones only after mapping.
+    d = markdownDisplay(text, { match: clip(hit.match_spans ?? []), answer: clip(answerSpans(hit)) }, opts);
+    before = ws > 0;
+    after = we < m.byteLength;
+  }
+  if (o.window) {
+    const w = windowDisplay(d, { ...o.window, focus: o.window.focus ?? (o.preferMatch ? d.match[0] : undefined) });
+    // the window's own "…" already says the text goes on
+    if (w.text.startsWith("…")) before = false;
+    if (w.text.endsWith("…")) after = false;
+    d = w;
+  }
+  return { ...d, before, after };
+}
+
+const toHighlights = (list: DisplaySpan[]): SnippetHighlight[] => list.map((s) => ({ start: s.start, end: s.end, span: s.index }));
+
+/**
  * One line of text for list UIs that cannot show line breaks (QuickPick
- * detail, tree labels): tidied, elided to about `context` characters around
- * each highlight, whitespace runs collapsed to one space. `highlights` index
- * into `text`, each with its span index.
+ * detail, tree labels): Markdown removed, whitespace collapsed, cut between
+ * words around the first word match (else the first answer span) so it shows
+ * within the first `context` characters of a narrow row.
  */
 export function snippetLine(hit: SearchHit, context = 60, withContext = false): SnippetLine {
-  const { segments } = hitSegments(hit, withContext);
-  const shown = elideSegments(tidySegments(segments), context);
-  let text = "";
-  const highlights: SnippetHighlight[] = [];
-  for (const seg of shown) {
-    // Collapse whitespace per segment; a space never doubles across a boundary.
-    let t = collapseWhitespace(seg.text);
-    if (text.endsWith(" ") && t.startsWith(" ")) t = t.slice(1);
-    if (!text && !seg.highlighted) t = t.replace(/^ /, "");
-    if (seg.highlighted && seg.span !== undefined && t) highlights.push({ start: text.length, end: text.length + t.length, span: seg.span });
-    text += t;
-  }
-  const trimmed = text.replace(/ +$/, "");
-  return { text: trimmed, highlights: highlights.filter((h) => h.start < trimmed.length).map((h) => ({ ...h, end: Math.min(h.end, trimmed.length) })) };
+  // A row marks its word matches (the answer only when there are none): the first one must show.
+  const d = hitDisplay(hit, { withContext, oneLine: true, preferMatch: true, window: { before: Math.max(8, Math.round(context / 3)), width: context * 3 } });
+  return { text: d.text, highlights: toHighlights(d.match), answers: toHighlights(d.answer) };
 }
 
 /**
  * The text around one match span, on one line (a per-match row in a list):
- * `context` characters either side, cut at line breaks so the row shows the
- * span's own line.
+ * Markdown removed, cut between words, the span near the start.
  */
 export function spanContextLine(hit: SearchHit, spanIndex: number, context = 40): SnippetLine | null {
-  const { segments } = hitSegments(hit, true);
-  let at = -1;
-  let full = "";
-  let spanText = "";
-  for (const seg of segments) {
-    if (seg.highlighted && seg.span === spanIndex) {
-      at = full.length;
-      spanText = seg.text;
-    }
-    full += seg.text;
-  }
-  if (at < 0) return null;
-  const lineStart = Math.max(full.lastIndexOf("\n", at - 1) + 1, 0);
-  let lineEnd = full.indexOf("\n", at + spanText.length);
-  if (lineEnd < 0) lineEnd = full.length;
-  let before = full.slice(Math.max(lineStart, at - context), at);
-  let after = full.slice(at + spanText.length, Math.min(lineEnd, at + spanText.length + context));
-  before = before.replace(/^[ \t]*#{1,6}[ \t]+/, "").replace(/\s+/g, " ").replace(/^ /, "");
-  after = after.replace(/\s+/g, " ").replace(/ $/, "");
-  const lead = at - context > lineStart ? "… " : "";
-  const tail = at + spanText.length + context < lineEnd ? " …" : "";
-  const shownSpan = spanText.replace(/\s+/g, " ");
-  const text = lead + before + shownSpan + after + tail;
-  const start = (lead + before).length;
-  return { text, highlights: [{ start, end: start + shownSpan.length, span: spanIndex }] };
+  const full = markdownDisplay(hit.content, { match: hit.match_spans ?? [] }, { oneLine: true });
+  const focus = full.match.find((s) => s.index === spanIndex);
+  if (!focus) return null;
+  const d = windowDisplay(full, { before: Math.round(context / 2), width: context * 2, focus });
+  const mine = d.match.filter((s) => s.index === spanIndex);
+  return { text: d.text, highlights: toHighlights(mine), answers: [] };
 }

@@ -22,7 +22,7 @@ function hitFor(file: string, chunk: string, terms: string[], expandTo?: string)
     const s = B(content.slice(0, i));
     return [s, s + B(t)] as [number, number];
   });
-  return { path: "Notes/会議.md", title: "会議", heading_path: ["会議", "議事録"], level: 2, content, score: 0.8, rank: 1, match_spans, expanded_from, byte_range, line_range: [3, 4], chunk_id: 8 };
+  return { path: "Notes/会議.md", title: "会議", heading_path: ["会議", "議事録"], level: 2, content, score: 0.8, rank: 1, match_spans, answer_spans: [], expanded_from, byte_range, line_range: [3, 4], chunk_id: 8 };
 }
 
 describe("jumping to a match span in the file", () => {
@@ -157,6 +157,7 @@ describe("span identity: every rendered highlight maps to its match_spans index"
     score: 0.5,
     rank: 1,
     match_spans: [at("sync"), at("Conflicting"), at("copies"), at("sync", content.indexOf("appear"))],
+    answer_spans: [],
     expanded_from: [
       { chunk_id: 1, byte_range: [0, B(parent)], line_range: [1, 4] },
       { chunk_id: 2, byte_range: [fileBytes(own), fileBytes(own) + B(own)], line_range: [5, 7] },

@@ -241,7 +241,8 @@ export class SearchPanel {
       idPrefix: this.idPrefix,
       listId: `${this.idPrefix}-hits`,
     });
-    this.setHits(hits, response.results);
+    // Grouped by note: the elements come in list order, each knows its place in the daemon's list.
+    this.setHits(hits, hits.map((h) => response.results[Number(h.getAttribute("data-index"))]!));
   }
 
   private setHits(els: HTMLElement[], data: SearchHit[]): void {
@@ -268,17 +269,23 @@ export class SearchPanel {
     }
   }
 
+  /** The first hit at or after `i` (in direction `dir`) that is not in a collapsed note group. */
+  private visibleFrom(i: number, dir: 1 | -1): number | null {
+    for (let k = i; k >= 0 && k < this.hits.length; k += dir) if (!this.hits[k]!.closest("[hidden]")) return k;
+    return null;
+  }
+
   private onKey(e: KeyboardEvent): void {
     if (e.isComposing) return; // IME: Enter confirms the conversion, not a hit
     if (e.key === "ArrowDown" && this.hits.length) {
       e.preventDefault();
-      this.select(Math.min(this.selected + 1, this.hits.length - 1));
+      this.select(this.visibleFrom(this.selected + 1, 1) ?? this.selected);
     } else if (e.key === "ArrowUp" && this.hits.length) {
       e.preventDefault();
-      this.select(Math.max(this.selected - 1, 0));
+      this.select(this.visibleFrom(this.selected - 1, -1) ?? this.selected);
     } else if ((e.key === "Home" || e.key === "End") && this.hits.length && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
-      this.select(e.key === "Home" ? 0 : this.hits.length - 1);
+      this.select((e.key === "Home" ? this.visibleFrom(0, 1) : this.visibleFrom(this.hits.length - 1, -1)) ?? this.selected);
     } else if (e.key === "Enter") {
       e.preventDefault();
       // While a newer query is pending the selection belongs to stale results.

@@ -5,11 +5,11 @@
  * real daemon results.
  */
 import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
-import { hitSegments, hitWikilink } from "@groove/editor-client/hits";
+import { displayRuns, sliceRuns, type DisplayRun } from "@groove/editor-client/display";
+import { groupHits, hitWikilink } from "@groove/editor-client/hits";
 import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
-import { elideSegments } from "@groove/editor-client/offsets";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
-import { tidySegments } from "@groove/editor-client/snippet";
+import { hitDisplay, tidySegments } from "@groove/editor-client/snippet";
 import { clear, el } from "./dom";
 
 export { tidySegments };
@@ -53,52 +53,134 @@ export function formatScore(score: number): string {
 }
 
 /**
- * Fills `snippetEl` with the hit's text, every match span in a <mark> whose
- * `data-span` is that span's index in `hit.match_spans` — the identity a
- * click passes on, whatever clipping or elision did to the text around it.
+ * Appends display runs as DOM: word matches in <mark class="groove-match">
+ * whose `data-span` is that span's index in `hit.match_spans` (the identity a
+ * click passes on), answer sentences in <span class="groove-answer">, code
+ * in <code>.
+ */
+function appendRuns(parent: HTMLElement, runs: DisplayRun[]): void {
+  for (const r of runs) {
+    let node: Node = parent.ownerDocument.createTextNode(r.text);
+    if (r.code) {
+      const c = parent.ownerDocument.createElement("code");
+      c.appendChild(node);
+      node = c;
+    }
+    if (r.match !== undefined) {
+      const m = el(null, "mark", { cls: "groove-match", attr: { "data-span": r.match } }, parent.ownerDocument);
+      m.appendChild(node);
+      node = m;
+    }
+    if (r.answer !== undefined) {
+      const a = el(null, "span", { cls: "groove-answer", attr: { "data-answer": r.answer } }, parent.ownerDocument);
+      a.appendChild(node);
+      node = a;
+    }
+    // A word inside an answer: one answer element around consecutive runs reads better to a screen reader, but
+    // the runs stay separate here so each match keeps its own mark.
+    parent.appendChild(node);
+  }
+}
+
+/** Characters of context shown on each side of the hit before "Show more". */
+export const CONTEXT_CAP = 280;
+
+/** A cut of `text` near `at` that falls between words (or CJK characters), searching towards `dir`. */
+function wordCut(text: string, at: number, dir: -1 | 1): number {
+  const ok = (k: number) => k <= 0 || k >= text.length || /\s/.test(text[k - 1]!) || /\s/.test(text[k]!) || /[\u3000-\u9fff\uac00-\ud7af\uff00-\uffef]/.test(text[k - 1]! + text[k]!);
+  let k = at;
+  for (let n = 0; n < 40 && !ok(k); n++) k += dir;
+  return ok(k) ? k : at;
+}
+
+/**
+ * Fills `snippetEl` with the hit's text as a person reads it (no Markdown
+ * source; editor-client's markdownDisplay), cut between words around the
+ * first highlight. With context (the parent retriever's `expanded_from`),
+ * the hit's own lines are set apart in `.groove-own` between the muted
+ * context before and after it, each side capped at CONTEXT_CAP characters
+ * with a "Show more".
  */
 export function renderSnippet(snippetEl: HTMLElement, hit: SearchHit, withContext: boolean, context = 80): void {
   clear(snippetEl);
-  const { segments, before, after } = hitSegments(hit, withContext);
-  const tidy = tidySegments(segments);
-  const shown = withContext ? tidy : elideSegments(tidy, context);
-  if (before) el(snippetEl, "span", { cls: "groove-elided", text: "… " });
-  for (const seg of shown) {
-    if (seg.highlighted && seg.span !== undefined) {
-      el(snippetEl, "mark", { cls: "groove-match", text: seg.text, attr: { "data-span": seg.span } });
-    } else {
-      snippetEl.appendChild(snippetEl.ownerDocument.createTextNode(seg.text));
-    }
-  }
-  if (after) el(snippetEl, "span", { cls: "groove-elided", text: " …" });
   snippetEl.classList.toggle("groove-with-context", withContext);
+  if (!withContext) {
+    const d = hitDisplay(hit, { window: { before: context, width: context * 3 } });
+    if (d.before) el(snippetEl, "span", { cls: "groove-elided", text: "… " });
+    appendRuns(snippetEl, displayRuns(d));
+    if (d.after) el(snippetEl, "span", { cls: "groove-elided", text: " …" });
+    return;
+  }
+  const d = hitDisplay(hit, { withContext: true });
+  const runs = displayRuns(d);
+  const own = d.marks[0] ?? { start: 0, end: d.text.length, index: 0 };
+  // Each block without the line breaks at its edges (the blocks themselves break the lines).
+  const trim = (a: number, b: number): [number, number] => {
+    while (a < b && /\s/.test(d.text[a]!)) a++;
+    while (b > a && /\s/.test(d.text[b - 1]!)) b--;
+    return [a, b];
+  };
+  const side = (cls: string, a0: number, b0: number, keepEnd: boolean) => {
+    const [a, b] = trim(a0, b0);
+    if (b <= a) return;
+    const box = el(snippetEl, "div", { cls: ["groove-context", cls] });
+    const capped = b - a > CONTEXT_CAP;
+    let cut = keepEnd ? wordCut(d.text, b - CONTEXT_CAP, 1) : wordCut(d.text, a + CONTEXT_CAP, -1);
+    if (keepEnd) while (cut < b && /\s/.test(d.text[cut]!)) cut++;
+    else while (cut > a && /\s/.test(d.text[cut - 1]!)) cut--;
+    const paint = (full: boolean) => {
+      clear(box);
+      if (!full && capped && keepEnd) el(box, "span", { cls: "groove-elided", text: "… " });
+      appendRuns(box, full || !capped ? sliceRuns(runs, a, b) : keepEnd ? sliceRuns(runs, cut, b) : sliceRuns(runs, a, cut));
+      if (!full && capped && !keepEnd) el(box, "span", { cls: "groove-elided", text: " …" });
+      if (capped) {
+        const more = el(box, "button", { cls: "groove-show-more", text: full ? "Show less" : "Show more", attr: { type: "button", "aria-expanded": String(full) } });
+        more.addEventListener("click", (evt) => {
+          evt.stopPropagation();
+          paint(!full);
+        });
+      }
+    };
+    paint(false);
+  };
+  side("groove-context-before", 0, own.start, true);
+  const ownEl = el(snippetEl, "div", { cls: "groove-own", attr: { "aria-label": "The matching passage" } });
+  appendRuns(ownEl, sliceRuns(runs, ...trim(own.start, own.end)));
+  side("groove-context-after", own.end, d.text.length, false);
 }
 
-/** The span a click on the hit opens: the clicked mark's, else the first one shown, else -1 (the chunk). */
+/**
+ * The span a click on the hit opens: the clicked word match's; a click
+ * anywhere else on a hit with an answer span: -1 (the answer, see
+ * editor-client hitSelection); else the first word match shown, else -1.
+ */
 export function spanForClick(item: HTMLElement, target: EventTarget | null): number {
-  const mark = (target as HTMLElement | null)?.closest?.("mark.groove-match") ?? item.querySelector("mark.groove-match");
+  const clicked = (target as HTMLElement | null)?.closest?.("mark.groove-match");
+  const mark = clicked ?? (item.querySelector(".groove-answer") ? null : item.querySelector("mark.groove-match"));
   const n = mark ? Number(mark.getAttribute("data-span")) : NaN;
   return Number.isInteger(n) && n >= 0 ? n : -1;
 }
 
-export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, opts: RenderOptions): HTMLElement {
+export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, opts: RenderOptions, sub = false): HTMLElement {
   const id = `${opts.idPrefix ?? "groove"}-hit-${index}`;
   const item = el(parent, "div", {
-    cls: "groove-hit",
+    cls: ["groove-hit", sub ? "groove-hit-sub" : ""],
     attr: { id, draggable: "true", "data-index": index, "data-path": hit.path, role: "option", "aria-selected": "false", tabindex: -1 },
   });
-  const header = el(item, "div", { cls: "groove-hit-header" });
-  el(header, "span", { cls: "groove-hit-title", text: hit.title || hit.path, title: hit.path });
   const folder = folderOf(hit.path);
-  if (folder) el(header, "span", { cls: "groove-hit-folder", text: folder, title: hit.path });
-  el(header, "span", { cls: "groove-hit-score", text: formatScore(hit.score), title: `rank ${hit.rank} · score ${hit.score}` });
-
-  const trail = headingTrail(hit);
-  if (trail.length) {
-    const meta = el(item, "div", { cls: "groove-hit-meta" });
-    el(meta, "span", { cls: "groove-hit-headings", text: trail.join(" › ") });
+  if (!sub) {
+    const header = el(item, "div", { cls: "groove-hit-header" });
+    el(header, "span", { cls: "groove-hit-title", text: hit.title || hit.path, title: hit.path });
+    if (folder) el(header, "span", { cls: "groove-hit-folder", text: folder, title: hit.path });
+    el(header, "span", { cls: "groove-hit-score", text: formatScore(hit.score), title: `rank ${hit.rank} · score ${hit.score}` });
   }
 
+  const trail = headingTrail(hit);
+  if (trail.length || sub) {
+    const meta = el(item, "div", { cls: "groove-hit-meta" });
+    el(meta, "span", { cls: "groove-hit-headings", text: trail.length ? trail.join(" › ") : hit.title || hit.path });
+    if (sub) el(meta, "span", { cls: "groove-hit-score", text: formatScore(hit.score), title: `rank ${hit.rank} · score ${hit.score}` });
+  }
   const snippet = el(item, "div", { cls: "groove-hit-snippet" });
   const expandable = (hit.expanded_from?.length ?? 0) > 0;
   let withContext = opts.showContext && expandable;
@@ -144,7 +226,7 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
   return item;
 }
 
-/** Renders a whole response (or clears for null). Returns the hit elements. */
+/** Renders a whole response (or clears for null). Returns the hit elements in list order (grouped by note); each one's `data-index` is its index in `response.results`. */
 export function renderResults(container: HTMLElement, response: SearchResponse | null, opts: RenderOptions & { listId?: string }): HTMLElement[] {
   clear(container);
   if (!response) return [];
@@ -164,7 +246,27 @@ export function renderResults(container: HTMLElement, response: SearchResponse |
   summary.textContent = n === 0 ? "No results" : `${n} result${n === 1 ? "" : "s"}`;
   if (opts.footnote) el(summary, "span", { cls: "groove-footnote", text: ` · ${opts.footnote}` });
   const list = el(container, "div", { cls: "groove-hits", attr: { role: "listbox", id: opts.listId, "aria-label": "Search results" } });
-  return response.results.map((hit, i) => renderHit(list, hit, i, opts));
+  // One row per note: its best section, its other matching sections beneath
+  // (collapsed). The daemon's list stays one hit per chunk; grouping is ours.
+  const items: HTMLElement[] = [];
+  for (const g of groupHits(response.results)) {
+    const note = el(list, "div", { cls: "groove-note", attr: { role: "presentation", "data-path": g.path } });
+    items.push(renderHit(note, g.best.hit, g.best.index, opts));
+    if (!g.others.length) continue;
+    const more = el(note, "button", { cls: "groove-more-sections", attr: { type: "button", "aria-expanded": "false" } });
+    const box = el(note, "div", { cls: "groove-note-sections", attr: { role: "group", hidden: true } });
+    const label = (open: boolean) => (more.textContent = `${open ? "▾" : "▸"} ${g.others.length} more section${g.others.length === 1 ? "" : "s"} in this note`);
+    label(false);
+    more.addEventListener("click", (evt) => {
+      evt.stopPropagation();
+      const open = box.hidden;
+      box.hidden = !open;
+      more.setAttribute("aria-expanded", String(open));
+      label(open);
+    });
+    for (const o of g.others) items.push(renderHit(box, o.hit, o.index, opts, true));
+  }
+  return items;
 }
 
 export function renderError(container: HTMLElement, message: string): void {
@@ -364,7 +466,8 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
     const li = item(sim, s.title || s.path, where(s.title || s.path, s.path), sub, (e) => h.onOpenPath(s.path, null, e));
     li.setAttribute("data-path", s.path);
     if (s.linked) li.classList.add("groove-linked");
-    if (h.onInsertLink) {
+    // A note already linked needs no second link (issue 47).
+    if (h.onInsertLink && !s.linked) {
       const b = el(li, "button", { cls: "groove-insert-link", text: "Insert link", attr: { type: "button", "aria-label": `Insert a link to ${s.title || s.path} at the cursor` } });
       // The button is not the row: no open, and the row's keys stay the row's.
       b.addEventListener("click", (e) => {

@@ -35,6 +35,18 @@ const NOTES: Record<string, string> = {
   "日本語/旅行計画.md": "# 旅行計画\r\n\r\n## 京都\r\n\r\n春に京都へ行く予定。予算は一人五万円。🌸 桜の季節はホテルが混む。\r\n\r\n## 予算の内訳\r\n\r\n宿は三万円、交通は一万五千円。予算の残りは食事に使う。\r\n",
 };
 
+/** A help-vault-like set: notes written in Obsidian's Markdown, each with several matching sections. */
+const HELP_NOTES: Record<string, string> = {
+  "Sync your notes across devices.md":
+    "# Sync your notes across devices\n\n![[lucide-refresh-cw.svg#icon]] **Obsidian Sync** keeps your [[Vault|vaults]] the same on your phone, tablet and computer.\n\n## Set up sync on a phone\n\nInstall the app on your *phone*, sign in and pick the remote vault. The first **sync** downloads every note; see [[Sync settings\\|the settings]] for what is included.\n\n## Resolve sync conflicts\n\nWhen two devices edit the same note offline, ==sync== keeps both versions. Open `conflict.md` and merge them by hand.\n\n## Sync on secondary devices\n\nOn secondary devices the vault syncs after you log in on the computer; large attachments such as ![[diagram.png]] follow later.\n",
+  "Backups.md": "# Backups\n\nNightly backups go to the archive folder. Restore a file from the [version history](https://help.example.org/sync#history) on any computer.\n",
+  "Vault.md": "# Vault\n\nA vault is a folder of notes on your computer.\n",
+  "Sync settings.md": "# Sync settings\n\nChoose which __file types__ to sync: images, audio, PDFs and ~~videos~~ other files.\n",
+  "ノートの同期.md":
+    "# ノートの同期\r\n\r\n## スマホで同期を設定する\r\n\r\nアプリを入れて**ログイン**し、[[リモート保管庫|保管庫]]を選ぶとスマホとパソコンの同期が始まります。\r\n\r\n## 同期の競合を解決する\r\n\r\n二台の端末で同じノートをオフラインで編集すると、同期は両方の版を残します。`conflict.md` を開いて手で統合してください。\r\n\r\n## 同期の対象\r\n\r\n設定で同期するファイルの種類を選べます。画像や PDF も同期できます。\r\n",
+  "リモート保管庫.md": "# リモート保管庫\r\n\r\nサーバー上の保管庫です。パソコンから作成します。\r\n",
+};
+
 /** Notes enough that the first index takes a few seconds: the panel shows its progress meanwhile. */
 function firstIndexVault(): Record<string, string> {
   const topics = ["sync", "backup", "travel", "budget", "garden", "bread", "meeting", "archive"];
@@ -117,16 +129,20 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
 
   it("highlights exactly the English query terms in the results of a typed query", async () => {
     const sentBefore = searchesSent.length;
-    const inputsBefore = await page.evaluate(() => window.grooveTest.inputs.length);
+    const rendersBefore = await page.evaluate(() => window.grooveTest.renders.length);
     const rec = await typeQuery("sync conflicts");
     expect(rec.hits).toBeGreaterThan(0);
-    // Debounce: a search goes out only after a pause of >= 150 ms between keystrokes
-    // (CDP key delivery on a loaded box can pause, so count the real pauses).
-    const inputs = (await page.evaluate(() => window.grooveTest.inputs)).slice(inputsBefore + 1); // +1: the fill("")
-    const pauses = inputs.slice(1).filter((t, i) => t - inputs[i]! >= 150).length;
+    // Behaviour, not timing (issue 50 R15): how many debounced searches a loaded
+    // machine sends on the way depends on how its keystrokes are spaced; what
+    // must hold is that the last one sent and the last one painted are the
+    // final query, and the panel shows that query's answer.
     const sent = searchesSent.slice(sentBefore);
     expect(sent[sent.length - 1]).toBe("sync conflicts");
-    expect(sent.length).toBeLessThanOrEqual(pauses + 1);
+    await page.waitForTimeout(300); // a superseded answer arriving late must not be painted over it
+    const painted = (await page.evaluate((n) => window.grooveTest.renders.slice(n), rendersBefore)).map((r) => r.query);
+    expect(painted[painted.length - 1]).toBe("sync conflicts");
+    expect(await page.inputValue(".groove-query")).toBe("sync conflicts");
+    expect((await response())!.results.length).toBe(rec.hits);
     expect(await page.textContent(".groove-hit:first-child .groove-hit-title")).toBe("Conflicts");
     const texts = (await marks()).map((t) => t.toLowerCase());
     expect(texts.length).toBeGreaterThan(0);
@@ -180,6 +196,8 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
       for (const q of ["sync conflicts", "予算の内訳", "桜の季節 ホテル", "release beta sync"]) {
         await typeQuery(q);
         const r = (await response())!;
+        // every note's other sections too (collapsed by default)
+        for (const b of await page.locator(".groove-more-sections").all()) await b.click();
         const hitCount = await page.locator(".groove-hit").count();
         for (let i = 0; i < hitCount; i++) {
           const hit = r.results[i]!;
@@ -224,6 +242,81 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
     await page.evaluate(() => document.body.classList.replace("theme-dark", "theme-light"));
     await setContext(false);
   });
+
+  it("readable rows at a 300 px side bar: one note per row, Markdown as text, the highlight visible, the hit marked in its context (English + Japanese screenshots)", async () => {
+    const help = await startRealDaemon(HELP_NOTES, { prefix: "gvr-" });
+    extraDaemons.push(help);
+    const c = help.client();
+    await c.connect();
+    await help.waitIndexed(c, Object.keys(HELP_NOTES).length);
+    const p4 = await ctx.newPage();
+    await p4.setViewportSize({ width: 760, height: 900 });
+    await openPage(p4, () => c, () => help.vault);
+    await p4.addStyleTag({ content: ".sidebar { width: 300px !important; }" });
+    const side = (await p4.locator(".sidebar").boundingBox())!;
+    const check = async (q: string, name: string) => {
+      await typeQuery(q, p4);
+      const r = (await p4.evaluate(() => (window as unknown as { panel: { response: SearchResponse | null } }).panel.response))!;
+      // One row per note, whatever the daemon's one-hit-per-chunk list holds.
+      const paths = r.results.map((h) => h.path);
+      const rows = await p4.locator(".groove-note").evaluateAll((ns) => ns.map((n) => n.getAttribute("data-path")));
+      expect(rows).toEqual([...new Set(paths)]);
+      expect(paths.length).toBeGreaterThan(rows.length); // some note matched in several sections
+      expect(await p4.locator(".groove-more-sections").count()).toBeGreaterThan(0);
+      // Text, not Markdown source.
+      const snippets = await p4.locator(".groove-note > .groove-hit .groove-hit-snippet").allTextContents();
+      for (const t of snippets) {
+        expect(t).not.toMatch(/\[\[|\]\]|\*\*|==|!\[|\]\(|… …/);
+      }
+      // The first highlight of every row is on screen at 300 px: inside the side bar, not cut off.
+      const firsts = await p4.locator(".groove-note > .groove-hit").evaluateAll((hs) =>
+        hs.map((h) => {
+          const m = h.querySelector(".groove-hit-snippet mark.groove-match, .groove-hit-snippet .groove-answer");
+          if (!m) return null;
+          const b = m.getClientRects()[0]!;
+          return { right: b.right, left: b.left, top: b.top - h.getBoundingClientRect().top };
+        }),
+      );
+      const lit = firsts.filter((f): f is NonNullable<typeof f> => f !== null);
+      expect(lit.length).toBeGreaterThan(0);
+      for (const f of lit) {
+        expect(f.right).toBeLessThanOrEqual(side.x + side.width);
+        expect(f.top).toBeLessThan(160); // near the top of the row: no scrolling inside a hit
+      }
+      await shotPanel(p4, `${name}.png`, 760);
+      publish(`${name}.png`);
+    };
+    // Context off: windowed snippets.
+    await check("keep notes in sync between phone and computer", "readable-rows-en-300");
+    await check("スマホとパソコンでノートを同期する", "readable-rows-ja-300");
+    // Context on (parent retriever on): the hit's own lines set apart inside the note's text.
+    for (let i = 0; i < 3 && (await p4.getAttribute('[data-toggle="parentRetriever"]', "data-state")) !== "on"; i++) await p4.click('[data-toggle="parentRetriever"]');
+    if (!(await p4.isChecked(".groove-context-all input"))) await p4.click(".groove-context-all input");
+    for (const [q, name] of [["keep notes in sync between phone and computer", "context-marked-en-300"], ["スマホとパソコンでノートを同期する", "context-marked-ja-300"]] as const) {
+      await typeQuery(q, p4);
+      const own = p4.locator(".groove-note > .groove-hit .groove-own");
+      expect(await own.count()).toBeGreaterThan(0);
+      // the own passage is set apart: an accent border the context around it does not have
+      const [ownBorder, ctxBorder] = await p4.evaluate(() => [
+        getComputedStyle(document.querySelector(".groove-own")!).borderLeftWidth,
+        getComputedStyle(document.querySelector(".groove-context") ?? document.body).borderLeftWidth,
+      ]);
+      expect(ownBorder).toBe("3px");
+      expect(ctxBorder).toBe("0px");
+      // long context is capped: a Show more reveals the rest
+      const box = p4.locator(".groove-note > .groove-hit .groove-context", { has: p4.locator(".groove-show-more") }).first();
+      if (await box.count()) {
+        const shortLen = (await box.textContent())!.length;
+        await box.locator(".groove-show-more").click();
+        expect(await box.locator(".groove-show-more").textContent()).toBe("Show less");
+        expect((await box.textContent())!.length).toBeGreaterThan(shortLen);
+        await box.locator(".groove-show-more").click();
+      }
+      await shotPanel(p4, `${name}.png`, 760);
+      publish(`${name}.png`);
+    }
+    await p4.close();
+  }, 240_000);
 
   it("first index: the panel shows the real daemon's progress, then results (screenshots)", async () => {
     const notes = firstIndexVault();

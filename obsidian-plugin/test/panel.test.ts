@@ -19,7 +19,7 @@ function manualRunner() {
 }
 
 const resp = (title: string): SearchResponse => ({
-  results: [{ path: `${title}.md`, title, heading_path: [], level: 0, content: title, score: 0.1, rank: 1, match_spans: [[0, title.length]], expanded_from: [], byte_range: [0, title.length], line_range: [1, 1], chunk_id: 1 }],
+  results: [{ path: `${title}.md`, title, heading_path: [], level: 0, content: title, score: 0.1, rank: 1, match_spans: [[0, title.length]], answer_spans: [], expanded_from: [], byte_range: [0, title.length], line_range: [1, 1], chunk_id: 1 }],
   low_confidence: false,
   filter_applied: {},
   warnings: [],

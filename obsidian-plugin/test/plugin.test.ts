@@ -34,6 +34,7 @@ function hitFor(terms: string[]): SearchHit {
       const s = B(CHUNK.slice(0, CHUNK.indexOf(t)));
       return [s, s + B(t)] as [number, number];
     }),
+    answer_spans: [],
     expanded_from: [],
     byte_range: [start, start + B(CHUNK)],
     line_range: [6, 8],
@@ -177,7 +178,7 @@ describe("search view", () => {
     const hit: SearchHit = {
       path: "Boards/Plan.canvas", title: "Plan", heading_path: [], level: 0, content, score: 0.5, rank: 1,
       match_spans: [[B(content.slice(0, content.indexOf("rest"))), B(content.slice(0, content.indexOf("rest"))) + 4]],
-      expanded_from: [], byte_range: [at, at + B(written)], line_range: [3, 3], chunk_id: 9,
+      answer_spans: [], expanded_from: [], byte_range: [at, at + B(written)], line_range: [3, 3], chunk_id: 9,
     };
     daemon.searchResult = () => ({ results: [hit], low_confidence: false, filter_applied: {}, warnings: [], confidence: null });
     const view = await openView();

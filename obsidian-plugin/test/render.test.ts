@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { formatStatus, renderRelated, renderResults, renderState, tidySegments } from "../src/render";
+import { CONTEXT_CAP, formatStatus, renderRelated, renderResults, renderState, tidySegments } from "../src/render";
 import { diagnose, stateForStatus } from "@groove/editor-client/connection";
 import { GrooveError } from "@groove/editor-client/errors";
 import { highlightSegments } from "@groove/editor-client/offsets";
@@ -25,6 +25,7 @@ function hit(over: Partial<SearchHit> & { content: string; terms?: string[] }): 
     score: 0.0325,
     rank: 1,
     match_spans: spansOf(over.content, terms),
+    answer_spans: [],
     expanded_from: [],
     byte_range: [0, B(over.content)],
     line_range: [3, 5],
@@ -141,8 +142,10 @@ describe("renderResults", () => {
     toggle.click();
     expect(marks(root)).toEqual(["Setup", "Conflicts"]);
     expect(toggle.textContent).toBe("Hide context");
-    // Heading lines / blank lines are tidied for display; highlights are untouched.
-    expect(root.querySelector(".groove-hit-snippet")!.textContent).toBe("Setup notes.\nSync\nConflicts happen offline.");
+    // The hit's own lines are a block of their own, apart from the context before them.
+    expect(root.querySelector(".groove-context-before")!.textContent).toBe("Setup notes.");
+    expect(root.querySelector(".groove-own")!.textContent).toBe("Sync\nConflicts happen offline.");
+    expect([...root.querySelectorAll(".groove-own mark")].map((m) => m.textContent)).toEqual(["Conflicts"]);
   });
 
   it("has no context toggle when the hit was not expanded", () => {
@@ -160,6 +163,30 @@ describe("renderResults", () => {
     expect(onOpen.mock.calls[0]![1]).toBe(1);
     root.querySelector<HTMLElement>(".groove-hit-title")!.click();
     expect(onOpen.mock.calls[1]![1]).toBe(0);
+  });
+
+  it("long context is capped on each side of the hit's own lines, with Show more / Show less", () => {
+    const before = "Earlier words here. ".repeat(40);
+    const own = "## Sync\nConflicts happen offline.\n";
+    const after = "Later words follow. ".repeat(40);
+    const parent = before + "\n\n" + own + "\n" + after;
+    const h = hit({
+      content: parent,
+      terms: ["Conflicts"],
+      expanded_from: [{ chunk_id: 1, byte_range: [0, B(parent)], line_range: [1, 9] }],
+      byte_range: [B(before + "\n\n"), B(before + "\n\n" + own)],
+    });
+    const root = document.createElement("div");
+    renderResults(root, response([h]), { showContext: true });
+    const [pre, post] = [root.querySelector<HTMLElement>(".groove-context-before")!, root.querySelector<HTMLElement>(".groove-context-after")!];
+    expect(pre.textContent).toMatch(/^… Earlier/);
+    expect(pre.textContent!.length).toBeLessThan(CONTEXT_CAP + 20);
+    expect(post.textContent).toMatch(/follow\. …Show more$/); // the button is an element of its own
+    expect(root.querySelector(".groove-own")!.textContent).toBe("Sync\nConflicts happen offline.");
+    post.querySelector<HTMLButtonElement>(".groove-show-more")!.click();
+    expect(post.textContent).toBe(after.trim() + "Show less");
+    post.querySelector<HTMLButtonElement>(".groove-show-more")!.click();
+    expect(post.textContent).toMatch(/ …Show more$/);
   });
 
   it("data-span is the index into match_spans, even when spans arrive unsorted, adjacent or clipped", () => {
@@ -199,12 +226,43 @@ describe("renderResults", () => {
     expect(data.get("text/plain")).toBe("[[Projects/同期#競合の解決]]");
   });
 
-  it("keeps every highlight visible when eliding a long snippet", () => {
+  it("windows a long snippet around its first highlight, cut between words, one ellipsis each side", () => {
     const content = "start " + "filler ".repeat(200) + "needle " + "filler ".repeat(200) + "haystack end";
     const root = document.createElement("div");
     renderResults(root, response([hit({ content, terms: ["needle", "haystack"] })]), { showContext: false });
-    expect(marks(root)).toEqual(["needle", "haystack"]);
-    expect(root.querySelector(".groove-hit-snippet")!.textContent!.length).toBeLessThan(500);
+    expect(marks(root)).toEqual(["needle"]);
+    const text = root.querySelector(".groove-hit-snippet")!.textContent!;
+    expect(text.length).toBeLessThan(300);
+    expect(text).toMatch(/^… (filler )+needle( filler)+ …$/);
+    expect(text.indexOf("needle")).toBeLessThanOrEqual(85);
+  });
+
+  it("shows Markdown as text, inline code as <code>, the answer sentence apart from word matches", () => {
+    const content = "**Sync** your [[Vault/Phone setup|phone]] with `obsidian://sync`. Open Settings and turn it on.";
+    const at = (t: string) => [B(content.slice(0, content.indexOf(t))), B(content.slice(0, content.indexOf(t))) + B(t)] as [number, number];
+    const root = document.createElement("div");
+    renderResults(root, response([hit({ content, terms: ["Sync", "phone"], answer_spans: [at("Open Settings and turn it on.")] })]), { showContext: false });
+    const snip = root.querySelector(".groove-hit-snippet")!;
+    expect(snip.textContent).toBe("Sync your phone with obsidian://sync. Open Settings and turn it on.");
+    expect(marks(root)).toEqual(["Sync", "phone"]);
+    expect(snip.querySelector("code")!.textContent).toBe("obsidian://sync");
+    expect([...snip.querySelectorAll(".groove-answer")].map((a) => a.textContent).join("")).toBe("Open Settings and turn it on.");
+  });
+
+  it("one note per row: the note's other sections beneath its best one, collapsed until asked", () => {
+    const root = document.createElement("div");
+    const a1 = hit({ content: "alpha one", terms: ["alpha"], chunk_id: 1, rank: 1 });
+    const b1 = hit({ content: "beta one", path: "B.md", title: "B", chunk_id: 2, rank: 2 });
+    const a2 = hit({ content: "alpha two", terms: ["alpha"], heading_path: ["同期", "Second"], chunk_id: 3, rank: 3 });
+    const els = renderResults(root, response([a1, b1, a2]), { showContext: false });
+    expect(root.querySelectorAll(".groove-note")).toHaveLength(2);
+    expect(els.map((e) => e.getAttribute("data-index"))).toEqual(["0", "2", "1"]);
+    const more = root.querySelector<HTMLButtonElement>(".groove-more-sections")!;
+    expect(more.textContent).toBe("▸ 1 more section in this note");
+    expect(els[1]!.closest("[hidden]")).not.toBeNull();
+    more.click();
+    expect(els[1]!.closest("[hidden]")).toBeNull();
+    expect(els[1]!.querySelector(".groove-hit-headings")!.textContent).toBe("Second");
   });
 });
 
@@ -223,6 +281,8 @@ describe("renderRelated", () => {
           { target: "D", path: "D.md", heading: "Heading", line: 3 },
           { target: "Missing", path: null, heading: null, line: 4 },
         ],
+        attachments: [],
+        own_headings: [],
       },
       { onOpenPath, onOpenLink },
     );
@@ -251,6 +311,8 @@ describe("renderRelated", () => {
         ],
         backlinks: [{ path: "Notes/Ref.md", title: "Ref", line: 2 }],
         outgoing: [],
+      attachments: [],
+      own_headings: [],
       },
       { onOpenPath: vi.fn(), onOpenLink: vi.fn(), nameIsAmbiguous: (p) => p === "Notes/Ref.md" },
     );
@@ -270,19 +332,21 @@ describe("renderRelated", () => {
     const onInsertLink = vi.fn();
     renderRelated(
       root,
-      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9, linked: true }, { path: "c.md", title: "C", score: 0.8, linked: false }], backlinks: [], outgoing: [] },
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9, linked: true }, { path: "c.md", title: "C", score: 0.8, linked: false }], backlinks: [], outgoing: [], attachments: [], own_headings: [] },
       { onOpenPath, onOpenLink: vi.fn(), onInsertLink },
     );
     const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
     expect(items.map((i) => i.classList.contains("groove-linked"))).toEqual([true, false]);
     expect(items[0]!.querySelector(".groove-related-sub")!.textContent).toMatch(/· linked$/);
     expect(items[1]!.querySelector(".groove-related-sub")!.textContent).not.toMatch(/linked/);
+    // Insert link only where there is no link yet.
+    expect(items.map((i) => !!i.querySelector(".groove-insert-link"))).toEqual([false, true]);
     items[1]!.querySelector<HTMLButtonElement>(".groove-insert-link")!.click();
     expect(onInsertLink).toHaveBeenCalledWith("c.md");
     items[1]!.querySelector(".groove-insert-link")!.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
     expect(onOpenPath).not.toHaveBeenCalled();
     // Without an insert handler (the modal, VS Code) there is no button.
-    renderRelated(root, { path: "a.md", similar: [{ path: "c.md", title: "C", score: 0.8 }], backlinks: [], outgoing: [] }, { onOpenPath, onOpenLink: vi.fn(), unlinkedOnly: true });
+    renderRelated(root, { path: "a.md", similar: [{ path: "c.md", title: "C", score: 0.8 }], backlinks: [], outgoing: [], attachments: [], own_headings: [] }, { onOpenPath, onOpenLink: vi.fn(), unlinkedOnly: true });
     expect(root.querySelector(".groove-insert-link")).toBeNull();
     expect(root.querySelector(".groove-related-heading")!.textContent).toBe("Similar, not linked (1)");
   });
@@ -293,7 +357,7 @@ describe("renderRelated", () => {
     const onOpenPath = vi.fn();
     renderRelated(
       root,
-      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9 }, { path: "c.md", title: "C", score: 0.8 }, { path: "d.md", title: "D", score: 0.7 }], backlinks: [], outgoing: [] },
+      { path: "a.md", similar: [{ path: "b.md", title: "B", score: 0.9 }, { path: "c.md", title: "C", score: 0.8 }, { path: "d.md", title: "D", score: 0.7 }], backlinks: [], outgoing: [], attachments: [], own_headings: [] },
       { onOpenPath, onOpenLink: vi.fn() },
     );
     const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];

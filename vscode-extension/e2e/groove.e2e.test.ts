@@ -14,7 +14,7 @@ import * as path from "node:path";
 import { promisify } from "node:util";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { GrooveClient, sliceBytes, type SearchHit } from "@groove/editor-client";
+import { GrooveClient, groupHits, sliceBytes, type SearchHit } from "@groove/editor-client";
 import { pieces, piecesMissing } from "./pieces";
 import { lineOf, NOTES, writeNotes } from "./vault";
 import { installVsix, launchBrowser, tempBase, Workbench } from "./workbench";
@@ -139,9 +139,14 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
 
     const params = (query: string, limit = 20) => ({ query, limit, rerank: null, mmr: null, parent_retriever: null });
     const titles = (hits: SearchHit[]) => hits.map((h) => h.title);
-    /** The visible rows are the daemon's hits, in its order (the list is virtualised: a prefix). */
-    const sameOrder = (expected: SearchHit[]) => (rows: Array<{ label: string }>) =>
-      rows.length >= Math.min(expected.length, 5) && rows.every((r, k) => r.label === expected[k]?.title);
+    /** A QuickPick row's label: a note's best hit by its title, its other sections beneath by their heading path. */
+    const rowLabels = (hits: SearchHit[]) =>
+      groupHits(hits).flatMap((g) => [g.best.hit.title, ...g.others.map((o) => (o.hit.heading_path[0] === o.hit.title ? o.hit.heading_path.slice(1) : o.hit.heading_path).join(" › ") || o.hit.title)]);
+    /** The visible rows are the daemon's hits, in its order, grouped by note (the list is virtualised: a prefix). */
+    const sameOrder = (expected: SearchHit[]) => (rows: Array<{ label: string }>) => {
+      const want = rowLabels(expected);
+      return rows.length >= Math.min(want.length, 5) && rows.every((r, k) => r.label === want[k]);
+    };
 
     async function search(query: string): Promise<SearchHit[]> {
       await wb.command("groove: Semantic Search");
@@ -156,19 +161,26 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
     /** Each span of `hit` as text, as the daemon sent it. */
     const spanTexts = (hit: SearchHit) => hit.match_spans.map(([s, e]) => sliceBytes(hit.content, s, e)).filter(Boolean).sort();
 
-    /** Enter on the focused (first) row: the note opens, its first match selected, every match decorated. */
+    /** Enter on the focused (first) row: the note opens, its answer sentence (else its first match) selected, every match decorated. */
     async function pickFirstAndCheck(hit: SearchHit): Promise<Array<{ line: number; text: string }>> {
       await wb.page.keyboard.press("Enter");
       await wb.waitActiveTab(path.basename(hit.path));
       const want = spanTexts(hit);
-      let decorated: Array<{ line: number; text: string }> = [];
-      await expect.poll(async () => (decorated = await wb.decoratedText()).map((d) => d.text).sort(), { timeout: 15_000 }).toEqual(want);
+      let decorated: Array<{ line: number; text: string; kind: string }> = [];
+      await expect.poll(async () => (decorated = (await wb.decoratedText()).filter((d) => d.kind === "match")).map((d) => d.text).sort(), { timeout: 15_000 }).toEqual(want);
       const file = fs.readFileSync(path.join(vault, hit.path), "utf8").split(/\r?\n/);
       for (const d of decorated) expect(file[d.line - 1], `line ${d.line}`).toContain(d.text);
-      // The selection is the first match, on its line; the hit's lines are the ones the daemon gave.
-      const first = decorated[0]!;
+      // The selection is the first answer sentence (a hit that has one) or the first match, on its line;
+      // the hit's lines are the ones the daemon gave.
+      const answer = hit.answer_spans?.[0];
+      const first = answer ? { line: 0, text: sliceBytes(hit.content, answer[0], answer[1]) } : decorated[0]!;
+      if (answer) {
+        const answers = (await wb.decoratedText()).filter((d) => d.kind === "answer");
+        expect(answers.length, "the answer sentence is decorated apart from the matches").toBeGreaterThan(0);
+        first.line = answers[0]!.line;
+      }
       await wb.waitCursorLine(first.line);
-      expect(await wb.cursor()).toMatchObject({ line: first.line, selected: first.text.length });
+      if (!answer) expect(await wb.cursor()).toMatchObject({ line: first.line, selected: first.text.length });
       expect(first.line).toBeGreaterThanOrEqual(hit.line_range[0]);
       expect(first.line).toBeLessThanOrEqual(hit.line_range[1]);
       return decorated;
@@ -202,6 +214,71 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       const decorated = await pickFirstAndCheck(expected[0]!);
       expect(decorated.some((d) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(d.text)), JSON.stringify(decorated)).toBe(true);
       await wb.shot("vscode-e2e-japanese.png");
+    });
+
+    it("search → open a hit → search again WITHOUT Escape: the box opens empty, typing is the new query and its results show", async () => {
+      const first = await search("keep my notes the same on my phone and my laptop");
+      await wb.page.keyboard.press("Enter");
+      await wb.waitActiveTab(path.basename(first[0]!.path));
+      await expect.poll(async () => (await wb.cursor()).selected, { timeout: 15_000 }).toBeGreaterThan(0); // groove's selection
+      // The keybinding straight from the editor, as a user does: no Escape, no click.
+      await wb.page.keyboard.press("Control+Alt+KeyG");
+      const box = wb.page.locator(".quick-input-widget .quick-input-box input");
+      await wb.quickInput().locator(".quick-input-title", { hasText: "groove: Semantic Search" }).waitFor();
+      await box.waitFor({ state: "visible" });
+      expect(await box.inputValue()).toBe("");
+      const query = "来期の予算は承認されたか";
+      await wb.page.keyboard.type(query);
+      expect(await box.inputValue()).toBe(query);
+      const expected = (await oracle.search(params(query))).results;
+      await wb.waitRows(sameOrder(expected));
+      await wb.page.keyboard.press("Escape");
+    });
+
+    it("the results view at the default side bar: one row per note, text without Markdown, the highlight on screen; the hover sets the hit apart in its context (English + Japanese screenshots)", async () => {
+      await wb.editSettings({ "groove.search.parentRetriever": true });
+      for (const [query, name] of [["keep my notes the same on my phone and my laptop", "vscode-e2e-results-en.png"], ["来期の予算は承認されたか", "vscode-e2e-results-ja.png"]] as const) {
+        const expected = (await oracle.search({ ...params(query), parent_retriever: true })).results;
+        await search(query);
+        await wb.page.keyboard.press("Escape");
+        await wb.command("groove: Focus on Search Results View");
+        const side = wb.page.locator(".part.sidebar");
+        await side.locator(".monaco-list-row .codicon-markdown").first().waitFor();
+        const view = await side.evaluate((el) => {
+          const box = el.getBoundingClientRect();
+          const rows = [...el.querySelectorAll<HTMLElement>(".monaco-list-row")];
+          return {
+            width: box.width,
+            notes: rows.filter((r) => r.querySelector(".codicon-markdown")).map((r) => (r.querySelector(".label-name")?.textContent ?? "").trim()),
+            hits: rows
+              .filter((r) => r.querySelector(".codicon-symbol-text, .codicon-list-tree"))
+              .map((r) => {
+                const name = r.querySelector<HTMLElement>(".label-name")!;
+                const mark = name.querySelector<HTMLElement>(".highlight");
+                const right = Math.min(box.right, r.querySelector<HTMLElement>(".monaco-icon-label-container")?.getBoundingClientRect().right ?? box.right);
+                return { text: name.textContent ?? "", marked: mark?.textContent ?? null, markRight: mark ? mark.getBoundingClientRect().right : null, right };
+              }),
+          };
+        });
+        // One row per note (the tree's note level), the daemon's notes in its order.
+        const notes = [...new Set(expected.map((h) => h.title))];
+        expect(view.notes).toEqual(notes.slice(0, view.notes.length));
+        expect(view.hits.length).toBeGreaterThan(0);
+        for (const h of view.hits) {
+          expect(h.text).not.toMatch(/\[\[|\]\]|\*\*|^#|… …/);
+          // the first highlight of a row is not cut off at this width
+          if (h.markRight !== null) expect(h.markRight, `${h.text} (side bar ${view.width} px)`).toBeLessThanOrEqual(h.right + 1);
+        }
+        expect(view.hits.some((h) => h.marked)).toBe(true);
+        console.log(`[vscode e2e] results view ${view.width} px wide for "${query}": ${view.notes.length} notes, ${view.hits.length} hit rows, ${view.hits.filter((h) => h.marked).length} with a visible highlight`);
+        // The hover of the first hit: its own lines set apart from the context around them.
+        await side.locator(".monaco-list-row", { has: wb.page.locator(".codicon-symbol-text, .codicon-list-tree") }).first().hover();
+        const hover = wb.page.locator(".monaco-hover, .workbench-hover", { hasText: "This hit" }).first();
+        await hover.waitFor({ timeout: 15_000 });
+        await wb.shot(name);
+        await wb.page.mouse.move(700, 400);
+      }
+      await wb.editSettings({ "groove.search.parentRetriever": null });
     });
 
     it("Go to Definition on [[Note#Heading]] lands on the heading's line, as Obsidian does", async () => {
@@ -245,7 +322,9 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       const seps = rows.map((r) => r.separator).filter(Boolean);
       expect(seps).toEqual(["Similar notes", "Backlinks", ...(want.outgoing.length ? ["Outgoing links"] : [])]);
       expect(rows.filter((r) => r.label && r.description.startsWith("Home.md:")).length).toBe(want.backlinks.filter((b) => b.path === "Home.md").length);
-      expect(rows[0]!.label).toBe(want.similar[0]!.title);
+      expect(rows[0]!.label).toBe("Unlinked only"); // the switch, as in Obsidian's panel
+      expect(rows[1]!.label).toBe(want.similar[0]!.title);
+      expect(rows[1]!.detail).toMatch(want.similar[0]!.linked ? /· linked$/ : /· not linked$/);
       await wb.shot("vscode-e2e-related.png");
       const back = want.backlinks.find((b) => b.path === "Home.md")!;
       await wb.quickInput().locator(".monaco-list-row", { hasText: `Home.md:${back.line}` }).click();

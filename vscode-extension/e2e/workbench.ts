@@ -108,7 +108,8 @@ export class Workbench {
     // The workbench may ask for remote assets (fonts, marketplace): nothing leaves this machine.
     await ctx.route(/^https?:\/\/(?!127\.0\.0\.1[:/])/, (r) => r.abort());
     const page = await ctx.newPage();
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.folder)}`);
+    // A loaded machine (shared CI, other jobs) can take well over the default 30 s to serve the workbench.
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(o.folder)}`, { timeout: 180_000 });
     await page.waitForSelector(".monaco-workbench .part.statusbar", { timeout: 60_000 });
     return new Workbench(page, ud, proc, () => log);
   }
@@ -330,14 +331,15 @@ export class Workbench {
   /**
    * The text under each decoration the extension drew in the active editor
    * (VS Code gives extension decoration types CSS classes "ced-…"), with its
-   * 1-based line: found by hit-testing the characters of the rendered line.
+   * 1-based line: found by hit-testing the characters of the rendered line;
+   * `kind` tells a word match from an answer sentence.
    */
-  async decoratedText(): Promise<Array<{ line: number; text: string }>> {
+  async decoratedText(): Promise<Array<{ line: number; text: string; kind: "match" | "answer" }>> {
     return this.page.evaluate(() => {
       const editor = document.querySelector(".part.editor .editor-instance .monaco-editor") ?? document.querySelector(".part.editor .monaco-editor");
       if (!editor) return [];
       const lines = [...editor.querySelectorAll<HTMLElement>(".view-lines .view-line")];
-      const out: Array<{ line: number; text: string; top: number; left: number }> = [];
+      const out: Array<{ line: number; text: string; top: number; left: number; kind: "match" | "answer" }> = [];
       for (const deco of editor.querySelectorAll<HTMLElement>('.view-overlays [class*="ced-"]')) {
         const box = deco.getBoundingClientRect();
         if (box.width < 1) continue;
@@ -371,10 +373,12 @@ export class Workbench {
             line = Number(n.textContent);
           }
         }
-        out.push({ line, text: text.replace(/\u00a0/g, " "), top: box.top, left: box.left });
+        // groove's answer decoration is the one with a dashed outline (highlights.ts).
+        const kind = getComputedStyle(deco).outlineStyle === "dashed" ? ("answer" as const) : ("match" as const);
+        out.push({ line, text: text.replace(/\u00a0/g, " "), top: box.top, left: box.left, kind });
       }
       out.sort((a, b) => a.top - b.top || a.left - b.left);
-      return out.map(({ line, text }) => ({ line, text }));
+      return out.map(({ line, text, kind }) => ({ line, text, kind }));
     });
   }
 

@@ -128,10 +128,10 @@ export class VaultBackend extends Emitter<BackendEvents> {
     return this.client.resolveLink(raw, from ?? undefined);
   }
 
-  relatedNotes(file: string, limit?: number): Promise<RelatedNotesResult> {
+  relatedNotes(file: string, limit?: number, opts: { unlinkedOnly?: boolean } = {}): Promise<RelatedNotesResult> {
     const rel = relativeToVault(this.root, file);
     if (!rel) return Promise.reject(new Error(`${file} is not inside the vault ${this.root}`));
-    return this.client.relatedNotes(rel, limit);
+    return this.client.relatedNotes(rel, limit, opts);
   }
 
   rebuild(force = true) {

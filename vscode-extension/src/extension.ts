@@ -266,14 +266,17 @@ export class GrooveExtension implements vscode.Disposable {
     if (!b) return void this.noFolder();
     this.updateStatus();
     const ed = vscode.window.activeTextEditor;
-    const sel = ed && !ed.selection.isEmpty ? ed.document.getText(ed.selection) : "";
+    // The user's own one-line selection seeds the box; the selection groove made
+    // when it opened a hit does not (typing would append to it: issue 47).
+    const own = ed && this.lastJump && ed.document.uri.fsPath === this.lastJump.path && ed.selection.isEqual(this.lastJump.selection);
+    const sel = ed && !ed.selection.isEmpty && !own ? ed.document.getText(ed.selection) : "";
     const pick = showSearchQuickPick({
       runner: b.runner,
       settings: readSettings,
       initialQuery: sel && !sel.includes("\n") ? sel : undefined,
       onNewQuery: () => this.highlights.clear(),
       onResults: (query, response) => this.showResults(b.root, query, response),
-      onPick: (hit) => openHit(b.root, hit, this.highlights, { span: firstShownSpan(hit) }),
+      onPick: (hit) => openHit(b.root, hit, this.highlights, { span: firstShownSpan(hit) }).then((ed) => this.noteJump(ed)),
       onError: (e) => {
         b.noteError(e);
         void this.notifier.error(e);
@@ -287,6 +290,15 @@ export class GrooveExtension implements vscode.Disposable {
       if (this.currentSearch === current) this.currentSearch = null;
     });
     return pick;
+  }
+
+  /** Related notes list only similar notes this note does not link yet (the pick's switch). */
+  unlinkedOnly = false;
+
+  /** The selection groove made when it opened a hit: not a query to seed the next search with. */
+  lastJump: { path: string; selection: vscode.Selection } | null = null;
+  private noteJump(ed: vscode.TextEditor): void {
+    this.lastJump = { path: ed.document.uri.fsPath, selection: ed.selection };
   }
 
   private resultsMessage(query: string, response: SearchResponse): string {
@@ -305,7 +317,9 @@ export class GrooveExtension implements vscode.Disposable {
   /** `span`: the match to select (an index into `hit.match_spans`); -1 or absent: the first one. */
   async openTreeHit(hit: SearchHit, span?: number): Promise<void> {
     if (!this.treeRoot) return;
-    await openHit(this.treeRoot, hit, this.highlights, { span: span !== undefined && span >= 0 ? span : undefined }).catch((e) => this.notifier.error(e));
+    await openHit(this.treeRoot, hit, this.highlights, { span: span !== undefined && span >= 0 ? span : undefined })
+      .then((ed) => this.noteJump(ed))
+      .catch((e) => this.notifier.error(e));
   }
 
   async relatedNotes(): Promise<void> {
@@ -313,14 +327,19 @@ export class GrooveExtension implements vscode.Disposable {
     if (!ed) return void vscode.window.showInformationMessage("groove: open a Markdown note to see its related notes.");
     const b = this.backendFor(ed.document.uri);
     if (!b) return this.noFolder();
-    let items: RelatedItem[];
-    try {
-      items = relatedItems(await b.relatedNotes(ed.document.uri.fsPath));
-    } catch (e) {
-      b.noteError(e);
-      return this.notifier.error(e);
+    let pick: RelatedItem | undefined;
+    for (;;) {
+      let items: RelatedItem[];
+      try {
+        items = relatedItems(await b.relatedNotes(ed.document.uri.fsPath, undefined, { unlinkedOnly: this.unlinkedOnly }), { unlinkedOnly: this.unlinkedOnly });
+      } catch (e) {
+        b.noteError(e);
+        return this.notifier.error(e);
+      }
+      pick = await vscode.window.showQuickPick(items, { title: `groove: Related to ${path.basename(ed.document.uri.fsPath)}`, matchOnDescription: true });
+      if (!pick?.toggle) break;
+      this.unlinkedOnly = !this.unlinkedOnly; // and list them again
     }
-    const pick = await vscode.window.showQuickPick(items, { title: `groove: Related to ${path.basename(ed.document.uri.fsPath)}`, matchOnDescription: true });
     if (!pick?.open) return;
     let line = pick.open.line;
     if (pick.open.link) {
@@ -375,9 +394,10 @@ export class GrooveExtension implements vscode.Disposable {
   }
 }
 
-/** The match a QuickPick pick selects: the first one its snippet shows (own chunk first). */
+/** What a QuickPick pick selects: the answer span when the hit has one (undefined), else the first match its snippet shows. */
 function firstShownSpan(hit: SearchHit): number | undefined {
-  return snippetLine(hit, 60).highlights[0]?.span;
+  const line = snippetLine(hit, 60);
+  return line.answers.length ? undefined : line.highlights[0]?.span;
 }
 
 let instance: GrooveExtension | undefined;

@@ -12,8 +12,9 @@ export function vaultFile(root: string, rel: string): string {
 
 /**
  * Opens the hit's note, selects match span `opts.span` (an index into
- * `hit.match_spans`; default the first in the note, else the chunk start),
- * reveals it in the centre and decorates every span.
+ * `hit.match_spans`; default the first answer span, else the first match in
+ * the note, else the chunk start), reveals it in the centre and decorates
+ * every match and answer span.
  */
 export async function openHit(root: string, hit: SearchHit, highlights: Highlights, opts: { preview?: boolean; span?: number } = {}): Promise<vscode.TextEditor> {
   const uri = vscode.Uri.file(vaultFile(root, hit.path));
@@ -21,11 +22,12 @@ export async function openHit(root: string, hit: SearchHit, highlights: Highligh
   const editor = await vscode.window.showTextDocument(doc, { preview: opts.preview ?? true });
   const loc = locateHit(doc.getText(), hit, opts.span);
   const ranges = loc.spans.map(([s, e]) => new vscode.Range(doc.positionAt(s), doc.positionAt(e)));
+  const answers = loc.answers.map(([s, e]) => new vscode.Range(doc.positionAt(s), doc.positionAt(e)));
   const [s, e] = loc.selection;
   const sel = new vscode.Selection(doc.positionAt(s), doc.positionAt(e));
   editor.selection = sel;
   editor.revealRange(new vscode.Range(sel.start, sel.end), vscode.TextEditorRevealType.InCenter);
-  highlights.show(doc.uri.fsPath, ranges);
+  highlights.show(doc.uri.fsPath, ranges, answers);
   return editor;
 }
 

@@ -21,7 +21,9 @@ export interface HitLocation {
   spans: Array<[number, number]>;
   /** The same, each with its index in `hit.match_spans`. */
   located: LocatedSpan[];
-  /** Where the selection goes: the requested span, else the first one, else the chunk start. */
+  /** UTF-16 [start, end) offsets of the answer spans (`answer_spans`) that have a place, in document order. */
+  answers: Array<[number, number]>;
+  /** Where the selection goes: the requested match span, else the first answer span, else the first match, else the chunk start. */
   selection: [number, number];
   /** "exact": the indexed text is where the daemon said; "moved": it was found
    * elsewhere (lines inserted above since indexing); "lines": only line_range. */
@@ -98,15 +100,20 @@ export function locateHit(docText: string, hit: SearchHit, spanIndex?: number): 
         if (from !== undefined && to !== undefined && to > from) located.push({ range: [from, to], span });
       });
       const own = doc.toIndex(hit.byte_range[0]);
-      const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex) : undefined) ?? located[0];
-      return { spans: located.map((l) => l.range), located, selection: chosen ? chosen.range : [own, own], quality };
+      const answers: Array<[number, number]> = [];
+      for (const [s, e] of hit.answer_spans ?? []) {
+        const [from, to] = [canvas(s), canvas(e)];
+        if (from !== undefined && to !== undefined && to > from) answers.push([from, to]);
+      }
+      const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex)?.range : answers[0]) ?? located[0]?.range;
+      return { spans: located.map((l) => l.range), located, answers, selection: chosen ?? [own, own], quality };
     }
     pieces = movedPieces(docText, doc, hit);
     quality = pieces ? "moved" : "lines";
   }
   if (!pieces) {
     const at = lineStartOffset(docText, hit.line_range[0]);
-    return { spans: [], located: [], selection: [at, at], quality };
+    return { spans: [], located: [], answers: [], selection: [at, at], quality };
   }
   const located: LocatedSpan[] = [];
   hit.match_spans.forEach(([s, e], span) => {
@@ -118,9 +125,17 @@ export function locateHit(docText: string, hit: SearchHit, spanIndex?: number): 
   });
   located.sort((a, b) => a.range[0] - b.range[0] || a.span - b.span);
   const spans = located.map((l) => l.range);
-  const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex) : undefined) ?? located[0];
-  if (chosen) return { spans, located, selection: chosen.range, quality };
+  const answers: Array<[number, number]> = [];
+  for (const [s, e] of hit.answer_spans ?? []) {
+    const fs = contentToFileByte(pieces, s, "start");
+    const fe = contentToFileByte(pieces, e, "end");
+    if (fs !== null && fe !== null && fe > fs) answers.push([doc.toIndex(fs), doc.toIndex(fe)]);
+  }
+  answers.sort((a, b) => a[0] - b[0]);
+  // A click on a word lands on that word; otherwise the sentence that answers the query.
+  const chosen = (spanIndex !== undefined ? located.find((l) => l.span === spanIndex)?.range : answers[0]) ?? located[0]?.range;
+  if (chosen) return { spans, located, answers, selection: chosen, quality };
   // No lexical match (a pure vector hit): land on the hit's own chunk.
   const own = quality === "moved" ? doc.toIndex(pieces[0].fileStart) : doc.toIndex(hit.byte_range[0]);
-  return { spans, located, selection: [own, own], quality };
+  return { spans, located, answers, selection: [own, own], quality };
 }

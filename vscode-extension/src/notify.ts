@@ -6,16 +6,43 @@
  * problem, with the fix.
  */
 import * as vscode from "vscode";
-import { diagnose, GrooveError, type EditorHints } from "@groove/editor-client";
+import { diagnose, GrooveError, type EditorHints, type Problem } from "@groove/editor-client";
+
+/**
+ * A problem's sentences as a notification or a QuickPick title shows them:
+ * one line with nothing under it, so no "the log lines below" or "the
+ * command below" (the card in the results view has those); the log is
+ * behind Show Log, the command is written out.
+ */
+export function problemText(p: Problem): string {
+  const cmd = p.command ? `\`${p.command}\`` : "";
+  const fit = (s: string) =>
+    s
+      .replace(/[;.]\s*[Tt]he last lines of its log are below\./, (m) => (m.startsWith(";") ? "; its log is behind Show Log." : ". Its log is behind Show Log."))
+      .replace(/\bthe command below\b/g, cmd || "groove doctor")
+      .replace(/^Download it here\b/, "Download it (Download Model)");
+  const fix = fit(p.fix);
+  const named = !!p.command && fix.includes(cmd);
+  return `${p.title}. ${fit(p.detail)} ${fix}${p.command && !named ? ` (${p.command})` : ""}`;
+}
 
 /** The message for an error, with what to do about it. */
 export function describeError(e: unknown, hints: EditorHints): string {
   if (e instanceof GrooveError && e.kind === "rpc") return `groove: ${e.message}`;
-  if (e instanceof GrooveError) {
-    const p = diagnose(e, hints);
-    return `groove: ${p.title}. ${p.detail} ${p.fix}${p.command ? ` (${p.command})` : ""}`;
-  }
+  if (e instanceof GrooveError) return `groove: ${problemText(diagnose(e, hints))}`;
   return `groove: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+/** The buttons of an error notification: the fix it names (Restart after a crash, Download Model, Open Settings), then Show Log. */
+export function errorActions(e: unknown, hints: EditorHints): string[] {
+  if (!(e instanceof GrooveError) || e.kind === "rpc") return ["Show Log"];
+  const p = diagnose(e, hints);
+  const acts: string[] = [];
+  if (p.cause === "backend-not-found" || e.kind === "not-installed") acts.push("Open Settings");
+  if (p.canRestart) acts.push(p.cause === "daemon-not-running" ? "Start groove" : "Restart");
+  if (p.download) acts.push("Download Model");
+  acts.push("Show Log");
+  return acts;
 }
 
 export class Notifier {
@@ -38,10 +65,10 @@ export class Notifier {
     this.log(msg);
     if (this.shown.has(msg)) return;
     this.shown.add(msg);
-    const notInstalled = e instanceof GrooveError && e.kind === "not-installed";
-    const actions = notInstalled ? ["Open Settings", "Show Log"] : ["Show Log"];
-    const pick = await vscode.window.showErrorMessage(msg, ...actions);
+    const pick = await vscode.window.showErrorMessage(msg, ...errorActions(e, this.hints()));
     if (pick === "Open Settings") await vscode.commands.executeCommand("workbench.action.openSettings", "groove.executablePath");
+    else if (pick === "Restart" || pick === "Start groove") await vscode.commands.executeCommand("groove.restartDaemon");
+    else if (pick === "Download Model") await vscode.commands.executeCommand("groove.downloadModel");
     else if (pick === "Show Log") await vscode.commands.executeCommand("groove.showOutput");
   }
 

@@ -5,6 +5,8 @@ import type { RelatedNotesResult } from "@groove/editor-client";
 export interface RelatedItem extends vscode.QuickPickItem {
   /** Vault-relative note to open, and 1-based line (null: top of the note). */
   open?: { path: string; line: number | null; link?: string };
+  /** The "Unlinked only" switch: picking it lists the notes again with the filter flipped. */
+  toggle?: boolean;
 }
 
 const folderOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")) : "(vault root)");
@@ -14,8 +16,14 @@ const folderOf = (p: string) => (p.includes("/") ? p.slice(0, p.lastIndexOf("/")
  * three notes called "Dup" in three folders stay apart; notes whose titles
  * collide also say "in <folder>" in the label itself.
  */
-export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
+export function relatedItems(r: RelatedNotesResult, opts: { unlinkedOnly?: boolean } = {}): RelatedItem[] {
   const items: RelatedItem[] = [];
+  // As in Obsidian's panel (ADR 0200): similar notes say whether this note links them; the switch hides the linked ones.
+  items.push(
+    opts.unlinkedOnly
+      ? { label: "$(check) Unlinked only", description: "similar notes this note does not link yet — pick to show all", toggle: true, alwaysShow: true }
+      : { label: "$(filter) Unlinked only", description: "hide similar notes this note already links", toggle: true, alwaysShow: true },
+  );
   const section = (label: string) => items.push({ label, kind: vscode.QuickPickItemKind.Separator });
   const titles = new Map<string, Set<string>>();
   for (const x of [...r.similar, ...r.backlinks]) {
@@ -25,8 +33,18 @@ export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
   }
   const name = (title: string, p: string) => ((titles.get((title || p).toLowerCase())?.size ?? 0) > 1 ? `${title || p} — in ${folderOf(p)}` : title || p);
   if (r.similar.length) {
-    section("Similar notes");
-    for (const s of r.similar) items.push({ label: `$(sparkle) ${name(s.title, s.path)}`, description: s.path, detail: `similarity ${s.score.toFixed(3)}`, open: { path: s.path, line: null } });
+    section(opts.unlinkedOnly ? "Similar notes, not linked" : "Similar notes");
+    for (const s of r.similar) {
+      const linked = s.linked === true;
+      items.push({
+        label: `${linked ? "$(link)" : "$(sparkle)"} ${name(s.title, s.path)}`,
+        description: s.path,
+        detail: `similarity ${s.score.toFixed(3)} · ${linked ? "linked" : "not linked"}`,
+        open: { path: s.path, line: null },
+      });
+    }
+  } else if (opts.unlinkedOnly) {
+    items.push({ label: "Every similar note is linked already", description: "pick “Unlinked only” to see them" });
   }
   if (r.backlinks.length) {
     section("Backlinks");
@@ -45,6 +63,6 @@ export function relatedItems(r: RelatedNotesResult): RelatedItem[] {
       );
     }
   }
-  if (items.length === 0) items.push({ label: "No related notes yet", description: "the index may still be building" });
+  if (items.length === 1) items.push({ label: "No related notes yet", description: "the index may still be building" });
   return items;
 }

@@ -1,5 +1,5 @@
 /** Text for QuickPick items and tree tooltips, built from a search hit. */
-import { describeExplain, highlightSegments, snippetLine } from "@groove/editor-client";
+import { describeExplain, displayRuns, hitDisplay, sliceRuns, snippetLine, type DisplayRun } from "@groove/editor-client";
 import type { SearchHit } from "@groove/editor-client";
 
 /** "Title › H1 › H2" without repeating the title when it is the first heading. */
@@ -25,29 +25,65 @@ function lines(r: [number, number]): string {
   return r[0] === r[1] ? `line ${r[0]}` : `lines ${r[0]}–${r[1]}`;
 }
 
+/** Characters of context kept on each side of the hit's own lines in the hover. */
+export const HOVER_CONTEXT = 400;
+
+/** Display runs as Markdown: word matches bold, answer sentences italic, code as code. */
+function runsMarkdown(runs: DisplayRun[]): string {
+  return runs
+    .map((r) => {
+      // Markdown emphasis cannot wrap a line break: mark each line's piece.
+      return r.text
+        .split("\n")
+        .map((t) => {
+          if (!t.trim()) return t;
+          let m = r.code ? "`" + t.replace(/`/g, "ˋ") + "`" : escapeMarkdown(t);
+          if (r.match !== undefined) m = `**${m}**`;
+          if (r.answer !== undefined) m = `_${m}_`;
+          return m;
+        })
+        .join("\n");
+    })
+    .join("");
+}
+
+/** A block of text as Markdown lines, each prefixed (e.g. "> " for a quote). */
+function block(md: string, prefix: string): string {
+  return md
+    .split("\n")
+    .map((l) => `${prefix}${l}`)
+    .join("  \n");
+}
+
 /**
- * Tooltip Markdown: where the hit is, which ranges the parent retriever merged
- * (`expanded_from`), and the returned text with every match in bold.
+ * Tooltip Markdown: where the hit is, why it ranked (explain), and its text
+ * as a person reads it (Markdown removed, matches bold, the answer italic).
+ * With the parent retriever's context (`expanded_from`) the hit's own lines
+ * are set apart between rules, the context around them quoted and capped at
+ * HOVER_CONTEXT characters each side.
  */
 export function hitTooltipMarkdown(hit: SearchHit, maxChars = 1200): string {
   const parts: string[] = [];
   parts.push(`**${escapeMarkdown(hit.title)}**${headingTrail(hit) ? " › " + escapeMarkdown(headingTrail(hit)) : ""}`);
   parts.push(`\n\n${escapeMarkdown(hit.path)}, ${lines(hit.line_range)} · score ${hit.score.toFixed(4)} · rank ${hit.rank}`);
   if (hit.explain) parts.push(`\n\n*Why:* ${escapeMarkdown(describeExplain(hit.explain))}`);
-  if (hit.expanded_from.length > 0) {
-    parts.push(`\n\n*Expanded context* from ${hit.expanded_from.map((r) => lines(r.line_range)).join(", ")}:`);
+  const d = hitDisplay(hit, { withContext: true });
+  const runs = displayRuns(d);
+  const own = d.marks[0];
+  if (!own) {
+    const cut = d.text.length > maxChars ? d.text.lastIndexOf(" ", maxChars) : d.text.length;
+    const end = cut > maxChars / 2 ? cut : Math.min(maxChars, d.text.length);
+    parts.push("\n\n" + block(runsMarkdown(sliceRuns(runs, 0, end)) + (end < d.text.length ? " …" : ""), "> "));
+    return parts.join("");
   }
-  let used = 0;
-  const body = highlightSegments(hit.content, hit.match_spans)
-    .map((s) => {
-      if (used >= maxChars) return "";
-      const t = s.text.length + used > maxChars ? s.text.slice(0, maxChars - used) + "…" : s.text;
-      used += s.text.length;
-      const esc = escapeMarkdown(t);
-      return s.highlighted && esc.trim() ? `**${esc}**` : esc;
-    })
-    .join("");
-  // Blockquote keeps the note text visually apart; line breaks stay breaks.
-  parts.push("\n\n" + body.split(/\r?\n/).map((l) => `> ${l}`).join("  \n"));
+  const ctx = hit.expanded_from.map((r) => lines(r.line_range)).join(", ");
+  const a = Math.max(0, own.start - HOVER_CONTEXT);
+  const b = Math.min(d.text.length, own.end + HOVER_CONTEXT);
+  const before = sliceRuns(runs, a, own.start);
+  const after = sliceRuns(runs, own.end, b);
+  if (before.length) parts.push("\n\n" + block((a > 0 ? "… " : "") + runsMarkdown(before), "> "));
+  parts.push(`\n\n---\n\n▶ **This hit** (${lines(hit.line_range)}):\n\n${block(runsMarkdown(sliceRuns(runs, own.start, own.end)), "")}\n\n---`);
+  if (after.length) parts.push("\n\n" + block(runsMarkdown(after) + (b < d.text.length ? " …" : ""), "> "));
+  parts.push(`\n\n*Context from ${ctx}${a > 0 || b < d.text.length ? "; capped — open the hit to read it all" : ""}.*`);
   return parts.join("");
 }

@@ -28,9 +28,10 @@ export function groupByNote(hits: SearchHit[]): Array<Extract<ResultNode, { kind
   return [...byPath.values()];
 }
 
-/** A tree label with the snippet's highlights (VS Code renders them emphasised). */
+/** A tree label with the snippet's highlights (VS Code renders them emphasised): the word matches, or for a hit with none (a paraphrase), its answer sentence. */
 export function highlightedLabel(line: SnippetLine): vscode.TreeItemLabel {
-  return { label: line.text, highlights: line.highlights.map((h) => [h.start, h.end] as [number, number]) };
+  const marks = line.highlights.length ? line.highlights : line.answers;
+  return { label: line.text, highlights: marks.map((h) => [h.start, h.end] as [number, number]) };
 }
 
 /** The match spans of a hit in the order they read in its text (each at most once). */
@@ -152,7 +153,8 @@ export class ResultsTree implements vscode.TreeDataProvider<ResultNode> {
     item.iconPath = new vscode.ThemeIcon(hit.expanded_from.length ? "list-tree" : "symbol-text");
     item.contextValue = "grooveHit";
     // The first match the label shows (the own chunk's, when the parent retriever widened the text).
-    item.command = { command: "groove.openHit", title: "Open", arguments: [hit, line.highlights[0]?.span ?? spans[0] ?? -1] };
+    // Lands on the answer sentence when there is one (-1), else the first match the label shows.
+    item.command = { command: "groove.openHit", title: "Open", arguments: [hit, line.answers.length ? -1 : (line.highlights[0]?.span ?? spans[0] ?? -1)] };
     return item;
   }
 }

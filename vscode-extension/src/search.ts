@@ -5,7 +5,7 @@
  * stale results never reach the list.
  */
 import * as vscode from "vscode";
-import { progressText, pullText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
+import { groupHits, progressText, pullText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
 import { headingTrail, snippet } from "./render";
 import { searchParams, type Settings } from "./settings";
 
@@ -38,6 +38,21 @@ export function hitItem(hit: SearchHit): HitItem {
     alwaysShow: true,
     hit,
   };
+}
+
+/** Another matching section of the note just above: indented under it, its heading as the label. */
+export function sectionItem(hit: SearchHit): HitItem {
+  return {
+    label: `$(blank) $(symbol-text) ${unmatchable(headingTrail(hit) || hit.title)}`,
+    detail: `$(blank) ${snippet(hit)}`,
+    alwaysShow: true,
+    hit,
+  };
+}
+
+/** One note per group: its best hit, then its other sections beneath (grouping is presentation; the daemon's list is per chunk). */
+export function groupedItems(hits: SearchHit[]): HitItem[] {
+  return groupHits(hits).flatMap((g) => [hitItem(g.best.hit), ...g.others.map((o) => sectionItem(o.hit))]);
 }
 
 export interface SearchDeps {
@@ -88,7 +103,7 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
       qp.title = "groove: Semantic Search";
     },
     onResults: (response, params) => {
-      qp.items = response.results.map(hitItem);
+      qp.items = groupedItems(response.results);
       const waiting = response.results.length === 0 ? firstIndex() : null;
       const notes = [
         response.results.length === 0 ? "no results" : null,

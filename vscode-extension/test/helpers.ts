@@ -29,6 +29,7 @@ export function hitFor(file: string, path: string, from: string, to: string | nu
     score: 0.5,
     rank: 1,
     match_spans: spans,
+    answer_spans: [],
     expanded_from: [],
     byte_range: [b0, b1],
     line_range: [lineOfByte(file, b0), lineOfByte(file, Math.max(b0, b1 - 1))],

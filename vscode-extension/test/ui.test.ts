@@ -157,7 +157,16 @@ describe("QuickPick search", () => {
     expect(ed.document.getText(ed.selection)).toBe("🎉同期");
     expect(ed.revealed[0].type).toBe(vscode.TextEditorRevealType.InCenter);
     const [type] = fake.decorationTypes;
-    expect((type.options.backgroundColor as unknown as { id: string }).id).toBe("editor.findMatchHighlightBackground");
+    // groove's own colours (contributed with light/dark/high-contrast defaults), not the
+    // find/word/selection highlight VS Code paints on every copy of the selected word.
+    const colour = (c: unknown) => (c as { id: string }).id;
+    expect(colour(type.options.backgroundColor)).toBe("groove.matchBackground");
+    expect(colour(type.options.borderColor)).toBe("groove.matchBorder");
+    const contributed = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "package.json"), "utf8")).contributes.colors as Array<{ id: string; defaults: Record<string, string> }>;
+    for (const id of ["groove.matchBackground", "groove.matchBorder", "groove.answerBackground", "groove.answerBorder"]) {
+      const c = contributed.find((x) => x.id === id)!;
+      expect(Object.keys(c.defaults).sort()).toEqual(["dark", "highContrast", "highContrastLight", "light"]);
+    }
     expect(ed.decorations.get(type)!.map((r) => ed.document.getText(r))).toEqual(["🎉同期", "競合ファイル"]);
     expect(qp.disposed).toBe(true);
 
@@ -200,8 +209,8 @@ describe("results tree", () => {
     expect(aKids).toHaveLength(2);
     const item = tree.getTreeItem(aKids[1]);
     const tip = (item.tooltip as vscode.MarkdownString).value;
-    expect(tip).toContain("Expanded context");
-    expect(tip).toContain("lines 1–2, lines 3–5");
+    expect(tip).toContain("Context from lines 1–2, lines 3–5");
+    expect(tip).toContain("▶ **This hit**");
     expect(tip).toContain("**🎉**");
     expect(item.command).toMatchObject({ command: "groove.openHit", arguments: [a2, 0] });
     expect(tree.getTreeItem(roots[0]).label).toBe("No strong match — these are the closest notes");
@@ -336,9 +345,12 @@ describe("related notes quick pick", async () => {
         { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: "Setting Up", line: 3 },
         { target: "Mobile sync", path: "Sync/Mobile sync.md", heading: null, line: 5 },
       ],
+      attachments: [],
+      own_headings: [],
     });
     const labels = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator).map((i) => i.label);
     expect(labels).toEqual([
+      "$(filter) Unlinked only",
       "$(sparkle) Dup — in (vault root)",
       "$(sparkle) Dup — in Projects",
       "$(sparkle) Unique",
@@ -347,6 +359,19 @@ describe("related notes quick pick", async () => {
       "$(arrow-right) Mobile sync",
     ]);
     expect(items.find((i) => i.label.endsWith("#Setting Up"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#Setting Up]]" });
+  });
+
+  it("says which similar notes are linked, and offers Unlinked only as in Obsidian", () => {
+    const r = { path: "a.md", similar: [{ path: "L.md", title: "L", score: 0.9, linked: true }, { path: "U.md", title: "U", score: 0.8, linked: false }], backlinks: [], outgoing: [], attachments: [], own_headings: [] };
+    const all = relatedItems(r);
+    expect(all[0]).toMatchObject({ label: "$(filter) Unlinked only", toggle: true });
+    expect(all.filter((i) => i.open).map((i) => [i.label, i.detail])).toEqual([
+      ["$(link) L", "similarity 0.900 · linked"],
+      ["$(sparkle) U", "similarity 0.800 · not linked"],
+    ]);
+    const only = relatedItems({ ...r, similar: [r.similar[1]!] }, { unlinkedOnly: true });
+    expect(only[0]!.label).toBe("$(check) Unlinked only");
+    expect(only.find((i) => i.kind === vscode.QuickPickItemKind.Separator)!.label).toBe("Similar notes, not linked");
   });
 });
 

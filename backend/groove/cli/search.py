@@ -228,12 +228,21 @@ def print_response(resp: SearchResponse) -> None:
         out.line(f"no note matches the filters ({', '.join(filters_named(resp.filter_applied))})")
     elif not resp.results:
         out.line("no results")
+    # One note per entry (issue 47): its best hit, then its other sections indented
+    # beneath. Presentation only; --json stays one hit per chunk.
+    notes: dict[str, list] = {}
     for h in resp.results:
-        head = " > ".join(h.heading_path) if h.heading_path else h.title
-        out.line((f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green"),
-                 (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))
-        out.line("    ", snippet(h.content, h.match_spans))
-        if h.explain is not None:
-            from ..explain_text import describe
+        notes.setdefault(h.path, []).append(h)
+    for hits in notes.values():
+        for k, h in enumerate(hits):
+            head = " > ".join(h.heading_path) if h.heading_path else h.title
+            pad = "    " if k == 0 else "       "
+            lead = (f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green")
+            if k:
+                lead = (f"     + {h.rank}. ", "bold"), (head, "green")
+            out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))
+            out.line(pad, snippet(h.content, h.match_spans))
+            if h.explain is not None:
+                from ..explain_text import describe
 
-            out.line(("    why: " + describe(h.explain), "dim"))
+                out.line((f"{pad}why: " + describe(h.explain), "dim"))

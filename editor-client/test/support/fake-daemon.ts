@@ -167,6 +167,7 @@ export function fakeHit(query: string): SearchHit {
     score: 0.5,
     rank: 1,
     match_spans: [[start, start + Buffer.byteLength(query)]],
+    answer_spans: [],
     expanded_from: [],
     byte_range: [s, Buffer.byteLength(content)],
     line_range: [1, 2],
