@@ -278,7 +278,8 @@ def _scan_quoted(q: str, i: int) -> tuple[str, int | None]:
     return "", None
 
 
-def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[list[str], list[str]]:
+def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
+             identifiers: bool = True) -> tuple[list[str], list[str]]:
     """(phrases, short terms) of one item. ``kana_free``: the whole query has
     no kana, so a long kanji run is a Chinese sentence (ADR 0160)."""
     if item.quoted:
@@ -325,7 +326,7 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False) -> tuple[lis
                 shorts += sh
             else:
                 phrases.append(r)  # without the bigram table: the old whole-run phrase
-    ident = identifier(item.text)
+    ident = identifier(item.text) if identifiers else None
     if ident is not None:
         phrases.append(ident)
     return phrases, shorts
@@ -395,7 +396,8 @@ def _positive_segments(q: str, items: list[_Item]) -> list[str]:
     return [s for s in out if s]
 
 
-def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> ParsedQuery:
+def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32,
+                identifiers: bool = True) -> ParsedQuery:
     """Compile ``text`` (any Unicode string) for both retrieval legs.
 
     Raises ``BadQuery`` for an empty query and for one made only of exclusions.
@@ -419,7 +421,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     shorts: list[str] = []
     kana_free = not any(char_type(c) in (HIRA, KATA) for c in q)
     for it in pos_items:
-        p, s = _compile(it, short_cjk, kana_free)
+        p, s = _compile(it, short_cjk, kana_free, identifiers)
         positives += p
         shorts += s
     negatives: list[str] = []
