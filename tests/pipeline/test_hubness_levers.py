@@ -75,3 +75,30 @@ def test_each_switch_reaches_the_search_and_all_off_is_the_shipped_path(small_rt
         assert got and got != base, kw
     zero = replace(rt, config=replace(rt.config, search=replace(cfg, fusion=replace(cfg.fusion))))
     assert [(h.path, h.score) for h in run_search(zero, params).results] == base
+
+
+def test_a_chunk_with_no_words_of_its_own_is_empty():
+    from groove.index.space import is_empty
+
+    for text in ("https://www.youtube.com/watch?v=abc", "![[diagram.png]]", "![](img/a.png)\n",
+                 "## Links\n\nhttps://example.org/page"):
+        assert is_empty(text), text
+    for text in ("The electrical pressure", "See [[Cron]] for this", "## Sleep\n\nNREM comes first.", "睡眠"):
+        assert not is_empty(text), text
+
+
+def test_empty_chunks_do_not_rank_in_the_vector_leg_when_asked(tmp_path, default_embedder):
+    from helpers import indexed_runtime
+
+    rt = indexed_runtime(tmp_path, {"Video.md": "https://www.youtube.com/watch?v=sleep-nrem\n",
+                                    "Sleep.md": "# Sleep\n\nNREM sleep comes before REM sleep in each cycle.\n"},
+                         default_embedder)
+    try:
+        q = np.asarray(rt.embedder.embed_query("youtube video about sleep"), dtype=np.float32)
+        space = space_of(rt.index)
+        video = rt.index.conn.execute(
+            "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE d.path = 'Video.md'").fetchone()[0]
+        assert video in {h[0] for h in score(space, q, Levers(centre=True)).top_chunks(10, None, set())}
+        assert video not in {h[0] for h in score(space, q, Levers(skip_empty=True)).top_chunks(10, None, set())}
+    finally:
+        rt.close()

@@ -19,11 +19,15 @@ sqlite-vec's KNN. With every switch off nothing here runs.
 * section evidence: a note's score is ``(1 - w) * summary + w * best
   section``, the max over the note's chunks;
 * feedback (Rocchio, alpha 1, beta 0.75, no negatives): the query moves
-  toward the mean of its ``PRF_DEPTH`` nearest chunks, then is searched again.
+  toward the mean of its ``PRF_DEPTH`` nearest chunks, then is searched again;
+* empty chunks: a chunk with no letter of its own once URLs, embeds, images
+  and heading lines are taken out (a bare link, an image-only note) does not
+  rank in the vector leg; its note still can, through its other evidence.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections.abc import Set as AbstractSet
@@ -51,10 +55,21 @@ class Levers:
     csls: bool = False
     section_weight: float = 0.0
     prf: bool = False
+    skip_empty: bool = False
 
     @property
     def any(self) -> bool:
-        return self.centre or self.csls or self.section_weight > 0 or self.prf
+        return self.centre or self.csls or self.section_weight > 0 or self.prf or self.skip_empty
+
+
+# What is not a chunk's own words: URLs, ![[embeds]], ![images](...), heading lines.
+_NOT_OWN = re.compile(r"https?://\S+|!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|^#{1,6}[ \t].*$", re.M)
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+def is_empty(content: str) -> bool:
+    """No letter of its own: a bare URL, an embed or image, a heading alone."""
+    return _LETTER.search(_NOT_OWN.sub(" ", content)) is None
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -67,6 +82,7 @@ class _Table:
     rowids: np.ndarray  # int64
     raw: np.ndarray  # float32 (n, d), unit rows as stored
     docs: np.ndarray  # the note of each row (vec_notes: the row itself)
+    empty: np.ndarray | None = None  # vec_chunks: rows with no words of their own
     _views: dict[tuple[bool, bool], tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
     def view(self, centre: bool, csls: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -118,11 +134,14 @@ class Scored:
     chunk_cos: np.ndarray  # plain cosine to the original query (low_confidence reads these)
     note_ids: np.ndarray
     note_scores: np.ndarray
+    skip: np.ndarray | None = None  # chunks that may not rank (empty ones, when asked)
 
     def top_chunks(self, n: int, allowed_docs: np.ndarray | None,
                    excluded: AbstractSet[int]) -> list[tuple[int, float, float, int]]:
         """(chunk id, score, plain cosine, note id), best first."""
         mask = _allowed(self.chunk_docs, allowed_docs)
+        if self.skip is not None:
+            mask &= ~self.skip
         if excluded:
             mask &= ~np.isin(self.chunk_ids, np.fromiter(excluded, dtype=np.int64, count=len(excluded)))
         return [(int(self.chunk_ids[i]), float(self.chunk_scores[i]), float(self.chunk_cos[i]),
@@ -166,14 +185,17 @@ def score(space: Space, q: np.ndarray, lv: Levers) -> Scored:
     n_rows, n_mean, n_pen = space.notes.view(lv.centre, lv.csls)
     cs = c_rows @ _unit(q - c_mean) - c_pen
     ns = n_rows @ _unit(q - n_mean) - n_pen
+    skip = space.chunks.empty if lv.skip_empty else None
     if lv.section_weight > 0 and len(ns):
         best = np.full(len(ns), -np.inf, dtype=np.float32)
         at = np.searchsorted(space.notes.rowids, space.chunks.docs)
         ok = (at < len(ns)) & (space.notes.rowids[np.minimum(at, len(ns) - 1)] == space.chunks.docs)
+        if skip is not None:
+            ok &= ~skip
         np.maximum.at(best, at[ok], cs[ok])
         has = np.isfinite(best)
         ns = np.where(has, (1 - lv.section_weight) * ns + lv.section_weight * np.where(has, best, 0), ns)
-    return Scored(space.chunks.rowids, space.chunks.docs, cs, cos, space.notes.rowids, ns.astype(np.float32))
+    return Scored(space.chunks.rowids, space.chunks.docs, cs, cos, space.notes.rowids, ns.astype(np.float32), skip)
 
 
 _cache: weakref.WeakKeyDictionary[Index, Space] = weakref.WeakKeyDictionary()
@@ -195,6 +217,8 @@ def space_of(idx: Index) -> Space | None:
         version = rows_version(conn)
         chunks = _read(conn, "vec_chunks", dict(conn.execute("SELECT id, doc_id FROM chunks")))
         notes = _read(conn, "vec_notes", None)
+        empty = {i for i, content in conn.execute("SELECT id, content FROM chunks") if is_empty(content)}
+    chunks.empty = np.isin(chunks.rowids, np.fromiter(empty, dtype=np.int64, count=len(empty)))
     s = Space(version, chunks, notes)
     with _lock:
         _cache[idx] = s

@@ -17,7 +17,7 @@ from .filters import Restriction
 
 def levers_of(fusion: FusionConfig) -> Levers:
     return Levers(centre=fusion.centre, csls=fusion.csls, section_weight=fusion.section_weight,
-                  prf=fusion.prf)
+                  prf=fusion.prf, skip_empty=fusion.skip_empty)
 
 
 @dataclass
