@@ -1,5 +1,5 @@
 """The vault's vectors seen through the hubness remedies of issue 49
-(ADR 0265-0268): centring, CSLS-style local scaling, section evidence for
+(ADR 0265): centring, CSLS-style local scaling, section evidence for
 notes and pseudo-relevance feedback, each a switch of ``[search.fusion]``.
 
 Some notes sit close to everything in an embedding space ("hubs") and

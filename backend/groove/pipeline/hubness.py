@@ -1,5 +1,5 @@
 """The vector legs under the hubness remedies of issue 49 (``index/space.py``,
-ADR 0265-0268): the same lists ``fusion.py`` builds from sqlite-vec, built
+ADR 0265): the same lists ``fusion.py`` builds from sqlite-vec, built
 from the in-memory space when a remedy is on."""
 
 from __future__ import annotations
