@@ -3,7 +3,9 @@
     python bench/levers.py [GOLDEN ...] [--variants base,vec,fts,title,...]
 
 Runs each named variant of the search config over the golden files (en, ja,
-zh and ko vaults from shared/eval, picked by each line's ``lang``) in one process — models loaded once, indexes
+zh and ko vaults from shared/eval, picked by each line's ``lang``, or the
+line's own ``vault``, relative to the golden file, with its index at
+``<index-dir>/<vault folder name>.sqlite``) in one process — models loaded once, indexes
 reused — and prints nDCG@10 / MRR / Hit@1 / Hit@5 / Recall@10 per language
 and per kind. Variants are query-time only (fusion knobs, legs, exclusion
 scope); levers that change what is embedded need their own index (`--index-
@@ -76,8 +78,13 @@ def main() -> None:
     base = SearchConfig()
     for gpath in a.golden:
         golden = load_golden(gpath)
-        idx = {vaults[lang]: a.index_dir / f"{lang}.sqlite" for lang in vaults} if a.index_dir else None
-        sess = EvalSession(golden, resolve_vaults(golden, None, vaults), index_paths=idx)
+        bound = resolve_vaults(golden, None, vaults)
+        idx = None
+        if a.index_dir:
+            idx = {vaults[lang].resolve(): a.index_dir / f"{lang}.sqlite" for lang in vaults}
+            for v in set(bound.values()) - set(idx):  # a line's own vault: an index named after it
+                idx[v] = a.index_dir / f"{v.name}.sqlite"
+        sess = EvalSession(golden, bound, index_paths=idx)
         sess.reindex()  # incremental: a stat per note once the indexes exist
         print(f"\n== {gpath.name} ({len(golden.queries)} queries)")
         header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)

@@ -55,6 +55,15 @@ class FusionConfig:
     # The full-text leg's first row ranks first when it holds the whole query
     # and a query term no other note holds (a pasted identifier, ADR 0142).
     sole_holder_first: bool = True
+    # Hubness remedies for the vector legs (issue 49, index/space.py): centre
+    # the vault's vectors, CSLS local scaling, a note's score drawing on its
+    # best section (0 = its summary alone, 1 = its best section alone), and
+    # Rocchio feedback toward the nearest sections. All off: sqlite-vec's KNN.
+    centre: bool = False
+    csls: bool = False
+    section_weight: float = 0.0
+    prf: bool = False
+    skip_empty: bool = False  # a chunk with no words of its own (a bare URL, an embed) does not rank
 
     @property
     def bm25_weights(self) -> tuple[float, float, float]:
@@ -79,6 +88,11 @@ class ParentRetrieverConfig:
 @dataclass(frozen=True)
 class QueryConfig:
     short_cjk: bool = True
+    # Issue 36/37 rules, switchable so they can be measured on and off
+    # (issue 49): a token like ``#page=N`` is also one phrase (ADR 0142);
+    # unspaced Korean is split by the vault's words (ADR 0224).
+    identifier_phrases: bool = True
+    hangul_split: bool = True
 
 
 @dataclass(frozen=True)
@@ -147,6 +161,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.vec_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
+    "search.fusion.section_weight": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
     "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
     "search.fusion.note_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.dense_note_weight": (lambda v: v >= 0, "a number >= 0"),

@@ -186,7 +186,7 @@ def _is_han_sentence(run: str, kana_free: bool) -> bool:
 
 
 def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
-             highlight: list[HighlightTerm] | None = None) -> tuple[list[str], list[str]]:
+             highlight: list[HighlightTerm] | None = None, identifiers: bool = True) -> tuple[list[str], list[str]]:
     """(phrases, short terms) of one item. ``kana_free``: the whole query has
     no kana, so a long kanji run is a Chinese sentence (ADR 0160). Its
     content words are added to ``highlight`` when given (ADR 0255)."""
@@ -237,7 +237,7 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
                 shorts += sh
             else:
                 phrases.append(r)  # without the bigram table: the old whole-run phrase
-    ident = identifier(item.text)
+    ident = identifier(item.text) if identifiers else None
     if ident is not None:
         phrases.append(ident)
         hl.append(HighlightTerm(ident, "phrase"))
@@ -309,7 +309,8 @@ def _positive_segments(q: str, items: list[_Item]) -> list[str]:
     return [s for s in out if s]
 
 
-def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> ParsedQuery:
+def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32,
+                identifiers: bool = True) -> ParsedQuery:
     """Compile ``text`` (any Unicode string) for both retrieval legs.
 
     Raises ``BadQuery`` for an empty query and for one made only of exclusions.
@@ -334,7 +335,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32) -> 
     kana_free = not any(char_type(c) in (HIRA, KATA) for c in q)
     highlight: list[HighlightTerm] = []
     for it in pos_items:
-        p, s = _compile(it, short_cjk, kana_free, highlight)
+        p, s = _compile(it, short_cjk, kana_free, highlight, identifiers)
         positives += p
         shorts += s
     negatives: list[str] = []

@@ -94,3 +94,14 @@ def test_match_spans_highlight_the_words_found(rt):
 
 def test_a_word_that_only_starts_lines_is_a_word(rt):
     assert hangul_split.split_terms(rt.index.conn, ["책갈피태그"]) == ["책갈피", "태그"]
+
+
+def test_the_split_can_be_switched_off_to_measure_it(rt):
+    # issue 49 measures each issue-37 rule on and off: off, 태그검색 is one unknown word again.
+    from dataclasses import replace
+
+    cfg = rt.config.search
+    off = replace(rt, config=replace(rt.config, search=replace(cfg, query=replace(cfg.query, hangul_split=False))))
+    on_hits = service.search(rt, SearchParams("태그검색", legs="fts")).results
+    off_hits = service.search(off, SearchParams("태그검색", legs="fts")).results
+    assert on_hits and not off_hits

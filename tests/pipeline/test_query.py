@@ -402,3 +402,9 @@ def test_a_traditional_chinese_sentence_is_cut_as_a_simplified_one():
     traditional = parse_query("怎麼在手機和電腦之間同步筆記")
     assert simplified.short_terms == ["手机", "电脑", "间同", "同步", "步笔", "笔记"]
     assert traditional.short_terms == ["手機", "電腦", "間同", "同步", "步筆", "筆記"]
+
+
+def test_identifier_phrases_can_be_switched_off_to_measure_them():
+    # issue 49 measures each issue-36 rule on and off.
+    assert "#page=N" not in set(parse_query("#page=N", identifiers=False).positives)
+    assert "#page=N" in set(parse_query("#page=N").positives)

@@ -55,7 +55,7 @@ def run_search(rt: Runtime, params: SearchParams, *, max_limit: int | None = MAX
 def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> SearchResponse:
     r = resolve_params(params, rt.config.search, max_limit=max_limit)
     warnings = list(r.warnings)
-    parsed = parse_query(r.query, short_cjk=r.short_cjk)
+    parsed = parse_query(r.query, short_cjk=r.short_cjk, identifiers=r.identifier_phrases)
     warnings.extend(parsed.warnings)
     # The vault's rules as they are now (ADR 0235): a note they leave out is
     # not searched even when the index still holds it, and a rule file that
@@ -71,7 +71,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
         qvec = _embed_pool().submit(rt.embedder.embed_query, parsed.embed_text)
     # While the query is embedded: 태그검색 is searched as 태그 and 검색 (ADR 0224).
     splits: dict[str, list[str]] = {}
-    parsed = hangul_split.with_vault_words(rt.index.conn, parsed, splits)
+    if r.hangul_split:
+        parsed = hangul_split.with_vault_words(rt.index.conn, parsed, splits)
     stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=bool(params.explain))
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 

@@ -32,6 +32,7 @@ from ..query import ParsedQuery, fts_phrase
 from ..types import Candidate
 from .explain import LegList, explain_stage1
 from .filters import Restriction
+from .hubness import LeverView, lever_view
 from .params import Resolved
 from .titles import named_notes, title_leg
 
@@ -211,10 +212,13 @@ def hybrid_candidates(
         qvec = qvec.result()
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.fusion.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
+    # The hubness remedies (issue 49) answer the vector legs from memory.
+    view = lever_view(idx, qvec, r.fusion, restriction) if qvec is not None and r.legs != "fts" else None
     # The nearest notes, found once for the note-aware vector leg and the note leg.
-    near = nearest_notes(idx, qvec, r.candidates, restriction) if qvec is not None and (
-        use_note_leg or use_dense_notes) else []
-    vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [])
+    near: list[tuple[int, float]] = []
+    if qvec is not None and (use_note_leg or use_dense_notes):
+        near = view.nearest_notes(r.candidates) if view else nearest_notes(idx, qvec, r.candidates, restriction)
+    vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [], view)
 
     names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
@@ -325,7 +329,7 @@ def _full_text(
 
 def _vectors(
     idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
-    near: list[tuple[int, float]],
+    near: list[tuple[int, float]], view: LeverView | None = None,
 ) -> tuple[list[int], list[float]]:
     """The vector leg's chunk ids, best first (note-aware when ``near`` holds
     the nearest notes, ADR-0078), and the plain cosines of the nearest
@@ -333,6 +337,8 @@ def _vectors(
     if qvec is None or r.legs not in ("hybrid", "vector"):
         return [], []
     n = r.candidates
+    if view is not None:
+        return view.vectors(n, NOTE_AWARE_POOL, excluded, near, r.fusion.dense_note_weight)
     if near:
         wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
         return note_aware_ranking(idx, qvec, wide, near, n, r.fusion.dense_note_weight), [sim for _, sim in wide[:n]]

@@ -127,6 +127,8 @@ class Resolved:
     # low_confidence (pipeline/confidence.py): the calibrated rule unless the
     # request names a min_confidence_ratio, which asks for the margin rule.
     confidence_rule: str = "calibrated"
+    identifier_phrases: bool = True  # ADR 0142 (issue 36)
+    hangul_split: bool = True  # ADR 0224 (issue 37)
     low_confidence_threshold: float = 0.75
     answer_spans: bool = True  # pipeline/answers.py marks each hit's answering sentence(s)
 
@@ -217,6 +219,8 @@ def resolve_params(p: SearchParams, cfg: SearchConfig, *, max_limit: int | None 
         candidates=max(cfg.candidates, limit * 5),
         fusion=cfg.fusion,
         short_cjk=cfg.query.short_cjk,
+        identifier_phrases=cfg.query.identifier_phrases,
+        hangul_split=cfg.query.hangul_split,
         exclusion_scope=cfg.exclusion_scope,
         legs=p.legs,
         path_globs=tuple(p.path_globs),
