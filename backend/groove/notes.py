@@ -309,7 +309,7 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
         "content": content,
         "frontmatter": note.parsed.frontmatter,
         "links": links,
-        "line_range": [a, max(last, a - 1) if total else 0],
+        "line_range": _pair(a, max(last, a - 1) if total else 0),
         "truncated": truncated,
     }
 
@@ -326,7 +326,7 @@ def _canvas_document(rt: Runtime, note: _Note, line_start: int | None, line_end:
     resolve = LinkResolver(rt, read_rules(rt.vault))
     links = [_link_json(resolve, ln, note.path) for ln in note.parsed.links[:MAX_OUTGOING]]
     return {"path": note.path, "title": note.parsed.title, "content": content, "frontmatter": {},
-            "links": links, "line_range": line_range, "truncated": truncated}
+            "links": links, "line_range": _pair(*line_range), "truncated": truncated}
 
 
 def read_note(rt: Runtime, path: str) -> NoteText:
@@ -373,19 +373,25 @@ def _resolve(rt: Runtime, link: str, from_path: str | None) -> ResolvedLink:
         if parsed.target and not heading and not block:
             att = resolve(parsed.target, src)
             if att:
-                result.update(path=att, exists=True)
+                result["path"], result["exists"] = att, True
         return result
     try:
         note = _read_note(rt, doc.path)
     except NoteNotFound:
         return result  # indexed but gone from disk
-    result.update(path=note.path, exists=True)
+    result["path"], result["exists"] = note.path, True
     if block:
         rng = find_block(note.lines, block)
-        result["line_range"] = list(rng) if rng else None
+        result["line_range"] = _pair(*rng) if rng else None
     elif heading:
         sec = find_section(sections(note.lines), heading)
-        result["line_range"] = [sec.line_start, sec.line_end] if sec else None
+        result["line_range"] = _pair(sec.line_start, sec.line_end) if sec else None
     else:
-        result["line_range"] = [1, len(note.lines)] if note.lines else None
+        result["line_range"] = _pair(1, len(note.lines)) if note.lines else None
     return result
+
+
+def _pair(a: int, b: int) -> tuple[int, int]:
+    """A line range as replies carry it: a JSON array of two, built as a list
+    (note_types.py), since the schema validator takes a list, not a tuple."""
+    return [a, b]  # type: ignore[return-value]

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from . import __version__, bounds, browse, notes, related, unlinked
 from .errors import GrooveError, InvalidArgument
@@ -26,7 +26,7 @@ from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
-from .status_types import ExclusionSource, IndexStatus, ReindexSummary, WhyExcluded
+from .status_types import ExclusionSource, IndexProgress, IndexStatus, ReindexSummary, WhyExcluded
 from .types import SearchResponse
 from .vault.gate import safe_path
 from .vault.scan import IgnoreRules, ignore_rules, scan_vault
@@ -82,7 +82,7 @@ def index_status(rt: Runtime, why: str | None = None) -> IndexStatus:
     idx = rt.index
     # Read "is a job running" before the counts: a report that says idle must
     # not carry counts read while the last job was still committing.
-    progress = _reindex_state.get(id(rt))
+    progress = cast("IndexProgress | None", _reindex_state.get(id(rt)))  # the indexer's events are IndexProgress
     docs, chunks = idx.counts()
     info = idx.embedder_info() or {}
     skips = skipped_notes(idx)

@@ -165,10 +165,10 @@ def print_comparison(console: Console, cmp: Comparison, detailed: bool) -> None:
     if cmp.comparable:
         console.print(f"per query (ndcg@10, ranks before→now): {len(cmp.worse)} worse, {len(cmp.better)} better"
                       + (f", {cmp.new_queries} new" if cmp.new_queries else ""))
-        for c in cmp.worse:
-            console.print(f"  [red]worse[/red]  {change_line(c)}", highlight=False)
-        for c in cmp.better:
-            console.print(f"  [green]better[/green] {change_line(c)}", highlight=False)
+        for q in cmp.worse:
+            console.print(f"  [red]worse[/red]  {change_line(q)}", highlight=False)
+        for q in cmp.better:
+            console.print(f"  [green]better[/green] {change_line(q)}", highlight=False)
 
 
 def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:

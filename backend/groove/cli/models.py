@@ -98,6 +98,7 @@ def _json_line(ev: dict) -> None:
 def pull_default_with_progress(json_progress: bool) -> Path:
     """Run pull_default_model with a progress bar on stderr, or JSON lines on stdout."""
     from groove.models.default_model import PULL_COMMAND, pull_default_model
+    from groove.models.download import DownloadError
 
     if json_progress:
         try:
@@ -139,8 +140,8 @@ def pull_default_with_progress(json_progress: bool) -> Path:
     try:
         return pull_default_model(on_event=on)
     except GrooveError as e:
-        if getattr(e, "kind", None) in {"offline", "interrupted"}:
-            raise type(e)(f"{e} Run `{PULL_COMMAND}` again to retry.", e.kind) from e  # type: ignore[call-arg, attr-defined]
+        if isinstance(e, DownloadError) and e.kind in {"offline", "interrupted"}:
+            raise DownloadError(f"{e} Run `{PULL_COMMAND}` again to retry.", e.kind) from e
         raise
     finally:
         bar.stop()

@@ -165,7 +165,8 @@ def snippet(content: str, spans: list, width: int = 240) -> Styled:
     for a, b in char_spans:
         marks[a:b] = b"\x01" * (b - a)
     out = Styled("…" if lo else "")
-    run, run_hl, shown, last_space = [], False, 0, False
+    run: list[str] = []
+    run_hl, shown, last_space = False, 0, False
     i = lo
     while i < len(content) and shown < width:
         ch = content[i]
@@ -237,7 +238,8 @@ def print_response(resp: SearchResponse) -> None:
         for k, h in enumerate(hits):
             head = " > ".join(h.heading_path) if h.heading_path else h.title
             pad = "    " if k == 0 else "       "
-            lead = (f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green")
+            lead: tuple[tuple[str, str], ...] = (
+                (f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green"))
             if k:
                 lead = (f"     + {h.rank}. ", "bold"), (head, "green")
             out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))

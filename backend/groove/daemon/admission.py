@@ -22,9 +22,14 @@ class Idleness(Protocol):
     """What ``idlest`` reads of a connection (the server's ``Connection``
     has these), so admission need not import the server that uses it."""
 
-    authenticated: bool
-    subscriptions: Collection[str]
-    last_active: float
+    @property
+    def authenticated(self) -> bool: ...
+
+    @property
+    def subscriptions(self) -> Collection[str]: ...
+
+    @property
+    def last_active(self) -> float: ...
 
     @property
     def pending(self) -> Sized: ...

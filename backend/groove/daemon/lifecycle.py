@@ -106,8 +106,8 @@ LOCK_PATIENCE = 0.5  # seconds a starting daemon retries the vault lock (clients
 def setup_logging(*, foreground: bool, log_file: Path | None, verbose: bool = False) -> None:
     root = logging.getLogger("groove")
     root.setLevel(logging.DEBUG if verbose else logging.INFO)
-    for h in list(root.handlers):
-        root.removeHandler(h)
+    for old in list(root.handlers):
+        root.removeHandler(old)
     if foreground or log_file is None:
         h: logging.Handler = logging.StreamHandler(sys.stderr)
     else:
@@ -222,8 +222,8 @@ def run_daemon(
         if listener is not None:
             with contextlib.suppress(OSError):
                 listener.close()
-        st = read_state(vault)
-        if st and st.get("pid") == os.getpid():
+        last_state = read_state(vault)
+        if last_state and last_state.get("pid") == os.getpid():
             with contextlib.suppress(OSError):
                 files.state.unlink()
             if st.get("transport") == "unix":

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .. import service
 from ..errors import GrooveError
@@ -156,7 +157,7 @@ class IndexWorker:
 
     def _run(self, job: _Job) -> None:
         only = None if job.full else set(job.paths)
-        last = [0.0, ""]
+        last: list[Any] = [0.0, ""]  # when and which phase the last event went out
 
         def progress(ev: dict) -> None:
             # Throttled: a 10 000-note reindex must not flood the editors.

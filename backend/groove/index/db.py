@@ -67,11 +67,13 @@ def exclusive_lock(path: Path) -> Iterator[bool]:
         os.close(fd)
 
 
-def _sql_nfc(x: apsw.SQLiteValue) -> apsw.SQLiteValue:
+def _sql_nfc(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
+    (x,) = args
     return nfc(x) if isinstance(x, str) else x
 
 
-def _sql_tag_key(x: apsw.SQLiteValue) -> apsw.SQLiteValue:
+def _sql_tag_key(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
+    (x,) = args
     return nfc(x.lower()) if isinstance(x, str) else x
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..vault.encoding import nfc
 from .db import Index
@@ -110,7 +110,7 @@ def list_notes(
         total, rows = len(rows), rows[offset:offset + limit]
     else:
         (total,) = c.execute(f"SELECT count(*) FROM documents d{cond}", args).fetchone() or (0,)
-        rows = c.execute(sql + " LIMIT ? OFFSET ?", (*args, int(limit), int(offset))).fetchall()
+        rows = cast("list[Any]", c.execute(sql + " LIMIT ? OFFSET ?", (*args, int(limit), int(offset))).fetchall())
     return [NoteRow(p, t, _tags(tg), dt, m / 1e9, s) for p, t, tg, dt, m, s in rows], int(total)
 
 

@@ -65,13 +65,13 @@ def fold(text: str) -> str:
 def carried_names(idx: Index) -> CarriedNames:
     """The vault's ``CarriedNames``, cached on the index until a note changes."""
     key = documents_signature(idx)
-    cached = getattr(idx, "_carried_names", None)
+    cached = idx.derived.get("carried_names")
     if cached is not None and cached[0] == key:
         return cached[1]
     names = [n for d in note_names(idx) for n in (d.title, *d.aliases)]
     names += [t for (t,) in idx.conn.execute("SELECT DISTINCT tag FROM tags")]
     out = CarriedNames(names)
-    idx._carried_names = (key, out)
+    idx.derived["carried_names"] = (key, out)
     return out
 
 

@@ -178,7 +178,7 @@ def score(space: Space, q: np.ndarray, lv: Levers) -> Scored:
     q = np.asarray(q, dtype=np.float32)
     cos = space.chunks.raw @ q
     if lv.prf:
-        top = np.argpartition(-cos, min(PRF_DEPTH, len(cos)) - 1)[:PRF_DEPTH] if len(cos) else []
+        top = np.argpartition(-cos, min(PRF_DEPTH, len(cos)) - 1)[:PRF_DEPTH] if len(cos) else np.zeros(0, int)
         if len(top):
             q = _unit(PRF_ALPHA * q + PRF_BETA * space.chunks.raw[top].mean(axis=0)).astype(np.float32)
     c_rows, c_mean, c_pen = space.chunks.view(lv.centre, lv.csls)

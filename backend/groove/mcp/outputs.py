@@ -67,4 +67,5 @@ class McpIndexStatus(IndexStatus):
 
 
 for _t in (BudgetedDocument, McpIndexStatus):
-    _t.__pydantic_config__ = {"use_attribute_docstrings": True}  # type: ignore[attr-defined]
+    # A TypedDict class takes no attributes in its type, hence setattr.
+    setattr(_t, "__pydantic_config__", {"use_attribute_docstrings": True})  # noqa: B010

@@ -68,7 +68,9 @@ def _optional(hint: Any) -> Any:
     if typing.get_origin(hint) is Annotated:
         base, *meta = typing.get_args(hint)
         if typing.get_origin(base) is tuple:
-            hint = Annotated[(list[typing.get_args(base)[0]], *meta)]
+            # Annotated built from values at run time (the checker reads only literal forms).
+            listed = typing.cast(Any, list)[typing.get_args(base)[0]]
+            hint = typing.cast(Any, Annotated)[(listed, *meta)]
     return hint if type(None) in typing.get_args(hint) else hint | None
 
 

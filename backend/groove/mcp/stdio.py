@@ -31,7 +31,7 @@ import re
 import sys
 import threading
 import time
-from typing import Any
+from typing import IO, Any, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
@@ -232,8 +232,9 @@ def serve_stdio(mcp: MCPServer) -> None:
 
     async def run() -> None:
         text = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
-        stdin = anyio.wrap_file(_Lines(text, wire, on_eof))
-        async with stdio_server(stdin=stdin, stdout=anyio.wrap_file(wire)) as (read, write):
+        # Each wraps the file-like methods the SDK's transport calls (readline, iteration; write, flush).
+        stdin = anyio.wrap_file(cast("IO[str]", _Lines(text, wire, on_eof)))
+        async with stdio_server(stdin=stdin, stdout=anyio.wrap_file(cast("IO[str]", wire))) as (read, write):
             low = mcp._lowlevel_server  # what MCPServer.run_stdio_async runs
             await low.run(read, write, low.create_initialization_options())
 

@@ -215,7 +215,7 @@ def fuse(named: Sequence[tuple[str, dict[str, Any]]], limit: int, explain: bool 
     # The judges of "nothing here": the vaults that read the query in its own script, else all.
     judges = [r for (_, r), t in zip(named, tiers) if t[0] == 0] or [r for _, r in named]
     low = all(bool(r.get("low_confidence", True)) for r in judges)
-    filters = next((r["filter_applied"] for _, r in named if r.get("filter_applied")), {})
+    filters: dict[str, Any] = next((r["filter_applied"] for _, r in named if r.get("filter_applied")), {})
     warnings = [f"[{n}] {w}" for n, r in named for w in r.get("warnings", [])]
     out: dict[str, Any] = {"results": results, "low_confidence": low, "filter_applied": filters,
                            "warnings": warnings, "confidence": None}
@@ -250,7 +250,7 @@ async def search_vaults(vaults: VaultSet, vault: str | None, params: dict[str, A
     named = [(s.name or "", r) for s, r, _ in answers if r is not None]
     failed = [(s, e) for s, _, e in answers if e is not None]
     if not named:
-        raise failed[0][1]  # type: ignore[misc]
+        raise failed[0][1]
     out = fuse(named, int(params["limit"]), explain)
     out["warnings"] += [f"[{s.name}] not searched: {e}" for s, e in failed]
     return out

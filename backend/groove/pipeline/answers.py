@@ -77,6 +77,7 @@ def sentences(content: str) -> list[Sentence]:
         m = _FENCE.match(body)
         if fence is not None or m:
             if fence is None:
+                assert m is not None  # outside a fence only a fence line gets here
                 fence = m.group(1)
             elif m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
                 fence = None
@@ -85,7 +86,8 @@ def sentences(content: str) -> list[Sentence]:
         if not body.strip() or _HEADING.match(body) or _RULE.match(body) or _TABLE_SEP.match(body):
             joinable = False
             continue
-        lead = _MARKER.match(body).end()
+        marker = _MARKER.match(body)
+        lead = marker.end() if marker else 0
         row = body.lstrip().startswith("|")
         text = body[lead:].rstrip().rstrip("|").rstrip() if row else body[lead:].rstrip()
         if not text or _ONLY_EMBED.match(text):
@@ -100,7 +102,7 @@ def sentences(content: str) -> list[Sentence]:
 
 
 def _split(text: str, base: int) -> list[Sentence]:
-    out: list[Sentence] = []
+    out: list[Sentence | None] = []
     start = 0
     for m in _END.finditer(text):
         if text[m.start()] == "." and _abbreviation(text, m.start()):

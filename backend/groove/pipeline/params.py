@@ -82,7 +82,8 @@ class SearchParams:
         missing or null fields fall back to groove.toml."""
         kw: dict[str, Any] = {f.name: d[f.name] for f in dataclasses.fields(cls)
                               if f.name != "legs" and d.get(f.name) is not None}
-        return cls(**{k: tuple(v) if k in _TUPLES else v for k, v in kw.items()})
+        args: dict[str, Any] = {k: tuple(v) if k in _TUPLES else v for k, v in kw.items()}
+        return cls(**args)
 
     def to_json(self) -> dict[str, Any]:
         """SearchParams -> the protocol's search params (unset fields left out)."""

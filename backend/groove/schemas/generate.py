@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic.json_schema import JsonSchemaMode
 
 from ..daemon.protocol import ERROR_CODES, PROTOCOL_VERSION
 from .models import METHODS, NOTIFICATIONS
@@ -53,7 +54,7 @@ def _tidy(s: Any) -> Any:
 
 
 def protocol_schema() -> dict[str, Any]:
-    inputs = []
+    inputs: list[tuple[tuple[str, str], JsonSchemaMode, TypeAdapter[Any]]] = []
     for method, (params, result) in METHODS.items():
         inputs.append(((method, "params"), "validation", TypeAdapter(params)))
         inputs.append(((method, "result"), "serialization", TypeAdapter(result)))
