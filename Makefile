@@ -27,6 +27,7 @@ test: install-dev node-install test-python test-node test-e2e
 
 test-python:
 	$(PY) -m ruff check backend tests bench
+	$(PY) -m mypy
 	$(PY) -m pytest -q -p no:cacheprovider
 
 node-install:

@@ -97,16 +97,16 @@ def indexed_with(idx: Index, fingerprint: str) -> None:
 def left_out(idx: Index, vault: Path) -> LeftOut:
     rules = ignore_rules(vault)
     sig = documents_signature(idx)
-    held: tuple[IgnoreRules, tuple, LeftOut] | None = getattr(idx, "_left_out", None)
+    held: tuple[IgnoreRules, tuple, LeftOut] | None = idx.derived.get("left_out")
     if held is not None and held[0] is rules and held[1] == sig:
         return held[2]
     if idx.get_meta(INDEXED_KEY) == rules.fingerprint:
         # The rules the last full run walked with, unchanged: nothing indexed is left out by
         # them (a partial run adds only what the walk takes). No row needs reading.
         answer = LeftOut(rules, frozenset(), frozenset())
-        idx._left_out = (rules, sig, answer)  # type: ignore[attr-defined]
+        idx.derived["left_out"] = (rules, sig, answer)
         return answer
-    memo: tuple[IgnoreRules, dict[str, bool]] | None = getattr(idx, "_left_out_verdicts", None)
+    memo: tuple[IgnoreRules, dict[str, bool]] | None = idx.derived.get("left_out_verdicts")
     verdicts = memo[1] if memo is not None and memo[0] is rules else {}
     ids: set[int] = set()
     paths: set[str] = set()
@@ -119,6 +119,6 @@ def left_out(idx: Index, vault: Path) -> LeftOut:
             ids.add(int(doc_id))
             paths.add(path)
     answer = LeftOut(rules, frozenset(ids), frozenset(paths))
-    idx._left_out_verdicts = (rules, verdicts)  # type: ignore[attr-defined]
-    idx._left_out = (rules, sig, answer)  # type: ignore[attr-defined]
+    idx.derived["left_out_verdicts"] = (rules, verdicts)
+    idx.derived["left_out"] = (rules, sig, answer)
     return answer

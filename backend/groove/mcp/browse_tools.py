@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 import anyio
 import anyio.from_thread
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
@@ -26,6 +26,7 @@ from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
 from .freshness import AUTO_REINDEX_MAX
 from .outputs import McpIndexStatus
 from .session import READ_ONLY, MaxTokens, call, fresh, result
+from .strict import GrooveMCP
 from .vaults import VaultArg, VaultSet, split_note_uri, with_vault
 
 Day = Annotated[str | None, Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD")]
@@ -60,15 +61,15 @@ def _page_text(page: dict[str, Any]) -> str:
 JSON_TEXT = ("related_notes", "resolve_link", "index_status", "reindex")
 
 
-def register(mcp: MCPServer, vaults: VaultSet) -> None:
+def register(mcp: GrooveMCP, vaults: VaultSet) -> None:
     _register_links(mcp, vaults)
     _register_listings(mcp, vaults)
     _register_index_tools(mcp, vaults)
     _register_note_resource(mcp, vaults)
-    mcp.json_text_tools.update(JSON_TEXT)  # type: ignore[attr-defined]
+    mcp.json_text_tools.update(JSON_TEXT)
 
 
-def _register_links(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_links(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """related_notes (related.py) and resolve_link (notes.py)."""
 
     @mcp.tool(name="related_notes", title="Related notes", annotations=READ_ONLY, description=(
@@ -111,7 +112,7 @@ def _register_links(mcp: MCPServer, vaults: VaultSet) -> None:
         return result(compact(d), d)
 
 
-def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_listings(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """list_notes, recent_notes, list_tags (browse.py): pages ended early to stay under max_tokens."""
 
     async def listing(method: str, params: dict[str, Any], max_tokens: int, vault: str | None) -> CallToolResult:
@@ -178,7 +179,7 @@ def _register_listings(mcp: MCPServer, vaults: VaultSet) -> None:
         return result(text, out)
 
 
-def _register_index_tools(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_index_tools(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """index_status (with this process's latencies) and reindex (with progress notifications)."""
 
     @mcp.tool(name="index_status", title="Index status", annotations=READ_ONLY, description=(
@@ -236,7 +237,7 @@ def _register_index_tools(mcp: MCPServer, vaults: VaultSet) -> None:
         return result(compact(d), d)
 
 
-def _register_note_resource(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_note_resource(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """groove://note/{path}: a note's whole text (notes.read_note), through
     the read gate; with several vaults the path starts with the vault's name."""
 

@@ -8,7 +8,6 @@ import time
 from typing import Annotated, Any
 
 import anyio.to_thread
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
@@ -30,18 +29,19 @@ from .budget import (
 from .outputs import BudgetedDocument, BudgetedSearch, DocumentsBatch
 from .render import render_document, render_documents, render_search
 from .session import READ_ONLY, MaxTokens, call, fresh, result
+from .strict import GrooveMCP
 from .vaults import VaultArg, VaultSet, search_vaults, with_vault
 
 MAX_BATCH = 20
 NotePath = Annotated[str, Field(max_length=MAX_PATH_CHARS)]
 
 
-def register(mcp: MCPServer, vaults: VaultSet) -> None:
+def register(mcp: GrooveMCP, vaults: VaultSet) -> None:
     _register_search(mcp, vaults)
     _register_reading(mcp, vaults)
 
 
-def _register_search(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """search, paged by offset and kept under max_tokens (budget.fit_search);
     across vaults when the server serves several (vaults.search_vaults)."""
 
@@ -93,10 +93,10 @@ def _register_search(mcp: MCPServer, vaults: VaultSet) -> None:
             "around a hit with get_document(path, line_start, line_end) from its line_range."
         ),
     )(search)
-    mcp.argument_hints.update(search_args.HINTS)  # type: ignore[attr-defined]
+    mcp.argument_hints.update(search_args.HINTS)
 
 
-def _register_reading(mcp: MCPServer, vaults: VaultSet) -> None:
+def _register_reading(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """get_document and get_documents: note text under max_tokens, asked again smaller while over."""
 
     async def read_one(path: str, line_start: int | None, line_end: int | None, heading: str | None,

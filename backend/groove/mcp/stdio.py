@@ -92,9 +92,10 @@ def id_in_prefix(text: str) -> Any:
             m = _STRING.match(text, i)
             if m is None:
                 return None
-            if depth == 1 and key is None and _COLON.match(text, m.end()):
+            colon = _COLON.match(text, m.end()) if depth == 1 and key is None else None
+            if colon:
                 key = m.group(1)
-                i = _COLON.match(text, m.end()).end()  # type: ignore[union-attr]
+                i = colon.end()
                 if key == "id":
                     v = _ID_VALUE.match(text, i)
                     return json.loads(v.group(0)) if v else None

@@ -40,7 +40,6 @@ from typing import Annotated, Any
 from urllib.parse import unquote
 
 import anyio
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
@@ -48,6 +47,7 @@ from pydantic import Field
 from ..bounds import MAX_PATH_CHARS
 from ..config import FusionConfig
 from .session import READ_ONLY, Session, call, fresh, result
+from .strict import GrooveMCP
 
 RRF_K = FusionConfig().rrf_k  # the same constant that fuses a vault's own legs
 
@@ -256,7 +256,7 @@ async def search_vaults(vaults: VaultSet, vault: str | None, params: dict[str, A
     return out
 
 
-def register_list_vaults(mcp: MCPServer, vaults: VaultSet) -> None:
+def register_list_vaults(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """list_vaults, offered only when the server serves several vaults."""
 
     @mcp.tool(name="list_vaults", title="List the vaults", annotations=READ_ONLY, description=(
@@ -279,7 +279,7 @@ def register_list_vaults(mcp: MCPServer, vaults: VaultSet) -> None:
 # -- schemas and resources --------------------------------------------------------
 
 
-def publish_vault_argument(mcp: MCPServer, vaults: VaultSet) -> None:
+def publish_vault_argument(mcp: GrooveMCP, vaults: VaultSet) -> None:
     """One vault: take ``vault`` out of every tool's input schema (so the
     tools read as they always did). Several: name the vaults in its
     description, and say in each output schema where the vault is named."""
@@ -288,7 +288,7 @@ def publish_vault_argument(mcp: MCPServer, vaults: VaultSet) -> None:
         if "vault" not in props:
             continue
         if not vaults.multi:
-            mcp.remove_argument(t.name, "vault", ONE_VAULT_HINT)  # type: ignore[attr-defined]
+            mcp.remove_argument(t.name, "vault", ONE_VAULT_HINT)
             continue
         props["vault"]["description"] = props["vault"].get("description", "") + f" Vaults: {vaults.listing()}."
         if t.output_schema:

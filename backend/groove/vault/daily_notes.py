@@ -78,7 +78,10 @@ def _day(m: re.Match[str]) -> str | None:
     else:
         name = (g.get("month_name") or g.get("month_abbr") or "").lower()
         month = next(i for i, full in enumerate(_MONTHS, 1) if full.startswith(name))
-    day = int(re.match(r"\d+", g["day"]).group(0))  # type: ignore[union-attr]
+    digits = re.match(r"\d+", g["day"])
+    if digits is None:  # the day group is built of digits: never, but say so rather than crash
+        return None
+    day = int(digits.group(0))
     try:
         return _dt.date(year, month, day).isoformat()
     except ValueError:  # 2026-02-30.md is a note, not a day

@@ -150,7 +150,8 @@ def block_nesting(lines: list[str]) -> int:
     ASCII art) nests nothing."""
     deepest = 0
     for line in lines:
-        prefix = _NEST_PREFIX.match(line).group(0)  # type: ignore[union-attr]
+        m = _NEST_PREFIX.match(line)
+        prefix = m.group(0) if m else ""  # the pattern matches every line (all of it is optional)
         if len(prefix) <= deepest:
             continue  # every level takes at least one character
         markers = prefix.count(">") + len(_LIST_MARKER.findall(prefix))
