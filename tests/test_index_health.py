@@ -195,3 +195,13 @@ def test_a_read_only_index_is_searched_without_writing(tmp_path, tiny_embedder, 
         assert copy.read_bytes() == before
     finally:
         shutil.rmtree(world, ignore_errors=True)
+
+
+def test_doctor_names_the_damage(tmp_path, tiny_embedder):
+    from groove.doctor import check_index
+
+    vault, index = build(tmp_path, tiny_embedder)
+    assert check_index(vault, index).ok
+    damage(index)
+    r = check_index(vault, index)
+    assert not r.ok and "is damaged" in r.detail and "--rebuild" in r.fix, r

@@ -292,7 +292,7 @@ class Index:
 
     def damage(self) -> str | None:
         """What SQLite's structural check finds wrong with the file, or None:
-        a quick pass over every page (a second or so per GB), for an index
+        one read of every page, for an index
         run's start and after a read error, not for every search."""
         try:
             c = self._read_only_connection()
