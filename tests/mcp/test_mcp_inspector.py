@@ -27,7 +27,11 @@ pytestmark = pytest.mark.skipif(COMMAND is None, reason=(
 
 
 def inspector(server: list[str], env: dict[str, str], *args: str) -> dict:
-    out = subprocess.run([*COMMAND, "--cli", *server, *args], env={**os.environ, **env},
+    # The Inspector starts the server with its own environment: pass the
+    # code under test on (PYTHONPATH), and give a loaded machine time to start it.
+    passed = [a for k, v in env.items() if k == "PYTHONPATH" for a in ("-e", f"{k}={v}")]
+    out = subprocess.run([*COMMAND, "--cli", "--connect-timeout", "120000", *passed, *server, *args],
+                         env={**os.environ, **env},
                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
     assert out.returncode == 0, f"inspector failed ({out.returncode}):\n{out.stdout}\n{out.stderr}"
     return json.loads(out.stdout)

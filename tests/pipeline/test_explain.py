@@ -57,7 +57,9 @@ def test_an_explained_search_says_why_low_confidence_is_what_it_is(small_rt):
     for q in QUERIES:
         c = run_search(small_rt, SearchParams(q, limit=5, explain=True)).confidence
         assert c["rule"] == "calibrated"
-        assert c["low_confidence"] == (c["score"] < c["threshold"] or bool(c.get("unknown_names")))
+        # A query that names a hit's note is never low (ADR 0251).
+        assert c["low_confidence"] == ((c["score"] < c["threshold"] or bool(c.get("unknown_names")))
+                                       and not c.get("named_note"))
         # score = z - 3 x unknown share (pipeline/confidence.py)
         assert c["score"] == pytest.approx(c["best_passage_z"] - 3 * (1 - c["known_share"]), abs=1e-3)
         assert describe_confidence(c).startswith("low: " if c["low_confidence"] else "not low: ")
