@@ -8,9 +8,9 @@ with an adjacent one when it scores nearly as well. Ranking is never
 touched: this reads the hits, it does not reorder them.
 
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
-at most ``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS``
-for the model; a hit with one sentence needs no model at all; and sentence
-vectors are kept (``_VectorCache``), so the searches of someone typing,
+the first ``ANSWER_HITS`` hits only, at most ``MAX_SENTENCES`` sentences a
+hit, each cut to ``MAX_SENTENCE_CHARS`` for the model; a hit with one
+sentence needs no model at all; and sentence vectors are kept (``_VectorCache``), so the searches of someone typing,
 whose hits repeat, embed only the sentences they have not seen.
 """
 
@@ -32,6 +32,7 @@ from .spans import utf8_offsets
 
 log = logging.getLogger(__name__)
 
+ANSWER_HITS = 5  # the first hits of a search, what a panel shows first (a sentence costs ~a query embedding)
 MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
 MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
 MIN_LETTERS = 4  # a "sentence" with fewer letters or digits ("OK.", "1.") is no answer
@@ -183,9 +184,13 @@ def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) ->
 
 
 def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> None:
-    """Set ``answer_spans`` on each hit: its best sentence by cosine to the
-    query vector (unit vectors: a dot product), and an adjacent one within
-    ``SECOND_MARGIN``. All hits' sentences go to the model in one batch."""
+    """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits: each one's best
+    sentence by cosine to the query vector (unit vectors: a dot product), and
+    an adjacent one within ``SECOND_MARGIN``; later hits get none. All the
+    sentences go to the model in one batch."""
+    for h in hits[ANSWER_HITS:]:
+        h.answer_spans = []
+    hits = hits[:ANSWER_HITS]
     per_hit = [sentences(h.content)[:MAX_SENTENCES] for h in hits]
     texts = [s.text for ss in per_hit if len(ss) > 1 for s in ss]
     sims = CACHE.vectors(embedder, texts) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
