@@ -63,6 +63,7 @@ class FusionConfig:
     csls: bool = False
     section_weight: float = 0.0
     prf: bool = False
+    question_mean: bool = False  # with centre: the question centred by the titles-as-questions mean
     skip_empty: bool = False  # a chunk with no words of its own (a bare URL, an embed) does not rank
 
     @property

@@ -102,3 +102,15 @@ def test_empty_chunks_do_not_rank_in_the_vector_leg_when_asked(tmp_path, default
         assert video not in {h[0] for h in score(space, q, Levers(skip_empty=True)).top_chunks(10, None, set())}
     finally:
         rt.close()
+
+
+def test_the_question_side_can_be_centred_by_the_titles_asked_as_questions(small_rt):  # noqa: F811
+    rt = small_rt
+    space = space_of(rt.index)
+    titles = [t for (t,) in rt.index.conn.execute("SELECT title FROM documents WHERE title != ''")]
+    mq = np.mean([np.asarray(rt.embedder.embed_query(t), dtype=np.float32) for t in titles], axis=0)
+    assert np.allclose(space.question_mean(rt.index.conn, rt.embedder.embed_query), mq, atol=1e-6)
+    q = np.asarray(rt.embedder.embed_query("keep notes in sync"), dtype=np.float32)
+    ids, X = _vectors(rt, "vec_chunks")
+    got = score(space, q, Levers(centre=True, question_mean=True), mq)
+    assert np.allclose(got.chunk_scores, _unit(X - X.mean(axis=0)) @ _unit(q - mq), atol=1e-5)

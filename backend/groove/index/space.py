@@ -56,6 +56,10 @@ class Levers:
     section_weight: float = 0.0
     prf: bool = False
     skip_empty: bool = False
+    # Centre the question with the questions' own mean (the vault's titles
+    # embedded as questions) rather than the rows': e5 puts questions and
+    # passages in different regions (docs/eval.md, hubness).
+    question_mean: bool = False
 
     @property
     def any(self) -> bool:
@@ -117,6 +121,16 @@ class Space:
     chunks: _Table
     notes: _Table
     _doc_index: dict[int, int] = field(default_factory=dict)
+    _question_mean: np.ndarray | None = None
+
+    def question_mean(self, conn, embed) -> np.ndarray:
+        """The mean of the vault's note titles embedded as questions (once)."""
+        if self._question_mean is None:
+            titles = [t for (t,) in conn.execute("SELECT title FROM documents WHERE title != ''")]
+            vecs = [np.asarray(embed(t), dtype=np.float32) for t in titles]
+            self._question_mean = np.mean(vecs, axis=0).astype(np.float32) if vecs else np.zeros(
+                self.chunks.raw.shape[1], dtype=np.float32)
+        return self._question_mean
 
     def note_row(self, doc: int) -> int | None:
         if not self._doc_index:
@@ -173,8 +187,10 @@ def _order(scores: np.ndarray, mask: np.ndarray, n: int) -> np.ndarray:
     return idx[np.lexsort((idx, -scores[idx]))]
 
 
-def score(space: Space, q: np.ndarray, lv: Levers) -> Scored:
-    """Every chunk and note scored for query vector ``q`` under ``lv``."""
+def score(space: Space, q: np.ndarray, lv: Levers, q_mean: np.ndarray | None = None) -> Scored:
+    """Every chunk and note scored for query vector ``q`` under ``lv``;
+    ``q_mean``: the questions' mean, subtracted from ``q`` instead of the
+    rows' mean when centring."""
     q = np.asarray(q, dtype=np.float32)
     cos = space.chunks.raw @ q
     if lv.prf:
@@ -183,6 +199,8 @@ def score(space: Space, q: np.ndarray, lv: Levers) -> Scored:
             q = _unit(PRF_ALPHA * q + PRF_BETA * space.chunks.raw[top].mean(axis=0)).astype(np.float32)
     c_rows, c_mean, c_pen = space.chunks.view(lv.centre, lv.csls)
     n_rows, n_mean, n_pen = space.notes.view(lv.centre, lv.csls)
+    if lv.centre and q_mean is not None:
+        c_mean = n_mean = q_mean
     cs = c_rows @ _unit(q - c_mean) - c_pen
     ns = n_rows @ _unit(q - n_mean) - n_pen
     skip = space.chunks.empty if lv.skip_empty else None

@@ -73,7 +73,8 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     splits: dict[str, list[str]] = {}
     if r.hangul_split:
         parsed = hangul_split.with_vault_words(rt.index.conn, parsed, splits)
-    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=bool(params.explain))
+    stage1 = hybrid_candidates(rt.index, parsed, qvec, r, restriction, explain=bool(params.explain),
+                               embed=rt.embedder.embed_query if r.fusion.question_mean else None)
     pool: list[Candidate] = stage1.candidates[: r.pool_size]
 
     # 2. reranker (optional)

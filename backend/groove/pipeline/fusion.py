@@ -18,6 +18,7 @@ on what is excluded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -195,6 +196,7 @@ def hybrid_candidates(
     restriction: Restriction,
     *,
     explain: bool = False,
+    embed: Callable[[str], np.ndarray] | None = None,
 ) -> Stage1:
     """``qvec`` may still be being computed: the lexical work runs first and
     the vector is waited for only when the vector legs need it (ADR 0081).
@@ -213,7 +215,7 @@ def hybrid_candidates(
     use_note_leg = r.fusion.note_weight > 0 and qvec is not None and r.legs == "hybrid"
     use_dense_notes = r.fusion.dense_note_weight > 0 and qvec is not None and r.legs in ("hybrid", "vector")
     # The hubness remedies (issue 49) answer the vector legs from memory.
-    view = lever_view(idx, qvec, r.fusion, restriction) if qvec is not None and r.legs != "fts" else None
+    view = lever_view(idx, qvec, r.fusion, restriction, embed) if qvec is not None and r.legs != "fts" else None
     # The nearest notes, found once for the note-aware vector leg and the note leg.
     near: list[tuple[int, float]] = []
     if qvec is not None and (use_note_leg or use_dense_notes):

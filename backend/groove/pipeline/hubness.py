@@ -4,6 +4,7 @@ from the in-memory space when a remedy is on."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -17,7 +18,7 @@ from .filters import Restriction
 
 def levers_of(fusion: FusionConfig) -> Levers:
     return Levers(centre=fusion.centre, csls=fusion.csls, section_weight=fusion.section_weight,
-                  prf=fusion.prf, skip_empty=fusion.skip_empty)
+                  prf=fusion.prf, skip_empty=fusion.skip_empty, question_mean=fusion.question_mean)
 
 
 @dataclass
@@ -42,7 +43,8 @@ class LeverView:
         return [h[0] for h in ranked[:n]], cos
 
 
-def lever_view(idx: Index, qvec: np.ndarray, fusion: FusionConfig, restriction: Restriction) -> LeverView | None:
+def lever_view(idx: Index, qvec: np.ndarray, fusion: FusionConfig, restriction: Restriction,
+               embed: Callable[[str], np.ndarray] | None = None) -> LeverView | None:
     """None when every remedy is off, or under a filter known only as SQL
     (the space masks by note ids), or for an index without note vectors."""
     lv = levers_of(fusion)
@@ -51,4 +53,5 @@ def lever_view(idx: Index, qvec: np.ndarray, fusion: FusionConfig, restriction: 
     space = space_of(idx)
     if space is None:
         return None
-    return LeverView(space, score(space, qvec, lv), restriction.docs)
+    q_mean = space.question_mean(idx.conn, embed) if lv.centre and lv.question_mean and embed else None
+    return LeverView(space, score(space, qvec, lv, q_mean), restriction.docs)
