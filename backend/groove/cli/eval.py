@@ -21,7 +21,6 @@ from ..eval.history import (
     QueryChange,
     compare_runs,
     history_path,
-    legacy_history_path,
     load_history,
     previous_run,
     write_history,
@@ -192,8 +191,7 @@ def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
 @click.option("--compare", is_flag=True,
               help="Show the delta to the last run on the same golden file and what changed.")
 @click.option("--history", "history_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
-              help="History file (default: one per vault in groove's data folder, "
-                   "<data>/eval-history/<vault>.json; never inside the vault).")
+              help="History file (default: .groove-eval-history.json at the vault's root).")
 @click.option("--no-record", is_flag=True, help="Don't append this run to the history.")
 def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
              mmr_lambda, mmr_same_doc_penalty, parent_retriever, compare: bool, history_file, no_record: bool) -> None:
@@ -213,11 +211,6 @@ def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
         session.close()
     hpath = history_file or history_path(session.primary.vault)
     runs, hw = load_history(hpath)
-    old = legacy_history_path(session.primary.vault)
-    if not runs and history_file is None and old.is_file():  # an older groove's file, in the vault: carried over
-        runs, more = load_history(old)
-        hw += more
-        hw.append(f"read the earlier runs from {old}; they are now kept in {hpath} (the vault's file can go)")
     for w in hw:
         err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
     prev = previous_run(runs, gset.sha256)

@@ -1,6 +1,6 @@
-"""The eval history, one record per run: in groove's data folder, one file
-per vault (``<data>/eval-history/<vault key>.json``), never in the vault
-itself — a vault is the user's notes, synced and versioned (issue 48).
+"""``<vault>/.groove-eval-history.json``: one record per eval run (SPEC §2;
+``groove eval`` says where it wrote, ``--history`` and ``--no-record`` choose
+otherwise).
 
 File format (version 1)::
 
@@ -90,16 +90,7 @@ def fingerprint_diff(old: dict[str, Any], new: dict[str, Any]) -> list[FieldDiff
 
 
 def history_path(vault: Path) -> Path:
-    """The vault's eval history in groove's data folder (``--history`` overrides)."""
-    from ..paths import data_dir, make_private_dirs, vault_key
-
-    folder = data_dir() / "eval-history"
-    make_private_dirs(folder)
-    return folder / f"{vault_key(vault)}.json"
-
-
-def legacy_history_path(vault: Path) -> Path:
-    """Where groove before issue 48 kept it: inside the vault."""
+    """The vault's eval history, at its root as SPEC §2 asks (``--history`` overrides)."""
     return Path(vault) / HISTORY_NAME
 
 
