@@ -3,10 +3,12 @@
 is cut to the budget, and a request sent while it runs is answered at once,
 not after it.
 
-The server is built in this process and spoken to over the SDK's in-memory
-transport (mcp_support.inproc_session). Over stdio, in a subprocess, one
-`list_tags` of a run still waited most of the search (37 of 40 s on a loaded
-machine; issue 50 R1 follow-up, not yet understood)."""
+Over stdio (a real subprocess: the client's clock is not the server's event
+loop). Still failing after the linear cut and fit_search off the loop: one
+`list_tags` of a run waits most of the search (37 of 40 s, 77 of 82 s on a
+loaded machine; 147 of 154 s before). Over the SDK's in-memory transport the
+search takes 1.3 s and no list_tags waits more than 0.1 s, so something of
+the stdio path, not yet found, still holds the server: strict xfail until then."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from mcp_support import groove_index, inproc_session
+from mcp_support import groove_index, stdio_session
 
 WORDS = ["apple", "river", "status", "entry", "value", "ok", "mill", "garden", "note", "token"]
 
@@ -34,13 +36,14 @@ def long_vault(tmp_path_factory: pytest.TempPathFactory, tiny_model: Path, serve
     return vault, index
 
 
+@pytest.mark.xfail(strict=True, reason="issue 50 R1: over stdio a list_tags still waits most of a huge hit's search")
 def test_a_request_sent_during_a_huge_hits_search_is_answered_at_once(long_vault, tiny_model: Path,
                                                                       server_env: dict, tmp_path: Path) -> None:
     vault, index = long_vault
     args = ["--vault", str(vault), "--model", str(tiny_model), "--index", str(index), "--standalone"]
 
     async def main() -> tuple[list[float], float, object]:
-        async with inproc_session(args, tmp_path / "server.log") as s:
+        async with stdio_session(args, server_env, tmp_path / "server.log") as s:
             await s.call_tool("list_tags", {})  # warm: model loaded, index open
             got: dict = {}
             waits: list[float] = []
