@@ -88,11 +88,12 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
             t = time.perf_counter()
             answer_spans(resp.results, qv, embedder)
             rows["answer spans, warm cache"].append(time.perf_counter() - t)
-        from groove.pipeline.answers import MAX_SENTENCES
+        from groove.pipeline.answers import ANSWER_HITS, MAX_SENTENCES
         from groove.pipeline.answers import sentences as split
-        sentences.append(sum(min(len(split(h.content)), MAX_SENTENCES) for h in resp.results))
+        sentences.append(sum(min(len(split(h.content)), MAX_SENTENCES) for h in resp.results[:ANSWER_HITS]))
     base = median(rows["query embedding"])
-    print(f"{len(COST_QUERIES)} queries x 3, 10 hits each, {median(sentences):.0f} sentences a search (median)")
+    print(f"{len(COST_QUERIES)} queries x 3, 10 hits each, {median(sentences):.0f} sentences marked a search"
+          " (median, the first hits')")
     for name, xs in rows.items():
         print(f"  {name:<28} {median(xs) * 1000:8.1f} ms   x{median(xs) / base:6.1f} the query embedding")
     cold, search = median(rows["answer spans, cold cache"]), median(rows["search, answer_spans off"])
