@@ -42,21 +42,15 @@ from .status_types import ReindexSummary
 from .types import ParsedNote
 from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
-from .vault.reader import NotANote, parse_file
-from .vault.scan import (
-    NoteFile,
-    Skipped,
-    content_hash,
-    read_regular_file,
-    shown_path,
-)
+from .vault.reader import CHANGED_WHILE_READ, NotANote, parse_file, read_consistently
+from .vault.scan import NoteFile, Skipped, content_hash, shown_path
 
 log = logging.getLogger("groove.indexer")
+_read = read_consistently  # a module name, so a test can stand in for the file system
 
 Progress = Callable[[dict], None]
 
 EMBED_BATCH_CHUNKS = 32
-CHANGED_WHILE_READ = "changed while indexing (will be picked up by the next run)"
 
 
 @dataclass
@@ -86,28 +80,6 @@ class IndexSummary:
             "boilerplate_lines": self.boilerplate_lines,
             "boilerplate_refreshed": self.boilerplate_refreshed,
         }
-
-
-def _read(nf: NoteFile, cfg: IndexConfig) -> tuple[bytes | None, str | None, int, int]:
-    """(bytes, skip reason, size, mtime_ns) read consistently."""
-    data, st, reason = read_regular_file(nf.abspath, cfg.max_file_bytes)
-    if reason or st is None:
-        return None, reason or "unreadable", 0, 0
-    if data is None or len(data) > cfg.max_file_bytes:
-        size = max(st.st_size, len(data or b""))
-        return None, (
-            f"too large ({size:,} bytes > max_file_bytes {cfg.max_file_bytes:,}; "
-            "raise [index] max_file_bytes in groove.toml to index it)"
-        ), 0, 0
-    try:
-        st2 = nf.abspath.stat()
-    except FileNotFoundError:
-        return None, "deleted while indexing", 0, 0
-    except OSError as e:
-        return None, f"unreadable ({e.strerror or e})", 0, 0
-    if (st2.st_size, st2.st_mtime_ns) != (st.st_size, st.st_mtime_ns) or len(data) != st2.st_size:
-        return None, CHANGED_WHILE_READ, 0, 0
-    return data, None, st2.st_size, st2.st_mtime_ns
 
 
 def _failure(what: str, e: BaseException) -> str:
@@ -342,7 +314,7 @@ def read_note(run: IndexRun, nf: NoteFile) -> Ready | None:
     before), unchanged but for its stat, or a renamed note (moved in place)."""
     if not run.rebuild and run.still_skipped(nf):
         return None
-    data, reason, size, mtime = _read(nf, run.cfg)
+    data, reason, size, mtime = _read(nf, run.cfg.max_file_bytes)
     if data is None:
         run.skip(nf.path, reason or "unreadable", nf)
         # What the index holds of it is no longer what is on disk (unreadable, too

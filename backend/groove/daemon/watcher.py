@@ -34,6 +34,7 @@ from ..indexer import IndexSummary
 from ..runtime import Runtime
 from ..vault.daily_notes import DAILY_NOTES_FILE
 from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS, is_note_name
+from .watch_folders import folders_moved, real_folders, watched_folders
 
 log = logging.getLogger("groove.daemon.watcher")
 
@@ -212,58 +213,6 @@ def _rel(vault: Path, abspath: str) -> str | None:
     return rel.as_posix()
 
 
-def watched_folders(vault: Path) -> list[str]:
-    """The folders to watch, each without its subfolders: the vault and every
-    real folder under it, not entering hidden or tool folders (only
-    ``.obsidian`` itself, for app.json) nor symlinked ones. A recursive
-    native watch follows symlinks: ``ext -> /usr`` or ``loop -> .`` took
-    15,744 inotify watches and sent index jobs for files outside the vault
-    (issue 50 R10); a folder a symlink leads to inside the vault is watched
-    as itself. Iterative: a folder nested hundreds deep is fine (R3)."""
-    return _real_folders(vault, top=True)
-
-
-def _real_folders(start: Path, *, top: bool = False) -> list[str]:
-    """``start`` and the real, visible folders under it (a stack, not recursion)."""
-    vault = start
-    out = [str(start)]
-    stack = [start]
-    while stack:
-        here = stack.pop()
-        try:
-            with os.scandir(here) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue  # unreadable: the scan reports it
-        for e in entries:
-            try:
-                if e.is_symlink() or not e.is_dir(follow_symlinks=False):
-                    continue
-            except OSError:
-                continue
-            if top and here == vault and e.name == ".obsidian":
-                out.append(e.path)
-                continue
-            if e.name in SKIP_DIRS or e.name.startswith("."):
-                continue
-            out.append(e.path)
-            stack.append(Path(e.path))
-    return out
-
-
-def _folders_moved(changes: set, watched: set[str]) -> bool:
-    """Whether these events add a real folder not watched yet, or remove one that is."""
-    import watchfiles
-
-    for change, path in changes:
-        if change == watchfiles.Change.deleted:
-            if path in watched:
-                return True
-        elif path not in watched and os.path.isdir(path) and not os.path.islink(path):
-            return True
-    return False
-
-
 class VaultWatcher:
     """Native file events → debounced batches of note paths → IndexWorker.
 
@@ -358,7 +307,7 @@ class VaultWatcher:
                     if changes:
                         failures = 0
                         self._events.put(changes)
-                        if _folders_moved(changes, watched):
+                        if folders_moved(changes, watched):
                             moved = True  # watch the new set of folders
                             break
                 if moved:
@@ -440,7 +389,7 @@ class VaultWatcher:
                 continue
             p = Path(abspath)
             if p.is_dir() and not p.is_symlink():  # a link made to a folder is not walked: it may leave the vault
-                for folder in _real_folders(p):
+                for folder in real_folders(p):
                     try:
                         names = os.listdir(folder)
                     except OSError:
