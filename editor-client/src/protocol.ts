@@ -372,7 +372,7 @@ export interface SearchParams {
   date_to?: string | null;
   /** Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``, ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>`` order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2`` */
   where?: string[];
-  /** Mark in each hit the sentence(s) that best answer the query by meaning (`answer_spans`), even when none of its words are in them. On unless false. */
+  /** Mark each hit's sentence(s) answering the query by meaning (`answer_spans`). On unless false. */
   answer_spans?: boolean | null;
   /** Threshold for low_confidence (advanced; omit). */
   min_confidence_ratio?: number | null;

@@ -60,7 +60,7 @@ def test_lists_tools_with_llm_facing_schemas(s) -> None:
     assert {"query", "path_globs", "mmr", "explain", "limit", "offset", "max_tokens", "where"} <= set(props)
     assert "rerank" not in props and "reranker" not in props
     assert search.input_schema["required"] == ["query"]
-    assert props["limit"]["default"] == 10 and props["limit"]["maximum"] == 50
+    assert props["limit"]["default"] == 10 and "at most 50" in props["limit"]["description"]
     assert '"double quotes"' in search.description and "'-' before a word" in search.description
     assert set(search.output_schema["properties"]) == {"results", "low_confidence", "filter_applied", "warnings",
                                                        "confidence", "offset", "next_offset", "truncated",
@@ -103,6 +103,16 @@ def test_a_search_naming_what_the_vault_never_mentions_tells_the_model_so(s) -> 
     assert sc["low_confidence"] and sc["confidence"] is None
     assert any(w.startswith('the vault never mentions "Joplin"') for w in sc["warnings"])
     assert 'warning: the vault never mentions "Joplin"' in text_of(r)
+
+
+def test_a_limit_past_the_maximum_is_clamped_with_the_cli_and_daemon_words(s) -> None:
+    # Issue 48: one limit everywhere; MCP refused 51 where the CLI crashed and the daemon clamped.
+    r = s.call("search", {"query": "garden", "limit": 205})
+    assert not r.is_error, text_of(r)
+    assert "limit 205 is above the maximum 50; using 50" in r.structured_content["warnings"]
+    r = s.call("search", {"query": "garden", "limit": 40, "offset": 20})
+    assert not r.is_error, text_of(r)
+    assert any(w.startswith("limit 40 is above the maximum 30; using 30") for w in r.structured_content["warnings"])
 
 
 def test_search_filters_and_stage_options(s) -> None:
@@ -176,7 +186,7 @@ def test_index_status_reports_freshness_and_model_latency(s, indexed) -> None:
 ERRORS = [
     ("search", {"query": "-garden -cats"}, "only excludes"),
     ("search", {"query": "garden", "limit": "ten"}, "'limit' must be an integer, got a string"),
-    ("search", {"query": "garden", "limit": 51}, "greater than the maximum of 50"),
+    ("search", {"query": "garden", "limit": 0}, "less than the minimum of 1"),
     ("search", {"query": "garden", "mmr_lambda": 0.5}, "set it under [search] in the vault's groove.toml"),
     ("search", {"limit": 3}, "query"),
     ("search", {"query": "garden", "rerank": True}, "no reranker is configured"),  # a caller mistake, not internal

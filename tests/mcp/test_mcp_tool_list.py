@@ -73,7 +73,7 @@ def test_every_input_schema_is_short_and_says_the_same_bounds(s) -> None:
         assert '"anyOf"' not in json.dumps(t.input_schema), t.name  # null branches
     search = by["search"].input_schema["properties"]
     assert search["mmr"]["type"] == ["boolean", "null"] and "default" not in search["mmr"]
-    assert search["limit"] == {"default": 10, "description": "Number of results.", "maximum": 50, "minimum": 1,
+    assert search["limit"] == {"default": 10, "description": "Results (at most 50; more is clamped).", "minimum": 1,
                                "type": "integer"}
     assert search["path_globs"]["maxItems"] == 100 and search["path_globs"]["items"]["maxLength"] == 1000
     # Still refused as before: a null where a list may be null is fine, a string where an integer goes is not.

@@ -47,9 +47,13 @@ def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
 
     async def search(query: str, limit: int, offset: int, max_tokens: int, vault: str | None = None,
                      **args: Any) -> CallToolResult:
+        # One limit everywhere (issue 48): clamped with the words the CLI and the daemon use.
+        clamped: list[str] = []
         if offset + limit > MAX_LIMIT:
-            raise ToolError(f"offset + limit must be at most {MAX_LIMIT} (search ranks the best {MAX_LIMIT} "
-                            f"passages); got {offset} + {limit}")
+            room = MAX_LIMIT - offset
+            clamped.append(f"limit {limit} is above the maximum {room}; using {room}"
+                           + (f" (offset {offset} + limit is at most {MAX_LIMIT})" if offset else ""))
+            limit = room
         chosen = vaults.chosen(vault)
         state = chosen[0]
         params = search_args.request({"query": query, **args}, limit=offset + limit)
@@ -65,7 +69,8 @@ def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
                 s.first_search_seconds = time.perf_counter() - t0
         full = len(resp["results"]) == offset + limit and offset + limit < MAX_LIMIT
         resp = {**resp, "results": resp["results"][offset:], "offset": offset,
-                "next_offset": offset + limit if full else None}
+                "next_offset": offset + limit if full else None,
+                "warnings": clamped + list(resp.get("warnings", []))}
         # Off the event loop: cutting a huge hit is linear but not free, and
         # every other request of this session waits while the loop is busy.
         out, text = await anyio.to_thread.run_sync(fit_search, resp, lambda r: render_search(query, r),

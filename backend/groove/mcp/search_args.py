@@ -53,7 +53,7 @@ NARROWED: dict[str, tuple[Any, Any]] = {
 }
 PAGING = [
     inspect.Parameter("limit", inspect.Parameter.KEYWORD_ONLY, default=10, annotation=Annotated[
-        int, Field(ge=1, le=MAX_LIMIT, description="Number of results.")]),
+        int, Field(ge=1, description=f"Results (at most {MAX_LIMIT}; more is clamped).")]),
     inspect.Parameter("offset", inspect.Parameter.KEYWORD_ONLY, default=0, annotation=Annotated[
         int, Field(ge=0, lt=MAX_LIMIT, description=(
             f"Skip this many results: the previous response's next_offset (offset + limit <= {MAX_LIMIT})."))]),

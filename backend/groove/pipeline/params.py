@@ -64,8 +64,7 @@ class SearchParams:
     ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
     order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
     answer_spans: bool | None = None
-    """Mark in each hit the sentence(s) that best answer the query by meaning (`answer_spans`), even when
-    none of its words are in them. On unless false."""
+    """Mark each hit's sentence(s) answering the query by meaning (`answer_spans`). On unless false."""
     min_confidence_ratio: c.Unit | None = None
     """Threshold for low_confidence (advanced; omit)."""
     explain: bool | None = None
