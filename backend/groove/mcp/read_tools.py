@@ -90,8 +90,8 @@ def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
         annotations=READ_ONLY,
         description=(
             "Search the user's Markdown notes by meaning and by words (any language): ask a question or "
-            "describe the content. Syntax: \"double quotes\" match words as one phrase (favoured, not "
-            "required); put '-' before a word to leave out every note containing it (whole notes). "
+            "describe the content. Syntax: \"double quotes\" match words as one phrase (favoured; "
+            "+\"...\" requires it); put '-' before a word to leave out every note containing it (whole notes). "
             "If low_confidence is true, the notes probably do not answer this: say so, or rephrase, "
             "rather than answering from the hits. False means the notes are about the topic, not that a hit "
             "answers the question: check that a hit says it. Under max_tokens; next_offset pages on. Read "
