@@ -246,7 +246,8 @@ describe("results tree", () => {
     const item = tree.getTreeItem(hitNode!);
     const label = item.label as vscode.TreeItemLabel;
     expect(label.label).not.toMatch(/#/);
-    expect(label.highlights!.map(([s, e]) => label.label.slice(s, e))).toEqual(["衝突", "🎉同期", "競合ファイル"]);
+    // The chunk's heading line is the description (衝突 😀), not the label: its match shows there.
+    expect(label.highlights!.map(([s, e]) => label.label.slice(s, e))).toEqual(["🎉同期", "競合ファイル"]);
     expect(item.description).toBe("衝突 😀 · 0.500");
     expect(item.collapsibleState).toBe(vscode.TreeItemCollapsibleState.Collapsed);
     const rows = tree.getChildren(hitNode).map((n) => tree.getTreeItem(n));
