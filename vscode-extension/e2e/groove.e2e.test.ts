@@ -272,9 +272,12 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
         expect(view.hits.some((h) => h.marked)).toBe(true);
         console.log(`[vscode e2e] results view ${view.width} px wide for "${query}": ${view.notes.length} notes, ${view.hits.length} hit rows, ${view.hits.filter((h) => h.marked).length} with a visible highlight`);
         // The hover of the first hit: its own lines set apart from the context around them.
-        await side.locator(".monaco-list-row", { has: wb.page.locator(".codicon-symbol-text, .codicon-list-tree") }).first().hover();
+        // (a hit the parent retriever widened: its icon is list-tree)
+        const widened = side.locator(".monaco-list-row", { has: wb.page.locator(".codicon-list-tree") }).first();
+        expect(await widened.count(), "a widened hit in view").toBe(1);
+        await widened.hover();
         const hover = wb.page.locator(".monaco-hover, .workbench-hover", { hasText: "This hit" }).first();
-        await hover.waitFor({ timeout: 15_000 });
+        await hover.waitFor({ timeout: 30_000 });
         await wb.shot(name);
         await wb.page.mouse.move(700, 400);
       }
