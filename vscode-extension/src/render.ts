@@ -30,8 +30,8 @@ export const HOVER_CONTEXT = 400;
 
 /**
  * Display runs as Markdown: word matches bold, answer sentences italic (one
- * `*…*` around each answer's stretch of a line, so a bold word inside it never
- * meets the italic marker), code as code.
+ * `*…*` around each answer's stretch of a line; a stretch with a bold word in
+ * it stays upright), code as code.
  */
 function runsMarkdown(runs: DisplayRun[]): string {
   const piece = (r: DisplayRun, t: string) => {
@@ -62,7 +62,10 @@ function runsMarkdown(runs: DisplayRun[]): string {
         const lead = body.match(/^\s*/)![0];
         const tail = body.slice(lead.length).match(/\s*$/)![0];
         const core = body.slice(lead.length, body.length - tail.length);
-        out += a !== undefined && core ? `${lead}*${core}*${tail}` : body;
+        // VS Code's hover renderer shows the markers of an italic stretch with bold inside it
+        // literally (seen in code-server): such a stretch keeps its bold words only.
+        const nested = line.slice(k, j).some((x) => x.r.match !== undefined);
+        out += a !== undefined && core && !nested ? `${lead}*${core}*${tail}` : body;
         k = j;
       }
       return out;

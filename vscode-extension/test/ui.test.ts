@@ -216,13 +216,16 @@ describe("results tree", () => {
     expect(tree.getTreeItem(roots[0]).label).toBe("No strong match — these are the closest notes");
   });
 
-  it("the hover marks an answer sentence in one italic stretch, a matched word inside it bold (no stray markers)", async () => {
+  it("the hover marks an answer sentence italic, or keeps it upright around a bold matched word (no stray markers)", async () => {
     const { hitTooltipMarkdown } = await import("../src/render");
     const content = "When two devices edit offline, sync keeps both versions.";
     const B = (t: string) => new TextEncoder().encode(t).length;
     const h = { ...hitFor(NOTE, "a.md", "## 衝突", null, []), content, match_spans: [[B("When two devices edit offline, sync "), B("When two devices edit offline, sync keep")] as [number, number]], answer_spans: [[0, B(content)] as [number, number]], expanded_from: [] };
     const tip = hitTooltipMarkdown(h);
-    expect(tip).toContain("> *When two devices edit offline, sync **keep**s both versions\\.*");
+    expect(tip).toContain("> When two devices edit offline, sync **keep**s both versions\\.");
+    expect(tip).not.toMatch(/_When|\*When/);
+    const plain = { ...h, match_spans: [] };
+    expect(hitTooltipMarkdown(plain)).toContain("> *When two devices edit offline, sync keeps both versions\\.*");
   });
 
   it("says why low_confidence is what it is when the search was explained", () => {
