@@ -93,7 +93,8 @@ export interface HitDisplay extends DisplayText {
  */
 export function hitDisplay(hit: SearchHit, o: HitDisplayOptions = {}): HitDisplay {
   const expanded = (hit.expanded_from?.length ?? 0) > 0;
-  const opts = { oneLine: o.oneLine ?? false, dropLeadingHeadings: true };
+  // The expanded context shows the note as it is, headings included (every span visible there).
+  const opts = { oneLine: o.oneLine ?? false, dropLeadingHeadings: !(expanded && o.withContext) };
   let d: DisplayText;
   let before = false;
   let after = false;

@@ -143,7 +143,8 @@ describe("renderResults", () => {
     expect(marks(root)).toEqual(["Setup", "Conflicts"]);
     expect(toggle.textContent).toBe("Hide context");
     // The hit's own lines are a block of their own, apart from the context before them.
-    expect(root.querySelector(".groove-context-before")!.textContent).toBe("Setup notes.");
+    // (the context is the note as written: its headings stay, without their markers)
+    expect(root.querySelector(".groove-context-before")!.textContent).toBe("Intro\nSetup notes.");
     expect(root.querySelector(".groove-own")!.textContent).toBe("Sync\nConflicts happen offline.");
     expect([...root.querySelectorAll(".groove-own mark")].map((m) => m.textContent)).toEqual(["Conflicts"]);
   });

@@ -268,7 +268,8 @@ export class GrooveExtension implements vscode.Disposable {
     const ed = vscode.window.activeTextEditor;
     // The user's own one-line selection seeds the box; the selection groove made
     // when it opened a hit does not (typing would append to it: issue 47).
-    const own = ed && this.lastJump && ed.document.uri.fsPath === this.lastJump.path && ed.selection.isEqual(this.lastJump.selection);
+    const j = this.lastJump;
+    const own = !!ed && !!j && ed.document.uri.fsPath === j.path && samePos(ed.selection.start, j.selection.start) && samePos(ed.selection.end, j.selection.end);
     const sel = ed && !ed.selection.isEmpty && !own ? ed.document.getText(ed.selection) : "";
     const pick = showSearchQuickPick({
       runner: b.runner,
@@ -398,6 +399,10 @@ export class GrooveExtension implements vscode.Disposable {
 function firstShownSpan(hit: SearchHit): number | undefined {
   const line = snippetLine(hit, 60);
   return line.answers.length ? undefined : line.highlights[0]?.span;
+}
+
+function samePos(a: vscode.Position, b: vscode.Position): boolean {
+  return a.line === b.line && a.character === b.character;
 }
 
 let instance: GrooveExtension | undefined;

@@ -28,23 +28,49 @@ function lines(r: [number, number]): string {
 /** Characters of context kept on each side of the hit's own lines in the hover. */
 export const HOVER_CONTEXT = 400;
 
-/** Display runs as Markdown: word matches bold, answer sentences italic, code as code. */
+/**
+ * Display runs as Markdown: word matches bold, answer sentences italic (one
+ * `*…*` around each answer's stretch of a line; a stretch with a bold word in
+ * it stays upright), code as code.
+ */
 function runsMarkdown(runs: DisplayRun[]): string {
-  return runs
-    .map((r) => {
-      // Markdown emphasis cannot wrap a line break: mark each line's piece.
-      return r.text
-        .split("\n")
-        .map((t) => {
-          if (!t.trim()) return t;
-          let m = r.code ? "`" + t.replace(/`/g, "ˋ") + "`" : escapeMarkdown(t);
-          if (r.match !== undefined) m = `**${m}**`;
-          if (r.answer !== undefined) m = `_${m}_`;
-          return m;
-        })
-        .join("\n");
+  const piece = (r: DisplayRun, t: string) => {
+    if (!t.trim()) return t;
+    let m = r.code ? "`" + t.replace(/`/g, "ˋ") + "`" : escapeMarkdown(t);
+    if (r.match !== undefined) m = `**${m}**`;
+    return m;
+  };
+  // Markdown emphasis cannot wrap a line break: work line by line.
+  const lines: Array<Array<{ r: DisplayRun; t: string }>> = [[]];
+  for (const r of runs) {
+    r.text.split("\n").forEach((t, i) => {
+      if (i > 0) lines.push([]);
+      if (t) lines[lines.length - 1]!.push({ r, t });
+    });
+  }
+  return lines
+    .map((line) => {
+      let out = "";
+      for (let k = 0; k < line.length; ) {
+        const a = line[k]!.r.answer;
+        let j = k;
+        let body = "";
+        while (j < line.length && line[j]!.r.answer === a) {
+          body += piece(line[j]!.r, line[j]!.t);
+          j++;
+        }
+        const lead = body.match(/^\s*/)![0];
+        const tail = body.slice(lead.length).match(/\s*$/)![0];
+        const core = body.slice(lead.length, body.length - tail.length);
+        // VS Code's hover renderer shows the markers of an italic stretch with bold inside it
+        // literally (seen in code-server): such a stretch keeps its bold words only.
+        const nested = line.slice(k, j).some((x) => x.r.match !== undefined);
+        out += a !== undefined && core && !nested ? `${lead}*${core}*${tail}` : body;
+        k = j;
+      }
+      return out;
     })
-    .join("");
+    .join("\n");
 }
 
 /** A block of text as Markdown lines, each prefixed (e.g. "> " for a quote). */

@@ -146,10 +146,11 @@ describe.skipIf(!available)("against the real groove serve", () => {
     return { hit: item!.hit, editor: fake.editors[0] };
   }
 
-  it("QuickPick search opens the English note with the daemon's match span selected", async () => {
+  it("QuickPick search opens the English note with the daemon's answer span (else its first match span) selected", async () => {
     const { hit, editor } = await searchAndPick("conflict file", "Sync.md");
     expect(hit.match_spans.length).toBeGreaterThan(0);
-    const first = sliceBytes(hit.content, ...hit.match_spans[0]);
+    // A pick lands on the sentence that answers the query when the hit has one (issue 47).
+    const first = sliceBytes(hit.content, ...(hit.answer_spans?.[0] ?? hit.match_spans[0]!));
     expect(editor.document.getText(editor.selection)).toBe(first);
     // The first span may be in the heading ("Conflicts") or the body: find its line from the hit's first line.
     const lines = NOTES["Sync.md"].split("\n");
@@ -175,12 +176,16 @@ describe.skipIf(!available)("against the real groove serve", () => {
     const { hit, editor } = await searchAndPick("conflict file", "Sync.md");
     const ranges = editor.decorations.get(fake.decorationTypes[0])!;
     expect(ranges.map((r) => editor.document.getText(r))).toEqual(hit.match_spans.map(([s, e]) => sliceBytes(hit.content, s, e)));
-    expect(editor.document.getText(editor.selection)).toBe(sliceBytes(hit.content, ...hit.match_spans[0]));
+    expect(editor.document.getText(editor.selection)).toBe(sliceBytes(hit.content, ...(hit.answer_spans?.[0] ?? hit.match_spans[0]!)));
+    // The answer sentence has its own decoration, on its own text.
+    const answers = editor.decorations.get(fake.decorationTypes[1]!) ?? [];
+    expect(answers.map((r) => editor.document.getText(r))).toEqual((hit.answer_spans ?? []).map(([s, e]) => sliceBytes(hit.content, s, e)));
     // A note this small is merged whole: several non-adjacent ranges, so the spans went through the piece mapping.
     expect(hit.expanded_from.length).toBeGreaterThan(1);
     const note = ext.tree.getChildren().find((n) => n.kind === "note" && n.path === "Sync.md")!;
     const tip = (ext.tree.getTreeItem(ext.tree.getChildren(note)[0]).tooltip as vscode.MarkdownString).value;
-    expect(tip).toContain("Expanded context");
+    expect(tip).toContain("Context from lines");
+    expect(tip).toContain("▶ **This hit**");
     await vscode.commands.executeCommand("groove.toggleParentRetriever");
   });
 

@@ -216,6 +216,18 @@ describe("results tree", () => {
     expect(tree.getTreeItem(roots[0]).label).toBe("No strong match — these are the closest notes");
   });
 
+  it("the hover marks an answer sentence italic, or keeps it upright around a bold matched word (no stray markers)", async () => {
+    const { hitTooltipMarkdown } = await import("../src/render");
+    const content = "When two devices edit offline, sync keeps both versions.";
+    const B = (t: string) => new TextEncoder().encode(t).length;
+    const h = { ...hitFor(NOTE, "a.md", "## 衝突", null, []), content, match_spans: [[B("When two devices edit offline, sync "), B("When two devices edit offline, sync keep")] as [number, number]], answer_spans: [[0, B(content)] as [number, number]], expanded_from: [] };
+    const tip = hitTooltipMarkdown(h);
+    expect(tip).toContain("> When two devices edit offline, sync **keep**s both versions\\.");
+    expect(tip).not.toMatch(/_When|\*When/);
+    const plain = { ...h, match_spans: [] };
+    expect(hitTooltipMarkdown(plain)).toContain("> *When two devices edit offline, sync keeps both versions\\.*");
+  });
+
   it("says why low_confidence is what it is when the search was explained", () => {
     const tree = new ResultsTree(() => vault);
     const b = hitFor(NOTE, "b.md", "# 同期", null, [], { title: "B", rank: 1 });
@@ -246,7 +258,8 @@ describe("results tree", () => {
     const item = tree.getTreeItem(hitNode!);
     const label = item.label as vscode.TreeItemLabel;
     expect(label.label).not.toMatch(/#/);
-    expect(label.highlights!.map(([s, e]) => label.label.slice(s, e))).toEqual(["衝突", "🎉同期", "競合ファイル"]);
+    // The chunk's heading line is the description (衝突 😀), not the label: its match shows there.
+    expect(label.highlights!.map(([s, e]) => label.label.slice(s, e))).toEqual(["🎉同期", "競合ファイル"]);
     expect(item.description).toBe("衝突 😀 · 0.500");
     expect(item.collapsibleState).toBe(vscode.TreeItemCollapsibleState.Collapsed);
     const rows = tree.getChildren(hitNode).map((n) => tree.getTreeItem(n));
