@@ -49,7 +49,10 @@ def test_the_cut_is_the_one_made_before_on_ordinary_hits() -> None:
         content = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 700)))
         hit = _hit(content, rng.sample(["apple", "river", "東京", "strasse", "🙂", "ll"], rng.randint(0, 3)))
         for cap in (*HIT_CAPS, 50, 7):
-            assert trim_hit(hit, cap) == _reference_trim(hit, cap)
+            ref = _reference_trim(hit, cap)
+            if ref is not hit:
+                ref = {**ref, "answer_spans": []}  # a cut hit carries its answer spans re-based too (ADR 0256)
+            assert trim_hit(hit, cap) == ref
 
 
 def _one_line(mb: float) -> dict[str, Any]:

@@ -129,7 +129,8 @@ def test_every_surface_publishes_and_enforces_one_bound_table(raw, indexed, vaul
     search = tools["search"]
     assert search["query"]["maxLength"] == bounds.MAX_QUERY_CHARS
     for name in ("path_globs", "tags_any", "tags_all", "where"):
-        arr = next(k for k in search[name]["anyOf"] if k.get("type") == "array")
+        p = search[name]  # written short (ADR 0252): "type": ["array", "null"], or an anyOf
+        arr = next(k for k in p["anyOf"] if k.get("type") == "array") if "anyOf" in p else p
         assert arr["maxItems"] == bounds.MAX_FILTER_ITEMS and arr["items"]["maxLength"] == bounds.MAX_PATTERN_CHARS
     assert tools["get_document"]["path"]["maxLength"] == bounds.MAX_PATH_CHARS
     from groove.daemon import protocol  # the daemon checks params against the same numbers

@@ -112,5 +112,7 @@ def match_spans(content: str, terms: Sequence[HighlightTerm | str], limit: int |
     if not char_spans:
         return []
     kept = _merge(char_spans)[:limit]
+    if not kept:
+        return []
     offs = utf8_offsets(content[:kept[-1][1]])  # up to the last span kept: 8 bytes a character
     return [MatchSpan(int(offs[a]), int(offs[b])) for a, b in kept]
