@@ -129,11 +129,7 @@ def own_dir_problem(path: Path) -> str | None:
         st = os.stat(path)  # a symlinked folder of the user's is common; its target counts
     except OSError as e:
         return f"cannot be read ({e.strerror})"
-    if st.st_uid != os.geteuid():
-        return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
-    if st.st_mode & 0o022:
-        return f"is writable by other users and cannot be made private (mode {stat.S_IMODE(st.st_mode):o})"
-    return None
+    return _foreign(st, "is writable by other users and cannot be made private")
 
 
 def private_file_problem(path: Path) -> str | None:
@@ -148,10 +144,15 @@ def private_file_problem(path: Path) -> str | None:
         return None
     except OSError as e:
         return f"cannot be read ({e.strerror})"
+    return _foreign(st, "is writable by other users")
+
+
+def _foreign(st: os.stat_result, writable: str) -> str | None:
+    """Another user's, or open to others' writes: what lets them in; None if neither."""
     if st.st_uid != os.geteuid():
         return f"belongs to uid {st.st_uid}, not to you (uid {os.geteuid()})"
     if st.st_mode & 0o022:
-        return f"is writable by other users (mode {stat.S_IMODE(st.st_mode):o})"
+        return f"{writable} (mode {stat.S_IMODE(st.st_mode):o})"
     return None
 
 
