@@ -1,5 +1,5 @@
 /**
- * The vault's exclusion rules in words, for the plugins (ADR 0190, 0201):
+ * The vault's exclusion rules in words, for the plugins (ADR 0190):
  * index_status lists the sources in force (`exclusions`) and, asked about a
  * path (`why`), the rule that leaves it out. Plain TypeScript: runs in the
  * Obsidian view, the VS Code status bar and the browser tests alike.

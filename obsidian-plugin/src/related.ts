@@ -3,7 +3,7 @@
  * "Unlinked only" toggle and an "Insert link" action on each), backlinks and
  * outgoing links of the active note; and, when the note is left out of the
  * index, which rule leaves it out. Plus "Excluded from search": the rules in
- * force (ADR 0190, 0201). Framework-free like the search panel, so the same
+ * force (ADR 0190). Framework-free like the search panel, so the same
  * code runs in the ItemView and in the headless-Chromium test.
  */
 import type { IndexStatus, RelatedNotesResult } from "@groove/editor-client/protocol";

@@ -16,7 +16,7 @@ export function statusText(s: ConnectionState | null): { text: string; tooltip: 
   if (!s) return { text: "$(search) groove", tooltip: "groove: no workspace folder", error: false };
   const d = describeState(s);
   if (s.kind === "ready" && !s.status.last_error && !s.status.stale_files) {
-    // What the index leaves out, and by which rule (ADR 0190, 0201): "why is my note not found?"
+    // What the index leaves out, and by which rule (ADR 0190): "why is my note not found?"
     const rules = (s.status.exclusions ?? []).map((x) => `• ${exclusionLine(x)}`);
     const tooltip = rules.length ? `${d.tooltip}\n\nExcluded from search:\n${rules.join("\n")}` : d.tooltip;
     return { text: `${ICON.ready} groove: ${s.status.documents.toLocaleString("en-US")} notes`, tooltip, error: false };
