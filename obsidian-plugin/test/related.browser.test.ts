@@ -1,7 +1,7 @@
 // @vitest-environment node
 /**
  * The related-notes section in headless Chromium over the REAL daemon
- * (issue 39, ADR 0200/0201): the page runs the plugin's RelatedPanel and
+ * (issue 39, ADR 0200/0190): the page runs the plugin's RelatedPanel and
  * insertLink; related_notes and index_status go through the real
  * GrooveClient on the Node side. The "Unlinked only" toggle is clicked with
  * the mouse; "Insert link" writes at a textarea's real caret, the note is
