@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 import apsw
 import numpy as np
@@ -71,7 +72,7 @@ class IndexSummary:
             "indexed": len(self.indexed),
             "unchanged": self.unchanged,
             # A 2-list, which the wire's tuple describes (the schema validator wants a list).
-            "renamed": [[a, b] for a, b in self.renamed],  # type: ignore[misc]
+            "renamed": cast(list[tuple[str, str]], [[a, b] for a, b in self.renamed]),
             "deleted": len(self.deleted),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": [{"path": p, "warning": w} for p, w in self.warnings],

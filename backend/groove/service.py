@@ -24,6 +24,7 @@ from .errors import GrooveError, InvalidArgument
 from .index import calibration
 from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
+from .note_types import NotePage
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
 from .status_types import ExclusionSource, IndexProgress, IndexStatus, ReindexSummary, WhyExcluded
@@ -156,6 +157,10 @@ def _reindex(rt: Runtime, *, force: bool = False, progress: Callable[[dict], Non
     return reindex(rt, force=bool(force), progress=progress).to_json()
 
 
+def _list_notes(rt: Runtime, *, sort: str = "path", offset: int = 0, limit: int = 50, **where: Any) -> NotePage:
+    return browse.list_notes(rt, browse.NoteFilter(**where), sort, offset, limit)
+
+
 @dataclass(frozen=True)
 class Operation:
     fn: Callable[..., Any]  # fn(runtime, **params) -> the result's JSON
@@ -173,7 +178,7 @@ OPERATIONS: dict[str, Operation] = {
     "read_note": Operation(notes.read_note, "a note's whole text"),
     "index_status": Operation(index_status, "counts, model, staleness, progress of a running reindex"),
     "reindex": Operation(_reindex, "bring the index up to date (force = re-embed everything)"),
-    "list_notes": Operation(browse.list_notes, "a page of notes by folder, glob, tag, date; sorted"),
+    "list_notes": Operation(_list_notes, "a page of notes by folder, glob, tag, date; sorted"),
     "recent_notes": Operation(browse.recent_notes, "notes modified in the last days, newest first"),
     "list_tags": Operation(browse.list_tags, "tags with their note counts"),
 }

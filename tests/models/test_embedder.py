@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from groove.models import ModelError
-from groove.models.llama_embedder import LlamaEmbedder, file_sha256
+from groove.models.llama_embedder import EmbedderTuning, LlamaEmbedder, file_sha256
 from tinymodels import TINY_BERT_DIM, TINY_BERT_FAMILY, write_tiny_bert_embedder
 
 TEXTS = ["hello world", "the cat and the dog", "東京の会議", "python code for the search index", "tea"]
@@ -45,7 +45,7 @@ def test_long_passage_is_truncated_not_crashed(tiny):
 
 def test_batched_embeddings_equal_one_at_a_time(tiny_model_path):
     one = LlamaEmbedder(tiny_model_path, max_tokens=64)
-    packed = LlamaEmbedder(tiny_model_path, max_tokens=64, pack_sequences=True)
+    packed = LlamaEmbedder(tiny_model_path, max_tokens=64, tuning=EmbedderTuning(pack_sequences=True))
     try:
         singles = np.stack([one.embed_passages([t])[0] for t in TEXTS])
         np.testing.assert_allclose(one.embed_passages(TEXTS), singles, atol=1e-5)

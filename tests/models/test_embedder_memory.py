@@ -25,13 +25,13 @@ def rss_mb():
     for line in open('/proc/self/status'):
         if line.startswith('VmRSS'):
             return int(line.split()[1]) / 1024
-from groove.models.llama_embedder import LlamaEmbedder
+from groove.models.llama_embedder import EmbedderTuning, LlamaEmbedder
 import llama_cpp  # imported before the baseline so only the model and its context count
 from groove.models.lean_model import lean_parts
 mode, model = sys.argv[1], sys.argv[2]
 lean_parts(model)  # derived by the test beforehand; this only reads its note
 before = rss_mb()
-e = LlamaEmbedder(model, family="e5", pack_sequences=mode == "packed", lean=mode == "lean")
+e = LlamaEmbedder(model, family="e5", tuning=EmbedderTuning(pack_sequences=mode == "packed", lean=mode == "lean"))
 out = {"rows": e.output_rows(), "vocab": e._llm.n_vocab(), "before": before, "loaded": rss_mb()}
 e.embed_query("how do I sync my vault between devices")
 out["after_query"] = rss_mb()

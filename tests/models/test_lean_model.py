@@ -14,7 +14,7 @@ from groove.models import ModelError
 from groove.models import gguf_file as gf
 from groove.models.e5_convert import normalize_text
 from groove.models.lean_model import lean_parts
-from groove.models.llama_embedder import LlamaEmbedder
+from groove.models.llama_embedder import EmbedderTuning, LlamaEmbedder
 
 REPO = Path(__file__).resolve().parents[2]
 EVAL = REPO.parent / "shared" / "eval"
@@ -97,8 +97,8 @@ def test_ties_between_equal_scoring_splits_go_the_way_llama_cpp_breaks_them(part
 
 @pytest.mark.needs_default_model
 def test_lean_and_full_models_give_bit_identical_vectors(default_model_path):
-    lean = LlamaEmbedder(default_model_path, family="e5", lean=True)
-    full = LlamaEmbedder(default_model_path, family="e5", lean=False)
+    lean = LlamaEmbedder(default_model_path, family="e5", tuning=EmbedderTuning(lean=True))
+    full = LlamaEmbedder(default_model_path, family="e5", tuning=EmbedderTuning(lean=False))
     try:
         assert lean._llm.n_vocab() == 1 and full._llm.n_vocab() > 250_000
         passages = ["Obsidian stores notes as plain Markdown files in a vault.",
@@ -121,7 +121,7 @@ def test_a_model_the_port_does_not_cover_loads_in_full_and_says_why(tiny_model_p
     assert e.embed_query("hello world").shape == (e.dim,)
     e.close()
     with pytest.raises(ModelError, match="cannot run without its vocabulary"):
-        LlamaEmbedder(tiny_model_path, max_tokens=64, lean=True)
+        LlamaEmbedder(tiny_model_path, max_tokens=64, tuning=EmbedderTuning(lean=True))
 
 
 def test_the_lean_model_can_be_switched_off(tiny_model_path, monkeypatch):

@@ -61,7 +61,7 @@ def stage1_only(rt, p: SearchParams) -> SearchResponse:
     if qvec is not None and hits:  # like match_spans, part of every response (ADR 0256)
         answer_spans(hits, qvec, rt.embedder)
     warnings = list(r.warnings) + list(parsed.warnings)
-    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r)
+    conf = _low_confidence(rt.index, parsed, top, stage1, r)
     warnings += [conf.warning] if conf.warning else []
     return SearchResponse(hits, conf.low, restriction.applied, warnings)
 

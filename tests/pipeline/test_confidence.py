@@ -15,6 +15,8 @@ from groove.pipeline import SearchParams, run_search
 from groove.pipeline.confidence import (
     UNCALIBRATED_WARNING,
     UNKNOWN_WORDS_WEIGHT,
+    Evidence,
+    Rule,
     calibrated_score,
     is_low_confidence,
     judge,
@@ -104,12 +106,12 @@ def test_the_rule_counts_each_unknown_share_against_the_vector_evidence():
     cal = calibration.Calibration(median=0.8, scale=0.02, probes=96, chunks=10, model_id="m", recipe=3,
                                   chunk_tokens="150", probes_sha=calibration.PROBES_SHA, seconds=0.0)
     sims = np.array([0.84, 0.80, 0.79])  # z = 2
-    known = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated")
-    unknown = judge(True, sims, 0.0, cal, ratio=0.12, threshold=0.75, rule="calibrated")
+    known = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0))
+    unknown = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(0.0))
     assert known.score == pytest.approx(2.0) and not known.low
     assert unknown.score == pytest.approx(2.0 - UNKNOWN_WORDS_WEIGHT) and unknown.low
-    assert judge(False, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated").rule == "empty"
-    fallback = judge(True, sims, None, None, ratio=0.12, threshold=0.75, rule="calibrated")
+    assert judge(False, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0)).rule == "empty"
+    fallback = judge(True, sims, None, Rule("calibrated", 0.12, 0.75), Evidence(None))
     assert fallback.rule == "margin" and fallback.warning == UNCALIBRATED_WARNING
 
 
@@ -120,8 +122,8 @@ def test_a_query_in_a_script_the_vault_lacks_is_read_against_its_own_languages_p
                                   by_language={"en": [0.80, 0.02], "ja": [0.76, 0.02]},
                                   letters={"latin": 1.0, "cjk": 0.0})
     sims = np.array([0.80, 0.78])
-    ja = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="cjk")
-    en = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin")
+    ja = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0, script="cjk"))
+    en = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0, script="latin"))
     assert ja.score == pytest.approx(2.0) and not ja.low
     assert en.score == pytest.approx(0.5) and en.low  # the vault's own script: the pooled probes
     assert cal.absent_scripts() == frozenset({"cjk"})
@@ -198,14 +200,13 @@ def test_a_name_the_vault_never_contains_flags_the_query_whatever_its_score():
     # ADR 0220: "export to Word docx" finds the export page; no page is about docx.
     cal = _cal({"latin": 1.0, "cjk": 0.0, "kana": 0.0, "hangul": 0.0})
     sims = np.array([0.90, 0.80])  # z = 5: far above any threshold
-    plain = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin")
-    named = judge(True, sims, 1.0, cal, ratio=0.12, threshold=0.75, rule="calibrated", script="latin",
-                  names=("docx",))
+    plain = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0, script="latin"))
+    named = judge(True, sims, cal, Rule("calibrated", 0.12, 0.75), Evidence(1.0, script="latin", names=("docx",)))
     assert not plain.low and "unknown_names" not in plain.explain()
     assert named.low and named.score == plain.score
     assert named.explain()["unknown_names"] == ["docx"]
     # the margin rule (an explicit min_confidence_ratio) knows nothing of names
-    assert not judge(True, sims, 1.0, cal, ratio=0.01, threshold=0.75, rule="margin", names=("docx",)).low
+    assert not judge(True, sims, cal, Rule("margin", 0.01, 0.75), Evidence(1.0, names=("docx",))).low
 
 
 def test_a_search_naming_what_the_vault_never_mentions_is_low_confidence(rt):

@@ -47,7 +47,7 @@ def test_globs_folders_and_tags_find_a_note_whatever_form_either_side_is_in(rt, 
     assert paths(tags_all=(form("déjà"),)) == {nfc("Café/résumé.md"), nfc("Thé/crème.md")}
 
     def listed(**kw) -> set[str]:
-        return {nfc(n["path"]) for n in browse.list_notes(rt, **kw)["notes"]}
+        return {nfc(n["path"]) for n in browse.list_notes(rt, browse.NoteFilter(**kw))["notes"]}
 
     assert listed(glob=form("résumé*")) == {nfc("Café/résumé.md")}
     assert listed(glob=form("Thé/crème.md")) == {nfc("Thé/crème.md")}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,17 +76,27 @@ def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bo
         c.close()
 
 
-def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, params: dict[str, Any], *,
-                   use_daemon: bool, no_daemon: bool, verbose: bool) -> Any:
+@dataclass(frozen=True)
+class DaemonChoice:
+    """--daemon / --no-daemon / -v, as one argument (``daemon_options``)."""
+
+    use_daemon: bool = False  # only the vault's running daemon may answer
+    no_daemon: bool = False  # answer in this process even when a daemon runs
+    verbose: bool = False  # say on stderr which process answered, and why
+
+
+def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, params: dict[str, Any],
+                   daemon: DaemonChoice) -> Any:
     """``method``'s answer from the vault's daemon when one runs (and no
     ``--index`` is given), else from the index in this process — for the
     commands that need no model (status, related)."""
-    if not no_daemon and index_path is None:
-        res = ask_daemon(default_vault(vault), method, params, required=use_daemon, verbose=verbose)
+    if not daemon.no_daemon and index_path is None:
+        res = ask_daemon(default_vault(vault), method, params, required=daemon.use_daemon, verbose=daemon.verbose)
         if res is not None:
             return res
-    if verbose:
-        why = "--no-daemon" if no_daemon else "--index given" if index_path else "no daemon answers for this vault"
+    if daemon.verbose:
+        why = "--no-daemon" if daemon.no_daemon else "--index given" if index_path else \
+            "no daemon answers for this vault"
         click.echo(f"read in this process ({why})", err=True)
     from .. import service
 
@@ -130,10 +143,29 @@ def _dash_words_last(cmd: click.Command, ctx: click.Context, args: list[str]) ->
                                                             *kept[kept.index("--") + 1:]]
 
 
-def daemon_options(f):
-    """--daemon / --no-daemon / -v: the commands the vault's daemon can answer (ADR 0119)."""
+def gathered(name: str, cls: type[Any]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator for a click command: the parameters named like the fields of
+    the dataclass ``cls`` reach it as one ``cls`` object, argument ``name``
+    (a small typed object rather than a long parameter list; the options,
+    their order and ``--help`` are click's as before)."""
+    names = [f.name for f in dataclasses.fields(cls)]
 
-    command = f
+    def wrap(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            kwargs[name] = cls(**{k: kwargs.pop(k) for k in names if k in kwargs})
+            return command(*args, **kwargs)
+
+        return run
+
+    return wrap
+
+
+def daemon_options(f):
+    """--daemon / --no-daemon / -v: the commands the vault's daemon can answer
+    (ADR 0119). The command gets them as ``daemon: DaemonChoice``."""
+
+    command = gathered("daemon", DaemonChoice)(f)
 
     @functools.wraps(command)
     def checked(*args: Any, use_daemon: bool = False, no_daemon: bool = False, **kwargs: Any) -> Any:

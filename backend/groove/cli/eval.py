@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ from ..eval.history import (
 from ..eval.metrics import NOTE
 from ..eval.run import EvalRun, EvalSession, SearchOptions, make_record, parse_vault_for_lang, resolve_vaults
 from ..printable import escape_controls
-from .common import model_option, vault_option
+from .common import gathered, model_option, vault_option
 from .search import search_options
 
 
@@ -42,8 +43,20 @@ def _console() -> Console:
     return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
+@dataclass(frozen=True)
+class EvalSource:
+    """What an eval or tune run reads: the golden file and the vault(s) and model it is run against."""
+
+    golden: Path
+    vault: Path | None = None
+    vault_for_lang: Sequence[str] = ()  # LANG=PATH
+    model: str | None = None
+
+
 def eval_options(f):
-    """Options shared by eval and tune (plus `groove search`'s pipeline flags)."""
+    """Options shared by eval and tune (plus `groove search`'s pipeline flags).
+    The command gets them as ``source: EvalSource`` and ``opts: SearchOptions``
+    (the pipeline flags and --legs), beside ``k`` and ``as_json``."""
     opts = [
         click.argument("golden", type=click.Path(path_type=Path, exists=True, dir_okay=False)),
         vault_option,
@@ -56,18 +69,18 @@ def eval_options(f):
                      show_default=True, help="Which stage-1 legs run."),
         click.option("--json", "as_json", is_flag=True, help="Print the result as JSON."),
     ]
+    f = gathered("opts", SearchOptions)(gathered("source", EvalSource)(f))
     for o in reversed(opts):
         f = o(f)
     return search_options(f)
 
 
-def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str], model: str | None,
-             err: Console) -> tuple[Any, EvalSession, list]:
-    golden = load_golden(golden_path)
+def _session(source: EvalSource, err: Console) -> tuple[Any, EvalSession, list]:
+    golden = load_golden(source.golden)
     for w in golden.warnings:
         err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
-    vaults = resolve_vaults(golden, vault, parse_vault_for_lang(vault_for_lang))
-    session = EvalSession(golden, vaults, model=model)
+    vaults = resolve_vaults(golden, source.vault, parse_vault_for_lang(source.vault_for_lang))
+    session = EvalSession(golden, vaults, model=source.model)
     for rt in session.runtimes.values():
         for w in rt.config.warnings:
             err.print(f"[yellow]warning:[/yellow] {_safe(w)}")
@@ -100,11 +113,6 @@ def _session(golden_path: Path, vault: Path | None, vault_for_lang: Sequence[str
             more = f" (+{len(paths) - 3} more)" if len(paths) > 3 else ""
             err.print(f"  line {g.line}: {_safe(repr(g.query))} in {_safe(', '.join(paths[:3]))}{more}")
     return golden, session, quoted
-
-
-def _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs) -> SearchOptions:
-    return SearchOptions(rerank=rerank, reranker=reranker, mmr=mmr, mmr_lambda=mmr_lambda,
-                         mmr_same_doc_penalty=mmr_same_doc_penalty, parent_retriever=parent_retriever, legs=legs)
 
 
 def _fmt(v: float) -> str:
@@ -193,16 +201,15 @@ def print_run(console: Console, run: EvalRun, metrics: dict[str, Any]) -> None:
 @click.option("--history", "history_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="History file (default: .groove-eval-history.json at the vault's root).")
 @click.option("--no-record", is_flag=True, help="Don't append this run to the history.")
-def eval_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
-             mmr_lambda, mmr_same_doc_penalty, parent_retriever, compare: bool, history_file, no_record: bool) -> None:
+def eval_cmd(source: EvalSource, opts: SearchOptions, k: int, as_json: bool, compare: bool,
+             history_file: Path | None, no_record: bool) -> None:
     """Score retrieval on golden queries: recall, hit, MRR, nDCG, overall and per lang/kind.
 
     Example: groove eval golden.jsonl --vault-for-lang en=~/Notes --vault-for-lang ja=~/Notes-ja
     """
     err = Console(stderr=True, soft_wrap=True)
-    gset, session, quoted = _session(golden, vault, vault_for_lang, model, err)
+    gset, session, quoted = _session(source, err)
     try:
-        opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
         run = session.run(opts, k)
         for w in run.warnings:
             err.print(f"[yellow]warning:[/yellow] {_safe(w)}", highlight=False)
@@ -260,8 +267,7 @@ def _comparison_json(cmp: Comparison | None) -> dict[str, Any] | None:
 @eval_options
 @click.option("--plot", "plot", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Write the nDCG@10 grid as a heatmap PNG (needs matplotlib: pip install 'groove[plot]').")
-def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_json: bool, rerank, reranker, mmr,
-             mmr_lambda, mmr_same_doc_penalty, parent_retriever, plot: Path | None) -> None:
+def tune_cmd(source: EvalSource, opts: SearchOptions, k: int, as_json: bool, plot: Path | None) -> None:
     """Do rrf_k and the bm25 column weights move quality on this KB? A grid with significance tests.
 
     Example: groove tune golden.jsonl --vault ~/Notes --plot tune.png
@@ -274,11 +280,10 @@ def tune_cmd(golden: Path, vault, vault_for_lang, model, k: int, legs: str, as_j
             import matplotlib  # noqa: F401
         except ImportError:
             raise GrooveError("--plot needs matplotlib: pip install 'groove[plot]'") from None
-    if legs == "vector":
+    if opts.legs == "vector":
         err.print("[yellow]warning:[/yellow] --legs vector: bm25 weights and rrf_k change nothing without the FTS leg")
-    _, session, _quoted = _session(golden, vault, vault_for_lang, model, err)
+    _, session, _quoted = _session(source, err)
     try:
-        opts = _opts(rerank, reranker, mmr, mmr_lambda, mmr_same_doc_penalty, parent_retriever, legs)
         tick = (lambda i, n: err.print(f"tune: {i}/{n} settings", end="\r")) if err.is_terminal else None
         result = run_tune(session, opts, k, progress=tick)
     finally:

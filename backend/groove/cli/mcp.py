@@ -3,13 +3,30 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from .common import default_vault, model_option
+from .common import default_vault, gathered, model_option
 
 DEFAULT_PORT = 8765
+
+
+@dataclass(frozen=True)
+class HttpOptions:
+    """--http and the options that only apply with it."""
+
+    use_http: bool = False
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    allow_remote: bool = False
+    allow_origins: tuple[str, ...] = ()
+
+    def any_given(self) -> bool:
+        return bool(self.token or self.allow_remote or self.allow_origins or self.host != "127.0.0.1"
+                    or self.port != DEFAULT_PORT)
 
 
 @click.command("mcp")
@@ -31,10 +48,9 @@ DEFAULT_PORT = 8765
               help="HTTP: also accept browser requests from this exact origin (e.g. app://obsidian.md).")
 @click.option("--standalone", is_flag=True, help="Never attach to a running `groove serve`; load the model here.")
 @click.option("--no-warm", is_flag=True, help="Load the model on the first search instead of at startup.")
-def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str | None, use_http: bool, host: str,
-            port: int,
-            token: str | None, allow_remote: bool, allow_origins: tuple[str, ...], standalone: bool,
-            no_warm: bool) -> None:
+@gathered("http", HttpOptions)
+def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str | None, http: HttpOptions,
+            standalone: bool, no_warm: bool) -> None:
     """Serve the vault to Claude and other MCP clients.
 
     \b
@@ -43,8 +59,9 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
     Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
     Several vaults: groove mcp --vault ~/Work --vault ~/Personal
     """
-    if use_http and not _is_loopback(host):
-        if not allow_remote:
+    host, token = http.host, http.token
+    if http.use_http and not _is_loopback(host):
+        if not http.allow_remote:
             raise click.UsageError(
                 f"refusing to bind {host}: not a loopback address. Your notes would be reachable from the "
                 "network. Use --host 127.0.0.1, or pass --allow-remote (with --token) if you really mean it.")
@@ -74,8 +91,8 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
     opts = [ServerOptions(vault=v, index_path=index_paths[i] if index_paths else None, model=model,
                           attach=not standalone, warm=not no_warm) for i, v in enumerate(checked)]
     served = ", ".join(str(o.vault) for o in opts)
-    if not use_http:
-        if token or allow_remote or allow_origins or host != "127.0.0.1" or port != DEFAULT_PORT:
+    if not http.use_http:
+        if http.any_given():
             click.echo("warning: --host/--port/--token/--allow-remote only apply with --http", err=True)
         serve_stdio(build_server(opts if len(opts) > 1 else opts[0]))
         return
@@ -88,8 +105,8 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
                        "Set GROOVE_MCP_TOKEN (or --token) to require `Authorization: Bearer <token>`.", err=True)
         sys.stderr.flush()
 
-    serve_http(build_server(opts if len(opts) > 1 else opts[0]), host, port, token.strip() if token else None,
-               on_ready=ready, allow_origins=list(allow_origins))
+    serve_http(build_server(opts if len(opts) > 1 else opts[0]), host, http.port, token.strip() if token else None,
+               on_ready=ready, allow_origins=list(http.allow_origins))
 
 
 def _is_loopback(host: str) -> bool:

@@ -15,8 +15,8 @@ def _say(msg: str) -> None:
     click.echo(msg, err=True)
 
 
-def _size(n: int | None) -> str:
-    if n is None:
+def _size(n: object) -> str:
+    if not isinstance(n, int):  # None: the file is not there
         return "-"
     return f"{n / 1e6:.1f} MB"
 
@@ -48,7 +48,7 @@ def list_cmd(as_json: bool) -> None:
         if r["source"] and not r["verified"]:
             src += " (unverified)"
         name = str(r["id"]) + (" (default)" if r["default"] else "")
-        table.add_row(name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"]), src)  # type: ignore[arg-type]
+        table.add_row(name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"]), src)
     Console().print(table)
     known = {Path(str(r["path"])).name for r in rows}
     extra = sorted(p.name for p in models_dir().glob("*.gguf") if p.name not in known)

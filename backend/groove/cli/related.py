@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from ..printable import escape_controls
-from .common import daemon_options, daemon_or_here, index_option, vault_option
+from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, vault_option
 
 
 @click.command("related")
@@ -23,7 +23,7 @@ from .common import daemon_options, daemon_or_here, index_option, vault_option
 @click.option("--json", "as_json", is_flag=True)
 @daemon_options
 def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: int, unlinked: bool, as_json: bool,
-                use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False) -> None:
+                daemon: DaemonChoice) -> None:
     """Notes similar to NOTE (a vault-relative path, as search prints it),
     the notes that link to it, and where its links go.
 
@@ -35,8 +35,7 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     params: dict[str, object] = {"path": note, "limit": limit}
     if unlinked:
         params["unlinked_only"] = True
-    res = daemon_or_here(vault, index_path, "related_notes", params, use_daemon=use_daemon,
-                         no_daemon=no_daemon, verbose=verbose)
+    res = daemon_or_here(vault, index_path, "related_notes", params, daemon)
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return

@@ -16,6 +16,7 @@ import click
 
 from ..bounds import MAX_LIMIT
 from .common import (
+    DaemonChoice,
     DashQueryCommand,
     ask_daemon,
     daemon_options,
@@ -82,8 +83,7 @@ def filter_options(f):
 @click.option("--explain", is_flag=True, default=None,
               help="Under each hit: the legs that found it (rank, RRF share), fused score, stages 2-4.")
 def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: str | None, as_json: bool,
-               use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False,
-               **options: object) -> None:
+               daemon: DaemonChoice, **options: object) -> None:
     """Search the vault. "two words" favours the phrase, +"two words" requires it; -word excludes a word
     (a query may begin with one: groove search "-draft sync").
 
@@ -94,14 +94,14 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
     """
     # The flags are named like the protocol's search params (and groove.toml's keys).
     wire = protocol_params(query, options)
-    resp = _via_daemon(default_vault(vault), wire, required=use_daemon, verbose=verbose) \
-        if not no_daemon and not (index_path or model) else None
+    resp = _via_daemon(default_vault(vault), wire, required=daemon.use_daemon, verbose=daemon.verbose) \
+        if not daemon.no_daemon and not (index_path or model) else None
     if resp is None:
         from .. import service
         from ..pipeline import SearchParams
 
-        if verbose:
-            why = "--no-daemon" if no_daemon else "--index/--model given" if (index_path or model) else \
+        if daemon.verbose:
+            why = "--no-daemon" if daemon.no_daemon else "--index/--model given" if (index_path or model) else \
                 "no daemon answers for this vault"
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)

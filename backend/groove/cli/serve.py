@@ -6,17 +6,36 @@ import json
 import shlex
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-from .common import default_vault, ensure_model_downloaded, index_option, model_option, vault_option, yes_option
+from .common import (
+    default_vault,
+    ensure_model_downloaded,
+    gathered,
+    index_option,
+    model_option,
+    vault_option,
+    yes_option,
+)
 
 
 def _vault(vault: Path | None) -> Path:
     from ..paths import check_vault
 
     return check_vault(default_vault(vault))
+
+
+@dataclass(frozen=True)
+class StartOptions:
+    """How `groove serve` starts the daemon (the options besides --status and --stop)."""
+
+    foreground: bool = False  # run in this terminal
+    verbose: bool = False  # log every request
+    detached_child: bool = False  # this process is the detached daemon its parent started
+    yes: bool = False  # download the default model without asking
 
 
 @click.command("serve")
@@ -32,8 +51,9 @@ def _vault(vault: Path | None) -> Path:
               help="Log every request: client, method, outcome and time (never the query or note text).")
 @click.option("--detached-child", is_flag=True, hidden=True)
 @yes_option
-def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bool, as_json: bool,
-              verbose: bool, detached_child: bool, yes: bool) -> None:
+@gathered("start", StartOptions)
+def serve_cmd(vault: Path | None, index_path: Path | None, model: str | None, status: bool, stop: bool,
+              as_json: bool, start: StartOptions) -> None:
     """Keep the vault's index and models warm for editors and MCP, over a local socket.
 
     One daemon per vault; it watches the vault and reindexes changed notes.
@@ -52,18 +72,18 @@ def serve_cmd(vault, index_path, model, foreground: bool, status: bool, stop: bo
         pid = lifecycle.stop_daemon(v)
         click.echo(f"stopped groove serve (pid {pid}) for {v}" if pid else f"no groove serve running for {v}")
         return
-    if not detached_child:  # the parent asked already; a detached child has no terminal
-        ensure_model_downloaded(_configured_model(v, model), yes=yes)
-    if foreground or detached_child:
-        sys.exit(lifecycle.run_daemon(v, index_path=index_path, model=model, foreground=foreground,
-                                      verbose=verbose))
+    if not start.detached_child:  # the parent asked already; a detached child has no terminal
+        ensure_model_downloaded(_configured_model(v, model), yes=start.yes)
+    if start.foreground or start.detached_child:
+        sys.exit(lifecycle.run_daemon(v, index_path=index_path, model=model, foreground=start.foreground,
+                                      verbose=start.verbose))
     st = discovery.running_state(v)
     if st is not None:
         raise lifecycle.AlreadyRunning(
             f"groove serve is already running for {v} (pid {st.get('pid', '?')}, "
             f"{st.get('transport', 'unix')} {st.get('address', '')}); stop it with `groove serve --stop`")
     t0 = time.perf_counter()
-    info = discovery.start_detached(v, index_path=index_path, model=model, verbose=verbose)
+    info = discovery.start_detached(v, index_path=index_path, model=model, verbose=start.verbose)
     f = discovery.files_for(v)
     click.echo(f"groove serve is running in the background for {v} (pid {info['pid']}, {info['transport']} "
                f"{info['address']}; started in {time.perf_counter() - t0:.1f}s)\n"

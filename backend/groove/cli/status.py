@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..printable import escape_controls
-from .common import daemon_options, daemon_or_here, index_option, vault_option
+from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, vault_option
 
 
 @click.command("status")
@@ -21,11 +21,11 @@ from .common import daemon_options, daemon_or_here, index_option, vault_option
 @click.option("--why", "why", metavar="PATH", default=None,
               help="Say which rule (hidden folders, .grooveignore, Obsidian's Excluded files) leaves this note out.")
 @daemon_options
-def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: str | None = None,
-               use_daemon: bool = False, no_daemon: bool = False, verbose: bool = False) -> None:
+def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: str | None,
+               daemon: DaemonChoice) -> None:
     """Show what the index holds and whether it is up to date."""
     st = daemon_or_here(vault, index_path, "index_status", {"why": why} if why is not None else {},
-                        use_daemon=use_daemon, no_daemon=no_daemon, verbose=verbose)
+                        daemon)
     if as_json:
         click.echo(json.dumps(st, ensure_ascii=False, indent=2))
         return

@@ -348,7 +348,6 @@ class Daemon:
         self._conns_lock = threading.Lock()
         self.in_flight = admission.InFlight()  # requests being handled: the stop waits for them
         self._stopping = threading.Event()
-        self.started_at = time.time()
         # The operation table, as is, but for what goes through the index worker.
         self.handlers: dict[str, Callable[[dict], Any]] = {
             name: functools.partial(service.call, rt, name) for name in service.OPERATIONS

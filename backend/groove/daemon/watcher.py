@@ -81,7 +81,7 @@ class IndexWorker:
         self._next = _Job()
         self._busy = False
         self._stop = False
-        self.jobs_run = 0
+        self.jobs_run = 0  # jobs done; read by the test that no change outside the vault starts one
         self.full_runs = 0  # whole-vault passes done (the watcher re-reads its linked notes after one)
         self.last_error: str | None = None
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
@@ -230,8 +230,7 @@ class VaultWatcher:
         self.debounce_ms = rt.config.watch.debounce_ms if debounce_ms is None else debounce_ms
         self._events: queue.Queue = queue.Queue()
         self._stop = threading.Event()
-        self.batches = 0
-        self.restarts = 0  # times the native watch failed and was started again
+        self.batches = 0  # path batches handed to the worker; read like IndexWorker.jobs_run
         self.watched = 0  # folders in the current native watch
         self.running = False
         self.problem: str | None = None  # why the vault is not watched now, or None
@@ -326,7 +325,6 @@ class VaultWatcher:
                 # a name that is not UTF-8, for one. Watch again (backing off if
                 # it keeps failing), then rescan, since events may have been lost.
                 failures += 1
-                self.restarts += 1
                 wait = min(RESTART_MAX_WAIT_S, 0.1 * 2 ** min(failures, 10))
                 log.warning("file watcher error (%s); watching again in %.1fs and rescanning the vault",
                             str(e)[:300].encode("unicode_escape").decode("ascii"), wait)

@@ -25,6 +25,8 @@ class BudgetedHit(SearchHit):
 
 @dataclass
 class BudgetedSearch(SearchResponse):
+    # The MCP output schema shows the hits with content_truncated. A subclass may not narrow
+    # a list field (list is invariant), but no code puts a plain SearchHit here: fit_search builds these.
     results: list[BudgetedHit]  # type: ignore[assignment]
     offset: Annotated[int, Ge(0)] = 0
     """Rank of the first result minus one (the search's `offset` argument)"""

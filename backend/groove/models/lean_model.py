@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -257,8 +258,9 @@ class EmbdBatch:
         self.batch = lc.llama_batch_init(capacity, dim, 1)
         self._embd = np.ctypeslib.as_array(self.batch.embd, shape=(capacity * dim,))
 
-    def decode_pooled(self, ctx: object, rows: np.ndarray) -> np.ndarray:
-        """One sequence through the model; its pooled output (``dim`` floats)."""
+    def decode_pooled(self, ctx: Any, rows: np.ndarray) -> np.ndarray:
+        """One sequence through the model; its pooled output (``dim`` floats).
+        ``ctx`` is llama_cpp's context object (the package ships no types)."""
         lc, b = self._lc, self.batch
         n = rows.shape[0]
         if n > self.capacity:
@@ -270,11 +272,11 @@ class EmbdBatch:
             b.seq_id[i][0] = 0
             b.logits[i] = 1
         b.n_tokens = n
-        ctx.kv_cache_clear()  # type: ignore[attr-defined]
-        rc = lc.llama_decode(ctx.ctx, b)  # type: ignore[attr-defined]
+        ctx.kv_cache_clear()
+        rc = lc.llama_decode(ctx.ctx, b)
         if rc != 0:
             raise ModelError(f"llama.cpp could not decode ({rc})")
-        ptr = lc.llama_get_embeddings_seq(ctx.ctx, 0)  # type: ignore[attr-defined]
+        ptr = lc.llama_get_embeddings_seq(ctx.ctx, 0)
         if not ptr:
             raise ModelError("llama.cpp returned no pooled output")
         return np.ctypeslib.as_array(ctypes.cast(ptr, ctypes.POINTER(ctypes.c_float)), shape=(self.dim,)).copy()

@@ -14,6 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -251,11 +252,24 @@ def _unit_rows(out: np.ndarray) -> np.ndarray:
     return out
 
 
+@dataclass(frozen=True)
+class EmbedderTuning:
+    """What no configuration sets: measured alternatives, explicit prefixes
+    and raw text, for benches and tests."""
+
+    query_prefix: str | None = None  # overrides the family's
+    passage_prefix: str | None = None  # overrides the family's
+    normalize: bool = True  # False: text as given (no NFKC/whitespace normalisation)
+    pack_sequences: bool = False  # several passages per decode (ADR 0021: no faster on CPU)
+    pooling_type: int | None = None  # llama.cpp's pooling; None: the model's own
+    lean: bool | None = None  # without the vocabulary (ADR 0125); None: when the model allows
+
+
 class LlamaEmbedder:
     """Embedder protocol over a GGUF embedding model (mean/CLS pooling inside llama.cpp).
 
     ``family`` picks the prefixes ("e5": ``query: ``/``passage: ``; "generic":
-    none); explicit ``query_prefix``/``passage_prefix`` override it. Text is
+    none); ``tuning``'s explicit prefixes override it. Text is
     NFKC- and whitespace-normalised first (see e5_convert.normalize_text), the
     same for passages and queries. Passages longer than ``max_tokens`` are cut
     (keeping the closing special token) and counted in ``truncated``.
@@ -266,16 +280,13 @@ class LlamaEmbedder:
         model_path: str | os.PathLike[str],
         *,
         family: str = "generic",
-        query_prefix: str | None = None,
-        passage_prefix: str | None = None,
         model_id: str | None = None,
         n_threads: int | None = None,
         max_tokens: int = 512,
-        pack_sequences: bool = False,
-        normalize: bool = True,
-        pooling_type: int | None = None,
-        lean: bool | None = None,
+        tuning: EmbedderTuning = EmbedderTuning(),
     ) -> None:
+        query_prefix, passage_prefix, lean = tuning.query_prefix, tuning.passage_prefix, tuning.lean
+        pack_sequences = tuning.pack_sequences
         if family not in FAMILY_PREFIXES and (query_prefix is None or passage_prefix is None):
             raise ValueError(f"unknown model family {family!r}; known: {sorted(FAMILY_PREFIXES)}")
         fq, fp = FAMILY_PREFIXES.get(family, ("", ""))
@@ -284,7 +295,7 @@ class LlamaEmbedder:
         self.passage_prefix = fp if passage_prefix is None else passage_prefix
         self.model_path = str(Path(model_path).expanduser())
         self.model_id = model_id or Path(self.model_path).stem
-        self.normalize = normalize
+        self.normalize = tuning.normalize
         # Measured (ADR 0021): one sequence per decode is as fast or faster on CPU.
         self.pack_sequences = pack_sequences
         self.truncated = 0
@@ -302,7 +313,7 @@ class LlamaEmbedder:
             if lean and self._lean is None:
                 raise ModelError(f"{self.model_path} cannot run without its vocabulary: {self.lean_reason}")
         ctx = max(8, int(max_tokens))
-        opts: dict[str, Any] = dict(n_threads=n_threads, pooling_type=pooling_type,
+        opts: dict[str, Any] = dict(n_threads=n_threads, pooling_type=tuning.pooling_type,
                                     n_seq_max=None if pack_sequences else 1)
         if self._lean:
             try:

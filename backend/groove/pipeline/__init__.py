@@ -22,15 +22,14 @@ from ..index import calibration, hangul_split, vocabulary
 from ..index.db import Index
 from ..index.notes import carried_names
 from ..index.rules_now import left_out
-from ..index.word_postings import WordPostings
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..types import Candidate, SearchHit, SearchResponse
 from .answers import mark_answers
-from .confidence import Confidence, judge, unknown_names_warning
+from .confidence import Confidence, Evidence, Rule, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank
 from .filters import build_restriction, require_phrases
-from .fusion import hybrid_candidates
+from .fusion import Stage1, hybrid_candidates
 from .mmr import apply_mmr
 from .params import Resolved, SearchParams, resolve_params
 from .parent import expand_parents
@@ -115,7 +114,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
     if params.explain:
         explain_hits(hits)
 
-    conf = _low_confidence(rt.index, parsed, top, stage1.vec_sims, r, stage1.trigram_df, stage1.words, splits)
+    conf = _low_confidence(rt.index, parsed, top, stage1, r, splits)
     if conf.warning:
         warnings.append(conf.warning)
     if conf.unknown_names:
@@ -156,13 +155,14 @@ def _hit(c: Candidate, rank: int) -> SearchHit:
     )
 
 
-def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_sims: list[float],
-                    r: Resolved, trigram_df: dict[str, int] | None = None,
-                    words: WordPostings | None = None, splits: dict[str, list[str]] | None = None) -> Confidence:
-    """The low_confidence verdict (pipeline/confidence.py). The calibration
-    and the query's known-word share are read only when the calibrated rule
-    will use them: a meta read and a few indexed lookups (ADR 0103)."""
-    sims = np.asarray(vec_sims) if vec_sims else None
+def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], stage1: Stage1, r: Resolved,
+                    splits: dict[str, list[str]] | None = None) -> Confidence:
+    """The low_confidence verdict (pipeline/confidence.py) on ``stage1``'s
+    cosines, reading the legs' document frequencies and word index. The
+    calibration and the query's known-word share are read only when the
+    calibrated rule will use them: a meta read and a few indexed lookups (ADR 0103)."""
+    trigram_df, words = stage1.trigram_df, stage1.words
+    sims = np.asarray(stage1.vec_sims) if stage1.vec_sims else None
     cal = known = script = None
     names: list[str] = []
     if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
@@ -182,6 +182,5 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], vec_s
     # holds what was asked for, whatever the scores say (ADR 0251).
     named = bool(top) and r.fusion.named_note_first and r.legs == "hybrid" and bool(
         {c.doc_id for c in top} & set(named_notes(idx, parsed.embed_text, None)))
-    return judge(bool(top), sims, known, cal, ratio=r.min_confidence_ratio,
-                 threshold=r.low_confidence_threshold, rule=r.confidence_rule, script=script, names=tuple(names),
-                 named=named)
+    return judge(bool(top), sims, cal, Rule(r.confidence_rule, r.min_confidence_ratio, r.low_confidence_threshold),
+                 Evidence(known, script, tuple(names), named))

@@ -146,32 +146,49 @@ def calibrated_score(best_cosine: float, known: float, cal: Calibration, script:
     return cal.z(best_cosine, script) - unknown_words_weight(cal, script) * (1.0 - known)
 
 
-def judge(
-    has_results: bool, sims: np.ndarray | None, known: float | None, cal: Calibration | None, *,
-    ratio: float, threshold: float, rule: str, script: str | None = None, names: tuple[str, ...] = (),
-    named: bool = False,
-) -> Confidence:
-    """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
-    back to the margin rule without ``cal``) or "margin" (an explicit ratio).
-    ``known``, ``script`` (the query's, ``calibration.query_script``) and
-    ``names`` (what the query names and the vault never contains,
-    ``vocabulary.unknown_names``) are only needed by the calibrated rule.
-    ``named``: a hit is a note the whole query names by its title or an
-    alias (``titles.named_notes``); the vault holds what was asked for, so
-    neither rule calls it low (ADR 0251)."""
+@dataclass(frozen=True)
+class Rule:
+    """The configured rule and its settings ([search] confidence_rule,
+    min_confidence_ratio, low_confidence_threshold; a request may set the ratio)."""
+
+    name: str  # "calibrated" (the default; the margin rule without a calibration) or "margin"
+    ratio: float  # the margin rule's minimum; 0 turns both rules off
+    threshold: float  # the calibrated rule's minimum score
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the verdict reads beside the cosines. ``known``, ``script`` (the
+    query's, ``calibration.query_script``) and ``names`` (what the query
+    names and the vault never contains, ``vocabulary.unknown_names``) are
+    read by the calibrated rule alone. ``named``: a hit is a note the whole query names by
+    its title or an alias (``titles.named_notes``); the vault holds what was
+    asked for, so neither rule calls it low (ADR 0251)."""
+
+    known: float | None = None
+    script: str | None = None
+    names: tuple[str, ...] = ()
+    named: bool = False
+
+
+def judge(has_results: bool, sims: np.ndarray | None, cal: Calibration | None, rule: Rule,
+          ev: Evidence = Evidence()) -> Confidence:
+    """Apply the configured rule: the calibrated one needs ``cal`` and
+    ``ev.known`` (else the margin rule runs, with a warning)."""
     if not has_results:
         return Confidence(True, "empty", None)
-    if ratio <= 0:
+    if rule.ratio <= 0:
         return Confidence(False, "off", None)
     if sims is None or len(sims) == 0:
         return Confidence(False, "no-vector", None)
-    if rule == "calibrated" and cal is not None and known is not None:
+    if rule.name == "calibrated" and cal is not None and ev.known is not None:
         best = float(np.max(sims))
-        score = calibrated_score(best, known, cal, script)
-        across = script is not None and cal.absent(script)
-        return Confidence((score < threshold or bool(names)) and not named, "calibrated", score,
-                          threshold=threshold, z=cal.z(best, script), known=known, across=across,
-                          unknown_names=tuple(names), named=named)
+        score = calibrated_score(best, ev.known, cal, ev.script)
+        across = ev.script is not None and cal.absent(ev.script)
+        return Confidence((score < rule.threshold or bool(ev.names)) and not ev.named, "calibrated", score,
+                          threshold=rule.threshold, z=cal.z(best, ev.script), known=ev.known, across=across,
+                          unknown_names=tuple(ev.names), named=ev.named)
     margin = similarity_margin(sims)
-    warning = UNCALIBRATED_WARNING if rule == "calibrated" else None
-    return Confidence(margin < ratio and not named, "margin", margin, warning, threshold=ratio, named=named)
+    warning = UNCALIBRATED_WARNING if rule.name == "calibrated" else None
+    return Confidence(margin < rule.ratio and not ev.named, "margin", margin, warning, threshold=rule.ratio,
+                      named=ev.named)

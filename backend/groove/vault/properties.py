@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 import unicodedata
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import frontmatter
 import yaml
@@ -119,7 +119,13 @@ class _FrontmatterTooBig(ValueError):
     pass
 
 
-class _BoundedLoader(_FrontmatterLoader):  # type: ignore[misc,valid-type]
+if TYPE_CHECKING:
+    _Loader = yaml.SafeLoader  # frontmatter's is libyaml's CSafeLoader when present: the same methods
+else:
+    _Loader = _FrontmatterLoader
+
+
+class _BoundedLoader(_Loader):
     """The frontmatter library's safe loader, checking the composed node
     graph before anything is built from it: aliases share nodes, so the
     graph stays small while what it stands for can be 10^9 nodes."""
