@@ -8,6 +8,7 @@ import { describeState, downloadLabel, pullText, progressText, type ConnectionSt
 import { displayRuns, sliceRuns, type DisplayRun } from "@groove/editor-client/display";
 import { groupHits, hitWikilink } from "@groove/editor-client/hits";
 import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
+import { attachmentRow, ownHeadingRow } from "@groove/editor-client/related";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { hitDisplay, tidySegments } from "@groove/editor-client/snippet";
 import { clear, el } from "./dom";
@@ -484,6 +485,25 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
     const linktext = outgoingLinktext(o);
     const li = item(out, linktext, o.path && collides(o.target, o.path) ? folderOf(o.path) : "", o.path ? "" : "unresolved", (e) => h.onOpenLink(linktext, related.path, e));
     if (!o.path) li.classList.add("groove-unresolved");
+  }
+  // Files that are not notes, and places in this note, apart from the outgoing notes (ADR 0257);
+  // shown only when there are some: most notes have none, and two more "None" lists are noise.
+  const attachments = related.attachments ?? [];
+  if (attachments.length) {
+    const att = section("attachments", "Attachments", attachments.length);
+    for (const a of attachments) {
+      const r = attachmentRow(a);
+      const li = item(att, r.label, "", r.detail, (e) => (r.path ? h.onOpenPath(r.path, null, e) : undefined));
+      if (!r.path) li.classList.add("groove-unresolved");
+    }
+  }
+  const ownHeadings = related.own_headings ?? [];
+  if (ownHeadings.length) {
+    const own = section("own-headings", "Links within this note", ownHeadings.length);
+    for (const o of ownHeadings) {
+      const r = ownHeadingRow(o);
+      item(own, r.label, "", r.detail, (e) => h.onOpenLink(r.linktext, related.path, e));
+    }
   }
   for (const list of container.querySelectorAll<HTMLElement>(".groove-related-list")) listKeys(list);
 }

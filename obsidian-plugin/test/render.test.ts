@@ -298,6 +298,42 @@ describe("renderRelated", () => {
     expect(items[3]!.classList.contains("groove-unresolved")).toBe(true);
   });
 
+  it("lists attachments and links within the note apart from outgoing notes, and opens them", () => {
+    const root = document.createElement("div");
+    const onOpenPath = vi.fn();
+    const onOpenLink = vi.fn();
+    renderRelated(
+      root,
+      {
+        path: "Notes/a.md",
+        similar: [],
+        backlinks: [],
+        outgoing: [{ target: "D", path: "D.md", heading: null, line: 3 }],
+        attachments: [
+          { target: "Sleep-2026.webp", path: "Attachments/Sleep-2026.webp", embed: true, line: 5, occurrences: 2 },
+          { target: "manual.pdf", path: null, embed: false, line: 9 },
+        ],
+        own_headings: [{ heading: "Setup", block: null, line: 2 }, { heading: null, block: "abc123", line: 11 }],
+      },
+      { onOpenPath, onOpenLink },
+    );
+    const headings = [...root.querySelectorAll(".groove-related-heading")].map((h) => h.textContent);
+    expect(headings).toEqual(["Similar (0)", "Backlinks (0)", "Outgoing links (1)", "Attachments (2)", "Links within this note (2)"]);
+    const rows = (id: string) => [...root.querySelectorAll<HTMLElement>(`#groove-related-${id} ~ ul .groove-related-item`)];
+    const text = (li: HTMLElement) => [li.querySelector(".groove-related-name")!.textContent, li.querySelector(".groove-related-sub")!.textContent];
+    expect(rows("attachments").map(text)).toEqual([["Sleep-2026.webp", "embedded · line 5 · 2×"], ["manual.pdf", "linked · line 9 · missing"]]);
+    expect(rows("own-headings").map(text)).toEqual([["#Setup", "line 2"], ["#^abc123", "line 11"]]);
+    rows("attachments")[0]!.click();
+    expect(onOpenPath).toHaveBeenCalledWith("Attachments/Sleep-2026.webp", null, expect.anything());
+    rows("attachments")[1]!.click(); // missing: nothing to open
+    expect(onOpenPath).toHaveBeenCalledTimes(1);
+    expect(rows("attachments")[1]!.classList.contains("groove-unresolved")).toBe(true);
+    rows("own-headings")[1]!.click();
+    expect(onOpenLink).toHaveBeenCalledWith("#^abc123", "Notes/a.md", expect.anything());
+    // Outgoing notes list neither.
+    expect(rows("outgoing").map((li) => li.querySelector(".groove-related-name")!.textContent)).toEqual(["D"]);
+  });
+
   it("shows the folder of notes whose names collide, and only of those", () => {
     const root = document.createElement("div");
     renderRelated(

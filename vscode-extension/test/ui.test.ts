@@ -374,6 +374,32 @@ describe("related notes quick pick", async () => {
     expect(items.find((i) => i.label.endsWith("#Setting Up"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#Setting Up]]" });
   });
 
+  it("lists attachments and links within the note apart from outgoing notes", () => {
+    const items = relatedItems({
+      path: "Notes/a.md",
+      similar: [],
+      backlinks: [],
+      outgoing: [{ target: "D", path: "D.md", heading: null, line: 3 }],
+      attachments: [
+        { target: "Sleep-2026.webp", path: "Attachments/Sleep-2026.webp", embed: true, line: 5, occurrences: 2 },
+        { target: "manual.pdf", path: null, embed: false, line: 9 },
+      ],
+      own_headings: [{ heading: "Setup", block: null, line: 2 }],
+    });
+    const seps = items.filter((i) => i.kind === vscode.QuickPickItemKind.Separator).map((i) => i.label);
+    expect(seps).toEqual(["Outgoing links", "Attachments", "Links within this note"]);
+    const rows = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator && !i.toggle).map((i) => [i.label, i.description, i.detail]);
+    expect(rows).toEqual([
+      ["$(arrow-right) D", "D.md", undefined],
+      ["$(file-media) Sleep-2026.webp", "Attachments/Sleep-2026.webp", "embedded · line 5 · 2×"],
+      ["$(circle-slash) manual.pdf", "no such file", "linked · line 9 · missing"],
+      ["$(symbol-number) #Setup", "line 2", undefined],
+    ]);
+    expect(items.find((i) => i.label.endsWith("Sleep-2026.webp"))!.open).toEqual({ path: "Attachments/Sleep-2026.webp", line: null });
+    expect(items.find((i) => i.label.endsWith("manual.pdf"))!.open).toBeUndefined();
+    expect(items.find((i) => i.label.endsWith("#Setup"))!.open).toEqual({ path: "Notes/a.md", line: null, link: "[[#Setup]]" });
+  });
+
   it("says which similar notes are linked, and offers Unlinked only as in Obsidian", () => {
     const r = { path: "a.md", similar: [{ path: "L.md", title: "L", score: 0.9, linked: true }, { path: "U.md", title: "U", score: 0.8, linked: false }], backlinks: [], outgoing: [], attachments: [], own_headings: [] };
     const all = relatedItems(r);
