@@ -340,6 +340,8 @@ export interface SearchHit {
   /** [first, last] 1-based lines of the passage in the note */
   line_range: LineRange;
   chunk_id: number;
+  /** On a note's first hit only, when the sentence of that note that best answers the query is in another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise */
+  note_answer_rank?: number | null;
   /** Why this hit ranked here (only when the search set ``explain``): each stage-1 leg that found it with its rank and RRF contribution, the fused score, and what the reranker, MMR and the parent retriever did */
   explain?: Record<string, unknown> | null;
 }

@@ -267,6 +267,30 @@ describe("renderResults", () => {
   });
 });
 
+describe("a note's answer in another of its sections (note_answer_rank, ADR 0269)", () => {
+  it("the note's row shows that sentence and opens it there; the section's own row still opens itself", () => {
+    const root = document.createElement("div");
+    const onOpen = vi.fn();
+    const ans = "Open **Settings** and turn it on.";
+    const c2 = `Other words here. ${ans}`;
+    const a2 = hit({ content: c2, heading_path: ["同期", "Turn it on"], chunk_id: 3, rank: 3, answer_spans: [[B("Other words here. "), B(c2)]] });
+    const a1 = hit({ content: "alpha one. Unrelated words.", terms: ["alpha"], chunk_id: 1, rank: 1, answer_spans: [[0, B("alpha one.")]], note_answer_rank: 3 });
+    const b1 = hit({ content: "beta one", path: "B.md", title: "B", chunk_id: 2, rank: 2 });
+    const els = renderResults(root, response([a1, b1, a2]), { showContext: false, onOpen });
+    const line = els[0]!.querySelector(".groove-note-answer")!;
+    expect(line.textContent).toBe("Answer in Turn it on: Open Settings and turn it on.");
+    els[0]!.click();
+    expect(onOpen).toHaveBeenLastCalledWith(a2, -1, expect.anything());
+    els[0]!.querySelector<HTMLElement>("mark.groove-match")!.click(); // a word match of the row's own section
+    expect(onOpen).toHaveBeenLastCalledWith(a1, 0, expect.anything());
+    els[1]!.click();
+    expect(onOpen).toHaveBeenLastCalledWith(a2, -1, expect.anything());
+    // No pointer, or one to a hit not in the list: the row is as before.
+    renderResults(root, response([{ ...a1, note_answer_rank: 9 }, b1, a2]), { showContext: false, onOpen });
+    expect(root.querySelector(".groove-note-answer")).toBeNull();
+  });
+});
+
 describe("renderRelated", () => {
   it("lists similar notes, backlinks and outgoing links and routes clicks", () => {
     const root = document.createElement("div");

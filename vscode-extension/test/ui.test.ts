@@ -343,6 +343,22 @@ describe("wikilink providers", () => {
   });
 });
 
+describe("a note's answer in another of its sections (note_answer_rank, ADR 0269)", async () => {
+  const { groupedItems } = await import("../src/search");
+  it("the note's item shows that sentence and picking it opens that section", () => {
+    const file = "# Sync\n\nalpha one. Unrelated words.\n\n## Turn it on\n\nOther words here. Open **Settings** and turn it on.\n";
+    const a1 = hitFor(file, "Sync.md", "alpha one.", "## Turn it on", ["alpha"], { rank: 1, note_answer_rank: 3 });
+    const b1 = hitFor("beta one\n", "B.md", "beta", null, [], { rank: 2, chunk_id: 2 });
+    const a3 = hitFor(file, "Sync.md", "Other words", null, [], { rank: 3, chunk_id: 3, heading_path: ["Sync", "Turn it on"] });
+    a3.answer_spans = [[Buffer.byteLength("Other words here. "), Buffer.byteLength(a3.content.trimEnd())]];
+    const items = groupedItems([a1, b1, a3]);
+    expect(items.map((i) => i.hit.rank)).toEqual([1, 3, 2]);
+    expect(items[0]!.detail).toBe("$(lightbulb) Turn it on: Open Settings and turn it on.");
+    expect(items[0]!.answerAt).toBe(a3);
+    expect(items[2]!.answerAt).toBeUndefined();
+  });
+});
+
 describe("related notes quick pick", async () => {
   const { relatedItems } = await import("../src/related");
   it("names the folder of notes whose titles collide and keeps #heading on outgoing links", () => {
