@@ -7,11 +7,17 @@ the one nearest the query vector the pipeline already computed is marked,
 with an adjacent one when it scores nearly as well. Ranking is never
 touched: this reads the hits, it does not reorder them.
 
+A panel shows a note's hits as one row (ADR 0261): the later hits of the
+first hits' notes are marked too, and a note's first hit names the hit
+holding the note's best sentence (``note_answer_rank``, ADR 0269).
+
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
-the first ``ANSWER_HITS`` hits only, at most ``MAX_SENTENCES`` sentences a
-hit, each cut to ``MAX_SENTENCE_CHARS`` for the model; a hit with one
-sentence needs no model at all; and sentence vectors are kept (``_VectorCache``), so the searches of someone typing,
-whose hits repeat, embed only the sentences they have not seen.
+the first ``ANSWER_HITS`` hits and their notes' later hits only, at most
+``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS`` for
+the model; a lone sentence needs no model unless its note has other hits;
+and sentence vectors are kept (``_VectorCache``), so the searches of
+someone typing, whose hits repeat, embed only the sentences they have not
+seen.
 """
 
 from __future__ import annotations
