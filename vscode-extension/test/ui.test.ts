@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as vscode from "vscode";
-import { ErrorCode, GrooveError, type PendingRequest, type SearchParams, type SearchResponse } from "@groove/editor-client";
+import { ErrorCode, GrooveError, type PendingRequest, type SearchHit, type SearchParams, type SearchResponse } from "@groove/editor-client";
 import { fake, FakeTextDocument, type FakeQuickPick, type FakeTextEditor } from "./fake-vscode";
 import { Highlights } from "../src/highlights";
 import { openHit } from "../src/jump";
@@ -356,6 +356,21 @@ describe("a note's answer in another of its sections (note_answer_rank, ADR 0269
     expect(items[0]!.detail).toBe("$(lightbulb) Turn it on: Open Settings and turn it on.");
     expect(items[0]!.answerAt).toBe(a3);
     expect(items[2]!.answerAt).toBeUndefined();
+  });
+
+  it("picking the note's item opens the section holding its answer", async () => {
+    const runner = new ManualRunner();
+    const picked: SearchHit[] = [];
+    const pick = showSearchQuickPick({ runner, settings: readSettings, onResults: () => {}, onNewQuery: () => {}, onPick: async (h) => void picked.push(h), onError: () => {} });
+    const qp = pick.quickPick as unknown as FakeQuickPick<HitItem>;
+    qp.type("answer");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    const file = "# Sync\n\nalpha one.\n\n## Later\n\nThe answer sentence.\n";
+    const a3 = hitFor(file, "Sync.md", "The answer", null, [], { rank: 2, chunk_id: 2, answer_spans: [[0, 20]] });
+    runner.calls[0].resolve(response([hitFor(file, "Sync.md", "alpha", "## Later", [], { rank: 1, note_answer_rank: 2 }), a3]));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(2));
+    qp.pick(qp.items[0]);
+    await vi.waitFor(() => expect(picked).toEqual([a3]));
   });
 });
 
