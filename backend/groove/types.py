@@ -151,8 +151,8 @@ class SearchHit:
     answer_spans: list[MatchSpan]
     """[start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer
     the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the
-    first 5 hits of a search and the later hits of the same notes; empty on the others, when the search set answer_spans false, or when
-    content has no sentence to mark"""
+    first 5 hits of a search and the later hits of the same notes; empty on the others, when the
+    search set answer_spans false, or when content has no sentence to mark"""
     expanded_from: list[ExpandedRange]
     byte_range: constraints.ByteSpan
     line_range: constraints.LineRange
