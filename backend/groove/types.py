@@ -151,13 +151,16 @@ class SearchHit:
     answer_spans: list[MatchSpan]
     """[start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer
     the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the
-    first 5 hits of a search; empty on the others, when the search set answer_spans false, or when
-    content has no sentence to mark"""
+    first 5 hits of a search and the later hits of the same notes; empty on the others, when the
+    search set answer_spans false, or when content has no sentence to mark"""
     expanded_from: list[ExpandedRange]
     byte_range: constraints.ByteSpan
     line_range: constraints.LineRange
     """[first, last] 1-based lines of the passage in the note"""
     chunk_id: int
+    note_answer_rank: int | None = None
+    """On a note's first hit only, when the sentence of that note that best answers the query is in
+    another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise"""
     explain: dict[str, Any] | None = None
     """Why this hit ranked here (only when the search set ``explain``): each
     stage-1 leg that found it with its rank and RRF contribution, the fused
@@ -165,8 +168,9 @@ class SearchHit:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        if d["explain"] is None:
-            del d["explain"]
+        for optional in ("note_answer_rank", "explain"):
+            if d[optional] is None:
+                del d[optional]
         d["match_spans"] = [s.to_json() for s in self.match_spans]
         d["answer_spans"] = [s.to_json() for s in self.answer_spans]
         d["expanded_from"] = [r.to_json() for r in self.expanded_from]
@@ -183,7 +187,7 @@ class SearchHit:
             answer_spans=[MatchSpan(a, b) for a, b in h.get("answer_spans") or []],
             expanded_from=[ExpandedRange.from_json(e) for e in h["expanded_from"]],
             byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
-            explain=h.get("explain"),
+            note_answer_rank=h.get("note_answer_rank"), explain=h.get("explain"),
         )
 
 

@@ -10,6 +10,7 @@
  */
 import { indexToLineCh, utf8Length, Utf8Mapper, type LineCh, highlightSegments, segmentsOf, type IndexedSpan, type Segment } from "./offsets";
 import type { ByteSpan, SearchHit } from "./protocol";
+import { markdownDisplay } from "./display";
 
 /** A stretch of `content` that is a verbatim copy of file bytes. */
 export interface Piece {
@@ -216,6 +217,12 @@ export interface NoteGroup {
   path: string;
   best: { hit: SearchHit; index: number };
   others: Array<{ hit: SearchHit; index: number }>;
+  /**
+   * The section the row's answer is in: where the note's sentence that best
+   * answers the query is (the daemon names it by `note_answer_rank` on the
+   * best hit, ADR 0269); `best` when that is the best section itself.
+   */
+  answer: { hit: SearchHit; index: number };
 }
 
 /**
@@ -228,7 +235,24 @@ export function groupHits(hits: ReadonlyArray<SearchHit>): NoteGroup[] {
   hits.forEach((hit, index) => {
     const g = byPath.get(hit.path);
     if (g) g.others.push({ hit, index });
-    else byPath.set(hit.path, { path: hit.path, best: { hit, index }, others: [] });
+    else {
+      const best = { hit, index };
+      byPath.set(hit.path, { path: hit.path, best, others: [], answer: best }); // the same object: `answer === best` reads "here"
+    }
   });
+  for (const g of byPath.values()) {
+    const rank = g.best.hit.note_answer_rank;
+    const at = rank == null ? undefined : g.others.find((o) => o.hit.rank === rank && o.hit.answer_spans?.length);
+    if (at) g.answer = at;
+  }
   return [...byPath.values()];
+}
+
+/** The first answer span of a hit as a person reads it (Markdown shown as text), cut to `max` characters; null when it has none. */
+export function answerText(hit: SearchHit, max = 160): string | null {
+  const span = hit.answer_spans?.[0];
+  if (!span) return null;
+  const m = new Utf8Mapper(hit.content);
+  const text = markdownDisplay(hit.content.slice(m.toIndex(span[0]), m.toIndex(span[1]))).text.replace(/\s+/g, " ").trim();
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text || null;
 }

@@ -18,3 +18,4 @@ export * from "./snippet";
 export * from "./explain";
 export * from "./exclusions";
 export * from "./display";
+export * from "./related";

@@ -333,13 +333,15 @@ export interface SearchHit {
   rank: number;
   /** [start, end) UTF-8 byte offset pairs of the query's words in content: each starts at the start of a word (or on a CJK character), never on a function word unless the query quoted it */
   match_spans: ByteSpan[];
-  /** [start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the first 5 hits of a search; empty on the others, when the search set answer_spans false, or when content has no sentence to mark */
+  /** [start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the first 5 hits of a search and the later hits of the same notes; empty on the others, when the search set answer_spans false, or when content has no sentence to mark */
   answer_spans: ByteSpan[];
   expanded_from: ExpandedRange[];
   byte_range: ByteSpan;
   /** [first, last] 1-based lines of the passage in the note */
   line_range: LineRange;
   chunk_id: number;
+  /** On a note's first hit only, when the sentence of that note that best answers the query is in another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise */
+  note_answer_rank?: number | null;
   /** Why this hit ranked here (only when the search set ``explain``): each stage-1 leg that found it with its rank and RRF contribution, the fused score, and what the reranker, MMR and the parent retriever did */
   explain?: Record<string, unknown> | null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hitPieces, hitSegments, hitSelection, hitWikilink, ownChunkWindow, verifiedPieces } from "../src/hits";
+import { answerText, groupHits, hitPieces, hitSegments, hitSelection, hitWikilink, ownChunkWindow, verifiedPieces } from "../src/hits";
 import { sliceBytes, textBetween } from "../src/offsets";
 import type { SearchHit } from "../src/protocol";
 
@@ -206,5 +206,22 @@ describe("span identity: every rendered highlight maps to its match_spans index"
     ]);
     const sel = hitSelection(h, file, 0);
     expect(textBetween(file, sel.from, sel.to)).toBe("equal.\n\n## Conf");
+  });
+});
+
+describe("a note's row and its answer (note_answer_rank, ADR 0269)", () => {
+  const base = hitFor("## 議事録\n予算の承認。", "## 議事録\n予算の承認。", []);
+  const h = (rank: number, path: string, extra: Partial<SearchHit> = {}): SearchHit => ({ ...base, rank, path, chunk_id: rank, ...extra });
+
+  it("points the row at the section the daemon names, only when that section is in the note's group and marked", () => {
+    const a3 = h(3, "a.md", { content: "次回は **ローンチ** です。", answer_spans: [[0, B("次回は **ローンチ** です。")]] });
+    const groups = groupHits([h(1, "a.md", { note_answer_rank: 3 }), h(2, "b.md", { note_answer_rank: 3 }), a3]);
+    expect(groups.map((g) => [g.path, g.answer.hit.rank])).toEqual([["a.md", 3], ["b.md", 2]]); // b.md's rank 3 is another note's
+    expect(groups[1]!.answer).toBe(groups[1]!.best);
+    const unmarked = groupHits([h(1, "a.md", { note_answer_rank: 3 }), h(3, "a.md")])[0]!;
+    expect(unmarked.answer).toBe(unmarked.best); // the named section has no answer span: the row's answer stays its own
+    expect(answerText(a3)).toBe("次回は ローンチ です。");
+    expect(answerText(h(4, "c.md"))).toBeNull();
+    expect(answerText({ ...a3, content: "x".repeat(300), answer_spans: [[0, 300]] }, 20)).toBe(`${"x".repeat(19)}…`);
   });
 });

@@ -6,8 +6,9 @@
  */
 import { describeState, downloadLabel, pullText, progressText, type ConnectionState, type InstallHint, type ModelPullProgress, type Problem } from "@groove/editor-client/connection";
 import { displayRuns, sliceRuns, type DisplayRun } from "@groove/editor-client/display";
-import { groupHits, hitWikilink } from "@groove/editor-client/hits";
+import { answerText, groupHits, hitWikilink } from "@groove/editor-client/hits";
 import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
+import { attachmentRow, ownHeadingRow } from "@groove/editor-client/related";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { hitDisplay, tidySegments } from "@groove/editor-client/snippet";
 import { clear, el } from "./dom";
@@ -161,7 +162,12 @@ export function spanForClick(item: HTMLElement, target: EventTarget | null): num
   return Number.isInteger(n) && n >= 0 ? n : -1;
 }
 
-export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, opts: RenderOptions, sub = false): HTMLElement {
+/**
+ * `answerAt`: on a note's row, the other section holding the note's best
+ * answer (ADR 0269): a line under the snippet shows that sentence, and a
+ * click on the row that would open the answer opens it there.
+ */
+export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, opts: RenderOptions, sub = false, answerAt?: SearchHit): HTMLElement {
   const id = `${opts.idPrefix ?? "groove"}-hit-${index}`;
   const item = el(parent, "div", {
     cls: ["groove-hit", sub ? "groove-hit-sub" : ""],
@@ -185,6 +191,13 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
   const expandable = (hit.expanded_from?.length ?? 0) > 0;
   let withContext = opts.showContext && expandable;
   renderSnippet(snippet, hit, withContext, opts.snippetContext);
+  const answer = answerAt ? answerText(answerAt) : null;
+  if (answerAt && answer) {
+    const where = headingTrail(answerAt).at(-1) ?? answerAt.title;
+    const line = el(item, "div", { cls: "groove-note-answer", title: `The answer is in “${where}”: click to open it there` });
+    el(line, "span", { cls: "groove-note-answer-where", text: `Answer in ${where}: ` });
+    el(line, "span", { cls: "groove-answer", text: answer });
+  }
   if (hit.explain) el(item, "div", { cls: "groove-hit-why", text: `why: ${describeExplain(hit.explain)}` });
   // Screen readers read the option's name: title, headings, then the snippet text.
   item.setAttribute("aria-label", [hit.title || hit.path, folder, trail.join(", "), snippet.textContent ?? ""].filter(Boolean).join(" — "));
@@ -207,16 +220,18 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
     });
   }
 
-  item.addEventListener("click", (evt) => opts.onOpen?.(hit, spanForClick(item, evt.target), evt));
+  // -1 opens the answer: the note's, wherever it is, when this row names one.
+  const open = (span: number, evt: MouseEvent | KeyboardEvent) => opts.onOpen?.(span < 0 && answerAt && answer ? answerAt : hit, span, evt);
+  item.addEventListener("click", (evt) => open(spanForClick(item, evt.target), evt));
   // Middle click opens in a new tab like Obsidian's own lists.
   item.addEventListener("auxclick", (evt) => {
-    if (evt.button === 1) opts.onOpen?.(hit, spanForClick(item, evt.target), evt);
+    if (evt.button === 1) open(spanForClick(item, evt.target), evt);
   });
   // Focused directly (a screen reader's virtual cursor, a click then Tab): Enter/Space open it.
   item.addEventListener("keydown", (evt) => {
     if (evt.target !== item || (evt.key !== "Enter" && evt.key !== " ")) return;
     evt.preventDefault();
-    opts.onOpen?.(hit, spanForClick(item, null), evt);
+    open(spanForClick(item, null), evt);
   });
   item.addEventListener("dragstart", (evt) => {
     const link = (opts.linkFor ?? ((h: SearchHit) => hitWikilink(h)))(hit);
@@ -251,7 +266,7 @@ export function renderResults(container: HTMLElement, response: SearchResponse |
   const items: HTMLElement[] = [];
   for (const g of groupHits(response.results)) {
     const note = el(list, "div", { cls: "groove-note", attr: { role: "presentation", "data-path": g.path } });
-    items.push(renderHit(note, g.best.hit, g.best.index, opts));
+    items.push(renderHit(note, g.best.hit, g.best.index, opts, false, g.answer === g.best ? undefined : g.answer.hit));
     if (!g.others.length) continue;
     const more = el(note, "button", { cls: "groove-more-sections", attr: { type: "button", "aria-expanded": "false" } });
     const box = el(note, "div", { cls: "groove-note-sections", attr: { role: "group", hidden: true } });
@@ -484,6 +499,25 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
     const linktext = outgoingLinktext(o);
     const li = item(out, linktext, o.path && collides(o.target, o.path) ? folderOf(o.path) : "", o.path ? "" : "unresolved", (e) => h.onOpenLink(linktext, related.path, e));
     if (!o.path) li.classList.add("groove-unresolved");
+  }
+  // Files that are not notes, and places in this note, apart from the outgoing notes (ADR 0257);
+  // shown only when there are some: most notes have none, and two more "None" lists are noise.
+  const attachments = related.attachments ?? [];
+  if (attachments.length) {
+    const att = section("attachments", "Attachments", attachments.length);
+    for (const a of attachments) {
+      const r = attachmentRow(a);
+      const li = item(att, r.label, "", r.detail, (e) => (r.path ? h.onOpenPath(r.path, null, e) : undefined));
+      if (!r.path) li.classList.add("groove-unresolved");
+    }
+  }
+  const ownHeadings = related.own_headings ?? [];
+  if (ownHeadings.length) {
+    const own = section("own-headings", "Links within this note", ownHeadings.length);
+    for (const o of ownHeadings) {
+      const r = ownHeadingRow(o);
+      item(own, r.label, "", r.detail, (e) => h.onOpenLink(r.linktext, related.path, e));
+    }
   }
   for (const list of container.querySelectorAll<HTMLElement>(".groove-related-list")) listKeys(list);
 }

@@ -28,7 +28,8 @@ const NOTES: Record<string, string> = {
   "Kitchen/Oven.md": "# Oven\n\nBake the sourdough bread in a hot oven at 250 degrees; preheat the dutch pot.\n",
   "Garage/Oven.md": "# Oven\n\nThe old pizza oven in the garage also bakes bread loaves.\n",
   "Baking/Levain.md": "---\naliases: [Mother dough]\n---\n# Levain\n\nA levain is a sourdough starter built the night before baking bread.\n",
-  "Baking/Rye bread.md": "# Rye bread\n\nRye bread with a sourdough starter rises slowly.\n",
+  "Baking/Rye bread.md": "# Rye bread\n\nRye bread with a sourdough starter rises slowly.\n\n![[crumb.png]] The [[#Rye bread|crumb]] and the [[recipe.pdf]].\n",
+  "Baking/crumb.png": "not really a PNG",
   "Travel/Kyoto.md": "# Kyoto\n\nTemples, gardens and cherry blossoms in April.\n",
   "Templates/Daily.md": "# {{date}}\n\n## Tasks\n\n## Log\n",
   ".obsidian/app.json": JSON.stringify({ userIgnoreFilters: ["Templates/"] }),
@@ -140,6 +141,16 @@ describe.skipIf(!!skip)("related notes in headless Chromium with the real daemon
     expect(lines).toContain("Obsidian's Excluded files (.obsidian/app.json userIgnoreFilters) — 1 entry: Templates/");
     expect(lines.some((l) => l.startsWith("hidden and tool folders — "))).toBe(true);
     await page.locator(".sidebar").screenshot({ path: shot("obsidian-excluded-note.png") });
+  });
+
+  it("attachments and links within the note are listed apart from outgoing notes (ADR 0257)", async () => {
+    await show("Baking/Rye bread.md");
+    const list = (id: string) => page.$$eval(`#groove-related-${id} ~ ul .groove-related-item`, (lis) =>
+      lis.map((li) => [li.querySelector(".groove-related-name")!.textContent, li.querySelector(".groove-related-sub")!.textContent, li.classList.contains("groove-unresolved")]));
+    expect(await list("attachments")).toEqual([["crumb.png", "embedded · line 5", false], ["recipe.pdf", "linked · line 5 · missing", true]]);
+    expect(await list("own-headings")).toEqual([["#Rye bread", "line 5", false]]);
+    expect(await page.locator("#groove-related-outgoing ~ ul .groove-related-item").count()).toBe(0);
+    await page.locator(".sidebar").screenshot({ path: shot("obsidian-related-attachments.png") });
   });
 });
 

@@ -267,6 +267,30 @@ describe("renderResults", () => {
   });
 });
 
+describe("a note's answer in another of its sections (note_answer_rank, ADR 0269)", () => {
+  it("the note's row shows that sentence and opens it there; the section's own row still opens itself", () => {
+    const root = document.createElement("div");
+    const onOpen = vi.fn();
+    const ans = "Open **Settings** and turn it on.";
+    const c2 = `Other words here. ${ans}`;
+    const a2 = hit({ content: c2, heading_path: ["同期", "Turn it on"], chunk_id: 3, rank: 3, answer_spans: [[B("Other words here. "), B(c2)]] });
+    const a1 = hit({ content: "alpha one. Unrelated words.", terms: ["alpha"], chunk_id: 1, rank: 1, answer_spans: [[0, B("alpha one.")]], note_answer_rank: 3 });
+    const b1 = hit({ content: "beta one", path: "B.md", title: "B", chunk_id: 2, rank: 2 });
+    const els = renderResults(root, response([a1, b1, a2]), { showContext: false, onOpen });
+    const line = els[0]!.querySelector(".groove-note-answer")!;
+    expect(line.textContent).toBe("Answer in Turn it on: Open Settings and turn it on.");
+    els[0]!.click();
+    expect(onOpen).toHaveBeenLastCalledWith(a2, -1, expect.anything());
+    els[0]!.querySelector<HTMLElement>("mark.groove-match")!.click(); // a word match of the row's own section
+    expect(onOpen).toHaveBeenLastCalledWith(a1, 0, expect.anything());
+    els[1]!.click();
+    expect(onOpen).toHaveBeenLastCalledWith(a2, -1, expect.anything());
+    // No pointer, or one to a hit not in the list: the row is as before.
+    renderResults(root, response([{ ...a1, note_answer_rank: 9 }, b1, a2]), { showContext: false, onOpen });
+    expect(root.querySelector(".groove-note-answer")).toBeNull();
+  });
+});
+
 describe("renderRelated", () => {
   it("lists similar notes, backlinks and outgoing links and routes clicks", () => {
     const root = document.createElement("div");
@@ -296,6 +320,42 @@ describe("renderRelated", () => {
     expect(onOpenLink).toHaveBeenCalledWith("D#Heading", "a.md", expect.anything());
     expect(items[2]!.querySelector(".groove-related-name")!.textContent).toBe("D#Heading");
     expect(items[3]!.classList.contains("groove-unresolved")).toBe(true);
+  });
+
+  it("lists attachments and links within the note apart from outgoing notes, and opens them", () => {
+    const root = document.createElement("div");
+    const onOpenPath = vi.fn();
+    const onOpenLink = vi.fn();
+    renderRelated(
+      root,
+      {
+        path: "Notes/a.md",
+        similar: [],
+        backlinks: [],
+        outgoing: [{ target: "D", path: "D.md", heading: null, line: 3 }],
+        attachments: [
+          { target: "Sleep-2026.webp", path: "Attachments/Sleep-2026.webp", embed: true, line: 5, occurrences: 2 },
+          { target: "manual.pdf", path: null, embed: false, line: 9 },
+        ],
+        own_headings: [{ heading: "Setup", block: null, line: 2 }, { heading: null, block: "abc123", line: 11 }],
+      },
+      { onOpenPath, onOpenLink },
+    );
+    const headings = [...root.querySelectorAll(".groove-related-heading")].map((h) => h.textContent);
+    expect(headings).toEqual(["Similar (0)", "Backlinks (0)", "Outgoing links (1)", "Attachments (2)", "Links within this note (2)"]);
+    const rows = (id: string) => [...root.querySelectorAll<HTMLElement>(`#groove-related-${id} ~ ul .groove-related-item`)];
+    const text = (li: HTMLElement) => [li.querySelector(".groove-related-name")!.textContent, li.querySelector(".groove-related-sub")!.textContent];
+    expect(rows("attachments").map(text)).toEqual([["Sleep-2026.webp", "embedded · line 5 · 2×"], ["manual.pdf", "linked · line 9 · missing"]]);
+    expect(rows("own-headings").map(text)).toEqual([["#Setup", "line 2"], ["#^abc123", "line 11"]]);
+    rows("attachments")[0]!.click();
+    expect(onOpenPath).toHaveBeenCalledWith("Attachments/Sleep-2026.webp", null, expect.anything());
+    rows("attachments")[1]!.click(); // missing: nothing to open
+    expect(onOpenPath).toHaveBeenCalledTimes(1);
+    expect(rows("attachments")[1]!.classList.contains("groove-unresolved")).toBe(true);
+    rows("own-headings")[1]!.click();
+    expect(onOpenLink).toHaveBeenCalledWith("#^abc123", "Notes/a.md", expect.anything());
+    // Outgoing notes list neither.
+    expect(rows("outgoing").map((li) => li.querySelector(".groove-related-name")!.textContent)).toEqual(["D"]);
   });
 
   it("shows the folder of notes whose names collide, and only of those", () => {

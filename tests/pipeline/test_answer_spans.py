@@ -73,8 +73,8 @@ class FixedEmbedder:
         return np.asarray(out, dtype=np.float32)
 
 
-def hit(content: str) -> SearchHit:
-    return SearchHit(path="a.md", title="a", heading_path=[], level=0, content=content, score=1.0, rank=1,
+def hit(content: str, path: str = "a.md", rank: int = 1) -> SearchHit:
+    return SearchHit(path=path, title="a", heading_path=[], level=0, content=content, score=1.0, rank=rank,
                      match_spans=[], answer_spans=[], expanded_from=[], byte_range=(0, 1), line_range=(1, 1),
                      chunk_id=1)
 
@@ -95,11 +95,33 @@ def test_the_best_sentence_is_marked_with_an_adjacent_one_that_scores_nearly_as_
     assert emb.calls == 1  # the same sentences again: from the cache
 
 
+def test_a_notes_first_hit_points_to_the_hit_holding_the_notes_best_sentence():
+    """One row per note (ADR 0261): the row's answer is the best sentence of
+    all the note's marked hits, named by rank on the note's first hit."""
+    CACHE.clear()
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    hits = [hit("Unrelated words first. More unrelated words.", "a.md", 1),
+            hit("Other words here. Still other words.", "b.md", 2),
+            hit("The answer is here", "a.md", 3),  # one sentence: scored all the same, its note has two hits
+            hit("It is nearly there. Unrelated again.", "b.md", 4),
+            hit("The answer again. Unrelated tail words.", "c.md", 5)]
+    answer_spans(hits, q, FixedEmbedder())
+    assert [h.note_answer_rank for h in hits] == [3, 4, None, None, None]
+    assert sliced(hits[2].content, hits[2].answer_spans) == ["The answer is here"]
+    d = hits[0].to_json()
+    assert d["note_answer_rank"] == 3 and type(hits[0]).from_json(d) == hits[0]
+    assert "note_answer_rank" not in hits[2].to_json()  # absent, not null: the wire form of other hits is unchanged
+    # The note's first hit holds its best sentence: no pointer.
+    hits = [hit("The answer first. Unrelated words.", "a.md", 1), hit("Nearly so. Unrelated words.", "a.md", 2)]
+    answer_spans(hits, q, FixedEmbedder())
+    assert [h.note_answer_rank for h in hits] == [None, None]
+
+
 def test_the_pipeline_marks_answers_without_changing_the_ranking(small_rt):  # noqa: F811
     for q in ("coffee", "garden plan", "東京"):
         on = run_search(small_rt, SearchParams(q, limit=10))
         off = run_search(small_rt, SearchParams(q, limit=10, answer_spans=False))
-        assert [dataclasses.replace(h, answer_spans=[]) for h in on.results] == off.results
+        assert [dataclasses.replace(h, answer_spans=[], note_answer_rank=None) for h in on.results] == off.results
         assert all(h.answer_spans == [] for h in off.results)
         assert any(h.answer_spans for h in on.results)
         for h in on.results:

@@ -9,7 +9,7 @@ import { resolveExecutable, runConnectInfo, snippetLine, type ConnectionState, t
 import { BackendRegistry, VSCODE_HINTS, type VaultBackend } from "./backend";
 import { cardRows, COPY_COMMAND } from "./card";
 import { Highlights } from "./highlights";
-import { openAtLine, openHit } from "./jump";
+import { openAtLine, openHit, vaultFile } from "./jump";
 import { MISSING_LINK_COMMAND, missingLinkMessage, WikiLinkProvider } from "./links";
 import { describeError, Notifier } from "./notify";
 import { relatedItems, type RelatedItem } from "./related";
@@ -342,6 +342,8 @@ export class GrooveExtension implements vscode.Disposable {
       this.unlinkedOnly = !this.unlinkedOnly; // and list them again
     }
     if (!pick?.open) return;
+    // An attachment (image, PDF …) opens in VS Code's own viewer, not as text.
+    if (!/\.md$/i.test(pick.open.path)) return void vscode.commands.executeCommand("vscode.open", vscode.Uri.file(vaultFile(b.root, pick.open.path)));
     let line = pick.open.line;
     if (pick.open.link) {
       const r = await b.resolveLink(pick.open.link, ed.document.uri.fsPath).catch(() => null);

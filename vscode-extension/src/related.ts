@@ -1,6 +1,6 @@
-/** "groove: Related Notes": embedding neighbours, backlinks and outgoing links of the active note. */
+/** "groove: Related Notes": embedding neighbours, backlinks, outgoing links, attachments and links within the active note. */
 import * as vscode from "vscode";
-import type { RelatedNotesResult } from "@groove/editor-client";
+import { attachmentRow, ownHeadingRow, type RelatedNotesResult } from "@groove/editor-client";
 
 export interface RelatedItem extends vscode.QuickPickItem {
   /** Vault-relative note to open, and 1-based line (null: top of the note). */
@@ -61,6 +61,26 @@ export function relatedItems(r: RelatedNotesResult, opts: { unlinkedOnly?: boole
             { label: `$(arrow-right) ${label}`, description: o.path, open: { path: o.path, line: null, link: `[[${label}]]` } }
           : { label: `$(circle-slash) ${label}`, description: "no such note" },
       );
+    }
+  }
+  // Files that are not notes, and places in this note itself, apart from the notes (ADR 0257).
+  if (r.attachments?.length) {
+    section("Attachments");
+    for (const a of r.attachments) {
+      const row = attachmentRow(a);
+      items.push(
+        row.path
+          ? { label: `$(file-media) ${row.label}`, description: row.path, detail: row.detail, open: { path: row.path, line: null } }
+          : { label: `$(circle-slash) ${row.label}`, description: "no such file", detail: row.detail },
+      );
+    }
+  }
+  if (r.own_headings?.length) {
+    section("Links within this note");
+    // To the link's target in this note: resolved on pick like any link, from this note.
+    for (const o of r.own_headings) {
+      const row = ownHeadingRow(o);
+      items.push({ label: `$(symbol-number) ${row.label}`, description: row.detail, open: { path: r.path, line: null, link: `[[${row.linktext}]]` } });
     }
   }
   if (items.length === 1) items.push({ label: "No related notes yet", description: "the index may still be building" });

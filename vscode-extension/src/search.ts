@@ -5,12 +5,14 @@
  * stale results never reach the list.
  */
 import * as vscode from "vscode";
-import { groupHits, progressText, pullText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
+import { answerText, groupHits, progressText, pullText, SearchSession, type ConnectionState, type GrooveError, type SearchHit, type SearchResponse, type SearchRunner } from "@groove/editor-client";
 import { headingTrail, snippet } from "./render";
 import { searchParams, type Settings } from "./settings";
 
 export interface HitItem extends vscode.QuickPickItem {
   hit: SearchHit;
+  /** On a note's row: the other section holding the note's best answer (ADR 0269); picking opens it there. */
+  answerAt?: SearchHit;
 }
 
 /**
@@ -28,11 +30,14 @@ export function unmatchable(text: string): string {
   return Array.from(graphemes, (g) => g.segment).join("\u200b");
 }
 
-export function hitItem(hit: SearchHit): HitItem {
+export function hitItem(hit: SearchHit, answerAt?: SearchHit): HitItem {
+  // The note's answer is in another section: the row says which and shows it (its own words are in that section's row).
+  const answer = answerAt ? answerText(answerAt) : null;
   return {
     label: `$(markdown) ${unmatchable(hit.title)}`,
     description: headingTrail(hit),
-    detail: snippet(hit),
+    detail: answerAt && answer ? `$(lightbulb) ${headingTrail(answerAt) || answerAt.title}: ${answer}` : snippet(hit),
+    ...(answerAt && answer ? { answerAt } : {}),
     // Items come from the daemon, not from the typed text: VS Code's own
     // label filter would hide them all.
     alwaysShow: true,
@@ -52,7 +57,7 @@ export function sectionItem(hit: SearchHit): HitItem {
 
 /** One note per group: its best hit, then its other sections beneath (grouping is presentation; the daemon's list is per chunk). */
 export function groupedItems(hits: SearchHit[]): HitItem[] {
-  return groupHits(hits).flatMap((g) => [hitItem(g.best.hit), ...g.others.map((o) => sectionItem(o.hit))]);
+  return groupHits(hits).flatMap((g) => [hitItem(g.best.hit, g.answer === g.best ? undefined : g.answer.hit), ...g.others.map((o) => sectionItem(o.hit))]);
 }
 
 export interface SearchDeps {
@@ -149,7 +154,7 @@ export function showSearchQuickPick(deps: SearchDeps): SearchPick {
   qp.onDidAccept(() => {
     const item = qp.selectedItems[0] ?? qp.activeItems[0];
     if (!item) return;
-    opening = deps.onPick(item.hit).catch((e) => deps.onError(e as GrooveError));
+    opening = deps.onPick(item.answerAt ?? item.hit).catch((e) => deps.onError(e as GrooveError));
     qp.hide();
   });
   qp.onDidHide(() => {

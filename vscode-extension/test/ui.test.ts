@@ -8,7 +8,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import * as vscode from "vscode";
-import { ErrorCode, GrooveError, type PendingRequest, type SearchParams, type SearchResponse } from "@groove/editor-client";
+import { ErrorCode, GrooveError, type PendingRequest, type SearchHit, type SearchParams, type SearchResponse } from "@groove/editor-client";
 import { fake, FakeTextDocument, type FakeQuickPick, type FakeTextEditor } from "./fake-vscode";
 import { Highlights } from "../src/highlights";
 import { openHit } from "../src/jump";
@@ -343,6 +343,37 @@ describe("wikilink providers", () => {
   });
 });
 
+describe("a note's answer in another of its sections (note_answer_rank, ADR 0269)", async () => {
+  const { groupedItems } = await import("../src/search");
+  it("the note's item shows that sentence and picking it opens that section", () => {
+    const file = "# Sync\n\nalpha one. Unrelated words.\n\n## Turn it on\n\nOther words here. Open **Settings** and turn it on.\n";
+    const a1 = hitFor(file, "Sync.md", "alpha one.", "## Turn it on", ["alpha"], { rank: 1, note_answer_rank: 3 });
+    const b1 = hitFor("beta one\n", "B.md", "beta", null, [], { rank: 2, chunk_id: 2 });
+    const a3 = hitFor(file, "Sync.md", "Other words", null, [], { rank: 3, chunk_id: 3, heading_path: ["Sync", "Turn it on"] });
+    a3.answer_spans = [[Buffer.byteLength("Other words here. "), Buffer.byteLength(a3.content.trimEnd())]];
+    const items = groupedItems([a1, b1, a3]);
+    expect(items.map((i) => i.hit.rank)).toEqual([1, 3, 2]);
+    expect(items[0]!.detail).toBe("$(lightbulb) Turn it on: Open Settings and turn it on.");
+    expect(items[0]!.answerAt).toBe(a3);
+    expect(items[2]!.answerAt).toBeUndefined();
+  });
+
+  it("picking the note's item opens the section holding its answer", async () => {
+    const runner = new ManualRunner();
+    const picked: SearchHit[] = [];
+    const pick = showSearchQuickPick({ runner, settings: readSettings, onResults: () => {}, onNewQuery: () => {}, onPick: async (h) => void picked.push(h), onError: () => {} });
+    const qp = pick.quickPick as unknown as FakeQuickPick<HitItem>;
+    qp.type("answer");
+    await vi.waitFor(() => expect(runner.calls).toHaveLength(1));
+    const file = "# Sync\n\nalpha one.\n\n## Later\n\nThe answer sentence.\n";
+    const a3 = hitFor(file, "Sync.md", "The answer", null, [], { rank: 2, chunk_id: 2, answer_spans: [[0, 20]] });
+    runner.calls[0].resolve(response([hitFor(file, "Sync.md", "alpha", "## Later", [], { rank: 1, note_answer_rank: 2 }), a3]));
+    await vi.waitFor(() => expect(qp.items).toHaveLength(2));
+    qp.pick(qp.items[0]);
+    await vi.waitFor(() => expect(picked).toEqual([a3]));
+  });
+});
+
 describe("related notes quick pick", async () => {
   const { relatedItems } = await import("../src/related");
   it("names the folder of notes whose titles collide and keeps #heading on outgoing links", () => {
@@ -372,6 +403,32 @@ describe("related notes quick pick", async () => {
       "$(arrow-right) Mobile sync",
     ]);
     expect(items.find((i) => i.label.endsWith("#Setting Up"))!.open).toEqual({ path: "Sync/Mobile sync.md", line: null, link: "[[Mobile sync#Setting Up]]" });
+  });
+
+  it("lists attachments and links within the note apart from outgoing notes", () => {
+    const items = relatedItems({
+      path: "Notes/a.md",
+      similar: [],
+      backlinks: [],
+      outgoing: [{ target: "D", path: "D.md", heading: null, line: 3 }],
+      attachments: [
+        { target: "Sleep-2026.webp", path: "Attachments/Sleep-2026.webp", embed: true, line: 5, occurrences: 2 },
+        { target: "manual.pdf", path: null, embed: false, line: 9 },
+      ],
+      own_headings: [{ heading: "Setup", block: null, line: 2 }],
+    });
+    const seps = items.filter((i) => i.kind === vscode.QuickPickItemKind.Separator).map((i) => i.label);
+    expect(seps).toEqual(["Outgoing links", "Attachments", "Links within this note"]);
+    const rows = items.filter((i) => i.kind !== vscode.QuickPickItemKind.Separator && !i.toggle).map((i) => [i.label, i.description, i.detail]);
+    expect(rows).toEqual([
+      ["$(arrow-right) D", "D.md", undefined],
+      ["$(file-media) Sleep-2026.webp", "Attachments/Sleep-2026.webp", "embedded · line 5 · 2×"],
+      ["$(circle-slash) manual.pdf", "no such file", "linked · line 9 · missing"],
+      ["$(symbol-number) #Setup", "line 2", undefined],
+    ]);
+    expect(items.find((i) => i.label.endsWith("Sleep-2026.webp"))!.open).toEqual({ path: "Attachments/Sleep-2026.webp", line: null });
+    expect(items.find((i) => i.label.endsWith("manual.pdf"))!.open).toBeUndefined();
+    expect(items.find((i) => i.label.endsWith("#Setup"))!.open).toEqual({ path: "Notes/a.md", line: null, link: "[[#Setup]]" });
   });
 
   it("says which similar notes are linked, and offers Unlinked only as in Obsidian", () => {

@@ -7,11 +7,17 @@ the one nearest the query vector the pipeline already computed is marked,
 with an adjacent one when it scores nearly as well. Ranking is never
 touched: this reads the hits, it does not reorder them.
 
+A panel shows a note's hits as one row (ADR 0261): the later hits of the
+first hits' notes are marked too, and a note's first hit names the hit
+holding the note's best sentence (``note_answer_rank``, ADR 0269).
+
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
-the first ``ANSWER_HITS`` hits only, at most ``MAX_SENTENCES`` sentences a
-hit, each cut to ``MAX_SENTENCE_CHARS`` for the model; a hit with one
-sentence needs no model at all; and sentence vectors are kept (``_VectorCache``), so the searches of someone typing,
-whose hits repeat, embed only the sentences they have not seen.
+the first ``ANSWER_HITS`` hits and their notes' later hits only, at most
+``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS`` for
+the model; a lone sentence needs no model unless its note has other hits;
+and sentence vectors are kept (``_VectorCache``), so the searches of
+someone typing, whose hits repeat, embed only the sentences they have not
+seen.
 """
 
 from __future__ import annotations
@@ -184,32 +190,66 @@ def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) ->
 
 
 def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> None:
-    """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits: each one's best
-    sentence by cosine to the query vector (unit vectors: a dot product), and
-    an adjacent one within ``SECOND_MARGIN``; later hits get none. All the
-    sentences go to the model in one batch."""
-    for h in hits[ANSWER_HITS:]:
+    """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits and on the later
+    hits of the same notes: each one's best sentence by cosine to the query
+    vector (unit vectors: a dot product), and an adjacent one within
+    ``SECOND_MARGIN``; the other hits get none. All the
+    sentences go to the model in one batch. Then ``note_answer_rank`` on a
+    note's first hit when another of its hits holds the note's best sentence."""
+    # The first hits, and the later hits of their notes: a panel shows a note's
+    # hits as one row, whose answer may be in a section ranked lower.
+    notes = {h.path for h in hits[:ANSWER_HITS]}
+    marked = [h for i, h in enumerate(hits) if i < ANSWER_HITS or h.path in notes]
+    for h in hits:
         h.answer_spans = []
-    hits = hits[:ANSWER_HITS]
+        h.note_answer_rank = None
+    hits = marked
     per_hit = [sentences(h.content)[:MAX_SENTENCES] for h in hits]
-    texts = [s.text for ss in per_hit if len(ss) > 1 for s in ss]
+    shared = _shared_notes(hits)
+    # A lone sentence needs no model to be its hit's answer, unless it competes with its note's other hits.
+    scored = [len(ss) > 1 or (len(ss) == 1 and h.path in shared) for h, ss in zip(hits, per_hit)]
+    texts = [s.text for ss, on in zip(per_hit, scored) if on for s in ss]
     sims = CACHE.vectors(embedder, texts) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
+    best_of: list[float | None] = []
     i = 0
-    for h, ss in zip(hits, per_hit):
-        if not ss:
-            h.answer_spans = []
-            continue
-        if len(ss) == 1:
-            h.answer_spans = _to_bytes(h.content, ss)
+    for h, ss, on in zip(hits, per_hit, scored):
+        if not on:
+            h.answer_spans = _to_bytes(h.content, ss)  # one sentence or none
+            best_of.append(None)
             continue
         scores = sims[i:i + len(ss)]
         i += len(ss)
         best = int(np.argmax(scores))
+        best_of.append(float(scores[best]))
         picked = [ss[best]]
         near = [j for j in (best - 1, best + 1) if 0 <= j < len(ss) and scores[j] >= scores[best] - SECOND_MARGIN]
         if near:
             picked.append(ss[max(near, key=lambda j: scores[j])])
         h.answer_spans = _to_bytes(h.content, sorted(picked, key=lambda s: s.start))
+    _point_to_note_answers(hits, best_of)
+
+
+def _shared_notes(hits: list[SearchHit]) -> set[str]:
+    seen: set[str] = set()
+    shared: set[str] = set()
+    for h in hits:
+        (shared if h.path in seen else seen).add(h.path)
+    return shared
+
+
+def _point_to_note_answers(hits: list[SearchHit], best_of: list[float | None]) -> None:
+    """A panel shows a note's hits as one row (ADR 0261) and jumps to the
+    row's answer: the best sentence among all of the note's marked hits,
+    which may be in a section ranked below the note's first one."""
+    first: dict[str, int] = {}
+    winner: dict[str, tuple[float, int]] = {}
+    for i, (h, score) in enumerate(zip(hits, best_of)):
+        first.setdefault(h.path, i)
+        if score is not None and (h.path not in winner or score > winner[h.path][0]):
+            winner[h.path] = (score, i)
+    for path, (_, w) in winner.items():
+        if w != first[path] and hits[w].answer_spans:
+            hits[first[path]].note_answer_rank = hits[w].rank
 
 
 def _to_bytes(content: str, picked: list[Sentence]) -> list[MatchSpan]:
