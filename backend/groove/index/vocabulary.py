@@ -35,7 +35,7 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import (
+from ..query.compiler import (
     HANGUL,
     HIRA,
     KANJI,

@@ -42,7 +42,7 @@ import logging
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
-from groove.query_chars import (  # noqa: F401  (re-exported: the index and the pipeline read them here)
+from groove.query.chars import (  # noqa: F401  (re-exported: the index and the pipeline read them here)
     HAN_SENTENCE,
     HANGUL,
     HIRA,
@@ -53,16 +53,16 @@ from groove.query_chars import (  # noqa: F401  (re-exported: the index and the 
     char_type,
     is_cjk,
 )
-from groove.query_chars import (
+from groove.query.chars import (
     runs as _runs,
 )
-from groove.query_chars import (
+from groove.query.chars import (
     words as _words,
 )
-from groove.query_highlight import HighlightTerm, dedup, quoted_term, word_terms
-from groove.query_lex import Item as _Item
-from groove.query_lex import lex as _lex
-from groove.query_words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
+from groove.query.highlight import HighlightTerm, dedup, quoted_term, word_terms
+from groove.query.lex import Item as _Item
+from groove.query.lex import lex as _lex
+from groove.query.words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
     HAN_FUNCTION_CHARS,
     HAN_STOP_BIGRAMS,
     HANGUL_STOP_STEMS,

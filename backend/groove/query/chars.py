@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from groove.query_words import split_at
+from groove.query.words import split_at
 
 # Character types: run boundaries fall where the type changes (ADR 0010, 0013).
 SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
