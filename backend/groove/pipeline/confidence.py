@@ -153,7 +153,7 @@ def judge(
 ) -> Confidence:
     """Apply the configured rule. ``rule`` is "calibrated" (the default; falls
     back to the margin rule without ``cal``) or "margin" (an explicit ratio).
-    ``known``, ``script`` (the query's, ``calibration.query_script``) and
+    ``known``, ``script`` (the query's, ``QueryTerms.script``) and
     ``names`` (what the query names and the vault never contains,
     ``vocabulary.unknown_names``) are only needed by the calibrated rule.
     ``named``: a hit is a note the whole query names by its title or an

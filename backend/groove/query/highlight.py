@@ -18,7 +18,7 @@ Each term has a kind, which says where it may match:
   particle (猫の), Chinese bigrams, Korean stems. Hiragana runs (particles, endings: を, するには), Korean particles
   and endings and Chinese grammar characters are never terms.
 
-English function words (``query_words.ENGLISH_FUNCTION_WORDS``) are never
+English function words (``words.ENGLISH_FUNCTION_WORDS``) are never
 terms unless quoted.
 """
 
