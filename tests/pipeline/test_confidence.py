@@ -163,7 +163,9 @@ def test_chinese_and_korean_queries_are_read_against_their_own_languages_probes(
     ("Obsidian 怎么同步设置", "han"), ("노트를 동기화하는 방법", "hangul"), ("Obsidian Sync로 전환하기", "hangul"),
 ])
 def test_a_query_is_read_in_the_script_most_of_its_words_are_in(text, script):
-    assert parse_query(text).terms.script == script_of(text) == script
+    assert script_of(text) == script
+    if text:  # what a search reads: the compiler's terms
+        assert parse_query(text).terms.script == script
 
 
 def test_the_config_knob_loads_and_is_range_checked():
