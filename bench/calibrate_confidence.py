@@ -245,7 +245,7 @@ def cost(rts: dict) -> None:
         search = statistics.median(_timed(lambda q=q: run_search(rt, SearchParams(q))) for q in qs for _ in range(3))
         rule = statistics.median(
             _timed(lambda q=q: (calibration.load(rt.index),
-                                vocabulary.known_share(rt.index.conn, parse_query(q).embed_text)))
+                                vocabulary.known_share(rt.index.conn, parse_query(q).terms)))
             for q in qs for _ in range(3))
         print(f"Per search, vault-{key} (golden-extra {key}, median): calibrated rule {rule * 1000:.2f} ms "
               f"of a {search * 1000:.1f} ms search = {rule / search:.1%}")

@@ -47,7 +47,7 @@ METRICS = ["ndcg@10", "mrr", "hit@1", "recall@10"]
 
 
 def variants(jieba_path: str | None) -> dict[str, Callable[[str], tuple[list[str], list[str]]]]:
-    from groove import query
+    from groove.query import compiler as query
 
     def phrase(run: str) -> tuple[list[str], list[str]]:
         return [run], []
@@ -77,7 +77,7 @@ def variants(jieba_path: str | None) -> dict[str, Callable[[str], tuple[list[str
 
 
 def korean_variants(kiwi_path: str | None) -> dict[str, Callable[[str], tuple[list[str], list[str]]]]:
-    from groove import query
+    from groove.query import compiler as query
 
     def whole(run: str) -> tuple[list[str], list[str]]:
         return ([run], []) if len(run) >= 3 else ([], [])
@@ -128,9 +128,9 @@ def main() -> None:
     ap.add_argument("--korean", action="store_true", help="cut Korean words instead of Chinese sentences")
     ap.add_argument("--kiwi-path", default=None)
     a = ap.parse_args()
-    from groove import query
     from groove.eval.golden import load_golden
     from groove.eval.run import EvalSession, SearchOptions, resolve_vaults
+    from groove.query import compiler as query
 
     cuts = korean_variants(a.kiwi_path) if a.korean else variants(a.jieba_path)
     if a.korean and a.variants == "phrase,bigrams,rules,jieba":

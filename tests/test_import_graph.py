@@ -146,6 +146,19 @@ def test_the_graph_reads_relative_and_function_level_imports() -> None:
     assert "groove.runtime" in g["groove.pipeline.rerank"]  # only under `if TYPE_CHECKING:`
 
 
+def test_the_query_package_is_the_bottom_layer() -> None:
+    """``query`` <- ``index`` <- ``pipeline`` <- ``service`` <- surfaces: the
+    query package reads a query and nothing else, so it imports no other
+    part of groove but its errors, and every layer above may import it."""
+    g = import_graph()
+    query = {m for m in g if m == "groove.query" or m.startswith("groove.query.")}
+    assert {"groove.query.compiler", "groove.query.terms", "groove.query.chars"} <= query
+    for m in sorted(query):
+        outside = {t for t in g[m] if t not in query and t != "groove.errors"}
+        assert not outside, (m, outside)
+    assert "groove.query.terms" in g["groove.pipeline.titles"]
+
+
 def test_no_module_is_over_500_lines():
     """One module per idea (issue 18): a module past 500 lines holds two."""
     long = {name: n for name, f in _modules().items() if (n := len(f.read_text(encoding="utf-8").splitlines())) > 500}

@@ -13,6 +13,7 @@ from groove import service
 from groove.index import hangul_split, vocabulary
 from groove.pipeline import SearchParams
 from groove.query import parse_query
+from groove.query.terms import terms_of
 from helpers import indexed_runtime
 
 NOTES = {
@@ -47,14 +48,15 @@ def test_a_korean_query_without_spaces_searches_the_words_of_the_spaced_one(rt, 
 
 def test_the_known_word_share_reads_the_same_words(rt):
     conn = rt.index.conn
-    assert vocabulary.known_share(conn, "태그검색") == vocabulary.known_share(conn, "태그 검색") == 1.0
-    assert vocabulary.known_share(conn, "동기화충돌") == 1.0
+    share = vocabulary.known_share
+    assert share(conn, terms_of("태그검색")) == share(conn, terms_of("태그 검색")) == 1.0
+    assert vocabulary.known_share(conn, terms_of("동기화충돌")) == 1.0
 
 
 def test_syllables_no_word_begins_with_stay_one_unknown_word(rt):
     conn = rt.index.conn
     assert hangul_split.split_terms(conn, ["김치찌개태그"]) == ["김치찌개", "태그"]
-    assert 0 < vocabulary.known_share(conn, "김치찌개태그") < 1.0  # the dish is still a word the vault lacks
+    assert 0 < vocabulary.known_share(conn, terms_of("김치찌개태그")) < 1.0  # the dish is still a word the vault lacks
     # 자로 is inside 사용자로 but starts no word: it lends 책자로 nothing.
     assert hangul_split.pieces(conn, "책자로태그") == ["책자로", "태그"]
 

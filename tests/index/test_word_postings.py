@@ -317,8 +317,8 @@ def test_the_known_word_share_is_the_same_read_from_the_word_index(indexed, word
         memo: dict[str, int] = {}
         if q.match_expr is not None:  # the leg fills the memo first, as a search does
             fts.fts_search(conn, q, (2.0, 1.0, 1.0), 20, memo=memo, counts={}, words=words)
-        got = vocabulary.known_share(conn, q.embed_text, memo, word_index=words)
-        assert got == vocabulary.known_share(conn, q.embed_text, {}), text
+        got = vocabulary.known_share(conn, q.terms, memo, word_index=words)
+        assert got == vocabulary.known_share(conn, q.terms, {}), text
 
 
 def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):

@@ -26,6 +26,7 @@ from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates
 from groove.pipeline.params import resolve_params
 from groove.query import parse_query
+from groove.query.terms import script_of
 from stagekit import VAULT_SMALL, indexed_runtime, with_search
 
 
@@ -53,7 +54,7 @@ def test_a_calibrated_index_answers_with_the_calibrated_rule_and_no_warning(rt):
     cal = calibration.load(rt.index)
     from groove.index.vocabulary import known_share
 
-    score = calibrated_score(float(vec_sims(rt, q).max()), known_share(rt.index.conn, q), cal)
+    score = calibrated_score(float(vec_sims(rt, q).max()), known_share(rt.index.conn, parse_query(q).terms), cal)
     assert resp.low_confidence == (score < SearchConfig().low_confidence_threshold)
 
 
@@ -164,7 +165,9 @@ def test_chinese_and_korean_queries_are_read_against_their_own_languages_probes(
     ("Obsidian 怎么同步设置", "han"), ("노트를 동기화하는 방법", "hangul"), ("Obsidian Sync로 전환하기", "hangul"),
 ])
 def test_a_query_is_read_in_the_script_most_of_its_words_are_in(text, script):
-    assert calibration.query_script(text) == script
+    assert script_of(text) == script
+    if text:  # what a search reads: the compiler's terms
+        assert parse_query(text).terms.script == script
 
 
 def test_the_config_knob_loads_and_is_range_checked():

@@ -56,12 +56,13 @@ def test_the_title_leg_ranks_a_named_note_above_notes_that_only_share_its_words(
     note is *called* Quick switcher. The full-text leg alone prefers the
     bodies; the title leg lifts the named note."""
     from groove.pipeline.titles import title_leg
+    from groove.query import parse_query
 
     # The twelve Feature notes are one template; embedded as written, so the
     # random vectors rank as they did before ADR 0210 and only the title leg moves.
     rt = make_runtime(vault, tiny_embedder, tmp_path, config=Config(index=IndexConfig(boilerplate=False)))
     service.reindex(rt)
-    hits = title_leg(rt.index, "use the quick switcher panel", None, 0.5)
+    hits = title_leg(rt.index, parse_query("use the quick switcher panel").terms.title_words, None, 0.5)
     named = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Plugins/Quick switcher.md'").fetchone()[0]
     assert [h.doc_id for h in hits] == [named]
     q = "use the quick switcher panel"

@@ -1,4 +1,15 @@
-from groove.pipeline.titles import content_words, coverage
+from groove.pipeline.titles import coverage
+from groove.query import parse_query
+
+
+def content_words(query: str) -> list[str]:
+    return parse_query(query).terms.title_words
+
+
+def named(rt, query: str, restrict: str | None) -> list[int]:
+    from groove.pipeline.titles import named_notes
+
+    return named_notes(rt.index, parse_query(query).terms, restrict)
 
 
 def test_content_words_drop_english_function_words_and_hiragana_particles():
@@ -41,7 +52,6 @@ def test_a_chinese_sentence_covers_titles_through_its_two_character_pieces():
 def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_embedder):
     """ADR 0083: exact names, folded as NFKC + case; part of a name is not a name."""
     from groove import service
-    from groove.pipeline.titles import named_notes
     from helpers import make_runtime
 
     v = tmp_path / "vault"
@@ -52,26 +62,25 @@ def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_em
     rt = make_runtime(v, tiny_embedder, tmp_path)
     service.reindex(rt)
     doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
-    assert named_notes(rt.index, "quick switcher", None) == [doc["Plugins/Quick switcher.md"]]
-    assert named_notes(rt.index, "  Quick   Switcher ", None) == [doc["Plugins/Quick switcher.md"]]
-    assert named_notes(rt.index, '"Obsidian CLI"', None) == [doc["Obsidian CLI.md"]]
-    assert named_notes(rt.index, "ＣＯＭＭＡＮＤ LINE", None) == [doc["Obsidian CLI.md"]]  # an alias, full-width
-    assert named_notes(rt.index, "翻訳", None) == [doc["翻訳.md"]]
-    assert named_notes(rt.index, "quick", None) == []
-    assert named_notes(rt.index, "quick switcher tips", None) == []
+    assert named(rt, "quick switcher", None) == [doc["Plugins/Quick switcher.md"]]
+    assert named(rt, "  Quick   Switcher ", None) == [doc["Plugins/Quick switcher.md"]]
+    assert named(rt, '"Obsidian CLI"', None) == [doc["Obsidian CLI.md"]]
+    assert named(rt, "ＣＯＭＭＡＮＤ LINE", None) == [doc["Obsidian CLI.md"]]  # an alias, full-width
+    assert named(rt, "翻訳", None) == [doc["翻訳.md"]]
+    assert named(rt, "quick", None) == []
+    assert named(rt, "quick switcher tips", None) == []
     only_cli = f"SELECT {doc['Obsidian CLI.md']}"
-    assert named_notes(rt.index, "quick switcher", only_cli) == []  # filters apply
+    assert named(rt, "quick switcher", only_cli) == []  # filters apply
     (v / "Canvas.md").write_text("Boards.\n", encoding="utf-8")
     service.reindex(rt)  # the cached names follow the index
     canvas = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Canvas.md'").fetchone()[0]
-    assert named_notes(rt.index, "canvas", None) == [canvas]
+    assert named(rt, "canvas", None) == [canvas]
 
 
 def test_a_cjk_name_answers_to_its_letters_with_or_without_spaces(tmp_path, tiny_embedder):
     """ADR 0224: Korean spacing is loose (사용자 지정 / 사용자지정), and the space
     between Latin and Chinese letters is often not typed (Bases简介), so a CJK
     name is named by its letters whatever the spaces; a Latin one is not."""
-    from groove.pipeline.titles import named_notes
     from helpers import indexed_runtime
 
     rt = indexed_runtime(tmp_path, {"태그 패널.md": "# 태그 패널\n\n태그를 모아 봅니다.\n",
@@ -79,9 +88,9 @@ def test_a_cjk_name_answers_to_its_letters_with_or_without_spaces(tmp_path, tiny
                                     "Bases 简介.md": "# Bases 简介\n\n用数据库视图整理笔记。\n",
                                     "Quick switcher.md": "# Quick switcher\n\nOpen notes by name.\n"}, tiny_embedder)
     doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
-    assert named_notes(rt.index, "태그패널", None) == [doc["태그 패널.md"]]
-    assert named_notes(rt.index, "태그 패널", None) == [doc["태그 패널.md"]]
-    assert named_notes(rt.index, "동기화 충돌", None) == [doc["동기화충돌.md"]]
-    assert named_notes(rt.index, "bases简介", None) == [doc["Bases 简介.md"]]
-    assert named_notes(rt.index, "태그", None) == []  # part of a name is still not a name
-    assert named_notes(rt.index, "quickswitcher", None) == []  # Latin names keep their spaces
+    assert named(rt, "태그패널", None) == [doc["태그 패널.md"]]
+    assert named(rt, "태그 패널", None) == [doc["태그 패널.md"]]
+    assert named(rt, "동기화 충돌", None) == [doc["동기화충돌.md"]]
+    assert named(rt, "bases简介", None) == [doc["Bases 简介.md"]]
+    assert named(rt, "태그", None) == []  # part of a name is still not a name
+    assert named(rt, "quickswitcher", None) == []  # Latin names keep their spaces

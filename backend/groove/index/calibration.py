@@ -42,6 +42,9 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+# The query's character classes as regexes (one definition, beside ``char_type``).
+from ..query.chars import ASCII_LETTER, CJK_LETTER, HANGUL_LETTER, KANA_LETTER
+
 if TYPE_CHECKING:
     from ..models.base import Embedder
     from ..status_types import LowConfidenceStatus
@@ -58,15 +61,6 @@ MIN_SCALE = 1e-3
 ABSENT_SCRIPT_SHARE = 0.02
 # Letters are counted on at most this many chunks (every n-th by id).
 LETTER_SAMPLE = 2000
-# The kanji, hiragana and katakana of ``query.char_type``, as one regex: the
-# letter shares scan a sample of the whole vault, too much text for a Python
-# call per character.
-CJK_LETTER = re.compile("[\u3005-\u3007\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
-                        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
-ASCII_LETTER = re.compile(r"[A-Za-z]")
-KANA_LETTER = re.compile("[\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
-# query.char_type's HANGUL
-HANGUL_LETTER = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff]")
 # Below this share of its CJK letters in kana, a vault is Chinese: Japanese
 # text is about half kana, Chinese has none.
 CHINESE_KANA_SHARE = 0.05
@@ -231,26 +225,6 @@ class Calibration:
         """The absent scripts among "latin" and "cjk" (what ``status`` lists;
         Korean questions are read against their own probes anyway)."""
         return frozenset(s for s in SCRIPT_LANGUAGE if self.absent(s))
-
-
-def query_script(text: str) -> str:
-    """The script a query is written in: "cjk" when its kana and kanji
-    outweigh its ASCII letters, counting a CJK character as two letters (a
-    Japanese word is about half as many characters as an English one), else
-    "latin". "寿司 recipe at home" is English with a Japanese word;
-    "Obsidian Syncでノートを同期する方法" is Japanese. A CJK query without kana
-    is "han" (Chinese, or Japanese kanji alone: ``Calibration.yardstick``
-    reads it as Chinese only in a Chinese vault), and one mostly in Hangul
-    "hangul" (a syllable counts as three letters: a Korean word is two to
-    four syllables, "Obsidian Sync로 전환하기" is Korean)."""
-    cjk = len(CJK_LETTER.findall(text))
-    hangul = len(HANGUL_LETTER.findall(text))
-    ascii_letters = len(ASCII_LETTER.findall(text))
-    if hangul > cjk and 3 * hangul > ascii_letters:
-        return "hangul"
-    if 2 * cjk > ascii_letters:
-        return "cjk" if KANA_LETTER.search(text) else "han"
-    return "latin"
 
 
 def letter_shares(idx: Index) -> dict[str, float] | None:

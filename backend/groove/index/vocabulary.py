@@ -7,13 +7,14 @@ a question it can answer is asked, mostly, in words the vault uses. The
 embedding cannot tell these apart on its own: e5 puts "mitochondria" as close
 to the Obsidian help as "URI".
 
-Tokens of the NFKC-folded query (exclusions already removed by the caller):
+The tokens are the compiler's (``QueryTerms.vocab_words`` and ``vocab_grams``,
+of the NFKC-folded positive text; this module splits no query):
 
-* Latin/digit words of 3+ characters (the query compiler's ``char_type``
-  runs). A missing word is tried again without a plain English suffix (-s,
-  -es, -ed, -ing, -ly), so "overwrote" stays unknown but "picked" finds
-  "pick". Present means a ``LIMIT 1`` trigram match; its IDF comes from the
-  trigram vocabulary's upper bound on its document frequency.
+* Latin/digit words of 3+ characters and katakana words of 2+. A missing
+  word is tried again without a plain English suffix (-s, -es, -ed, -ing,
+  -ly), so "overwrote" stays unknown but "picked" finds "pick". Present
+  means a ``LIMIT 1`` trigram match; its IDF comes from the trigram
+  vocabulary's upper bound on its document frequency.
 * The character bigrams of each run of kanji/kana, exactly the tokens the
   short-CJK table indexes (``index/shortcjk.py``). Japanese has no spaces and
   many words are kana (おにぎり) or one kanji with kana (握り方), so whole-run
@@ -32,98 +33,22 @@ topic, only about the language (ADR 0131).
 from __future__ import annotations
 
 import math
-import unicodedata
 from typing import TYPE_CHECKING
 
-from ..query import (
-    HANGUL,
-    HIRA,
-    KANJI,
-    KATA,
-    SEP,
-    WORD,
-    _is_han_sentence,
-    char_type,
-    han_bigrams,
-    han_segments,
-    hangul_terms,
-    is_cjk,
-)
+from ..query import HANGUL, WORD, char_type
 from . import fts, hangul_split, shortcjk
 from .word_postings import WordPostings, answers
 
 if TYPE_CHECKING:
     import apsw
 
+    from ..query.terms import QueryTerms
     from .notes import CarriedNames
 
 SUFFIXES = ("ing", "ed", "es", "s", "ly")
-PARTICLES = set("がのをにはでともへや")
 CJK_VOCAB = "temp.groove_cjk_vocab"  # per connection, like fts.VOCAB_TABLE
 # A whole word's answer in the search's trigram memo: no trigram starts with NUL.
 WORD_KEY = "\0word "
-
-
-def query_tokens(text: str) -> tuple[list[str], list[str]]:
-    """(whole words, kanji bigrams) of ``text``, each deduplicated in order.
-
-    Whole words: Latin/digit runs of 3+ characters and katakana runs of 2+ (a
-    loanword's bigrams occur in unrelated words: サッカー's カー in カード).
-    Bigrams: those of each kanji/kana run that hold a kanji (a word stem, or
-    a stem and its kana ending); kana-only bigrams are mostly grammar (には,
-    して) and count only when the query has nothing else (ほげふが)."""
-    folded = unicodedata.normalize("NFKC", text)
-    words: list[str] = []
-    cur, kind = "", SEP
-    for ch in folded + " ":
-        t = char_type(ch)
-        if t != kind and cur:
-            if (kind == WORD and len(cur) >= 3) or (kind == KATA and len(cur) >= 2):
-                words.append(cur)
-            elif kind == HANGUL:  # Korean: the compiler's stems, particles cut (ADR 0162)
-                phrases, shorts = hangul_terms(cur)
-                words += phrases + shorts
-            cur = ""
-        cur += ch
-        kind = t
-    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
-    grams: list[str] = []
-    for run in _cjk_runs(folded):
-        # A Chinese sentence: the compiler's bigrams, cut at grammar
-        # characters, not those that straddle two words (ADR 0162).
-        grams += han_bigrams(run) if _is_han_sentence(run, kana_free) else shortcjk.bigrams(run).split()
-    # A kanji and a particle (当が, の握) is grammar, not a word.
-    kanji = [g for g in grams if any(char_type(c) == KANJI for c in g) and not set(g) & PARTICLES]
-    grams = kanji if (kanji or words) else [g for g in grams if not any(char_type(c) == KATA for c in g)]
-    return list(dict.fromkeys(words)), list(dict.fromkeys(grams))
-
-
-def _cjk_runs(text: str) -> list[str]:
-    """The maximal runs of kanji and kana letters (what ``shortcjk.bigrams`` pairs up)."""
-    runs: list[str] = []
-    cur = ""
-    for ch in text:
-        if char_type(ch) in (KANJI, HIRA, KATA) and is_cjk(ch):
-            cur += ch
-        elif cur:
-            runs.append(cur)
-            cur = ""
-    return runs + [cur] if cur else runs
-
-
-def han_straddles(text: str) -> list[tuple[str, str, str]]:
-    """(before, bigram, after) for each bigram inside a Chinese sentence's
-    segment with a neighbour on both sides (ADR 0162). Chinese has no spaces,
-    so 切换界面 yields 换界, which straddles two words: a vault holding both
-    neighbours (切换, 界面) but not it says nothing about the topic."""
-    folded = unicodedata.normalize("NFKC", text)
-    kana_free = not any(char_type(c) in (HIRA, KATA) for c in folded)
-    out: list[tuple[str, str, str]] = []
-    for run in _cjk_runs(folded):
-        if _is_han_sentence(run, kana_free):
-            for seg in han_segments(run):
-                out += [(seg[i - 1:i + 1], seg[i:i + 2], seg[i + 1:i + 3]) for i in range(1, len(seg) - 2)]
-    return out
 
 
 def _has(conn: apsw.Connection, phrase: str) -> bool:
@@ -173,50 +98,27 @@ def _bigram_dfs(conn: apsw.Connection, grams: list[str]) -> list[int]:
     return [df.get(g, 0) for g in grams]
 
 
-def query_names(text: str, script: str) -> list[str]:
-    """The words of ``text`` that name something (ADR 0220): in a query with
-    any Chinese, Japanese or Korean letter, every Latin or digit word of 3+
-    characters (Joplin, OCR, docx are names or formats there, never
-    grammar); in a Latin query a word with a capital past its first letter (WebDAV, EPUB),
-    one with letters and digits (Win11), or a capitalised word that does not
-    open the query (Joplin, Kindle). Lower-case English words are left out:
-    "throwaway" or "overwrote" are how a question is phrased, not what it is
-    about."""
-    words = [w for w in query_tokens(text)[0] if char_type(w[0]) == WORD]
-    if script != "latin" or any(char_type(c) in (KANJI, HIRA, KATA, HANGUL) for c in text):
-        return words
-    opening = unicodedata.normalize("NFKC", text).lstrip()
-    out = []
-    for i, w in enumerate(words):
-        inner_caps = any(c.isupper() for c in w[1:])
-        mixed = any(c.isdigit() for c in w) and any(c.isalpha() for c in w)
-        first = i == 0 and opening.startswith(w)  # "Export ..." is capitalised as a sentence is
-        if inner_caps or mixed or (w[0].isupper() and not first):
-            out.append(w)
-    return out
-
-
-def unknown_names(conn: apsw.Connection, text: str, script: str, memo: dict[str, int] | None = None,
+def unknown_names(conn: apsw.Connection, terms: QueryTerms, script: str, memo: dict[str, int] | None = None,
                   word_index: WordPostings | None = None, names: CarriedNames | None = None) -> list[str]:
-    """The names of ``text`` (``query_names``) the vault never contains, not
+    """The query's names (``QueryTerms.names``) the vault never contains, not
     even inside a longer word or with a plain suffix dropped: not in any
     note's text, nor in any note's title, alias or tag (``names``). A vault
     that never mentions what a question names cannot answer it, however
     close its best passage is to the rest of the question ("export to Word
     docx" finds the export page)."""
-    return [w for w in query_names(text, script) if _word_df(conn, w, memo, word_index, names) == 0]
+    return [w for w in terms.names(script) if _word_df(conn, w, memo, word_index, names) == 0]
 
 
-def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = None,
+def known_share(conn: apsw.Connection, terms: QueryTerms, memo: dict[str, int] | None = None,
                 skip: frozenset[str] = frozenset(), word_index: WordPostings | None = None,
                 splits: dict[str, list[str]] | None = None, names: CarriedNames | None = None) -> float:
-    """The IDF-weighted share of ``text``'s tokens the index contains, in [0, 1];
+    """The IDF-weighted share of the query's tokens the index contains, in [0, 1];
     1.0 for a query with no tokens (no evidence either way). ``skip`` holds
     scripts ("latin", "cjk" or "han", "hangul") whose tokens do not count.
     A Korean word typed without spaces counts as the vault's words it is
     made of (``splits``: the search's own, ``hangul_split``). A token a
     note's title, alias or tag holds (``names``) is known."""
-    words, grams = query_tokens(text)
+    words, grams = terms.vocab_words, terms.vocab_grams
     words = hangul_split.split_terms(conn, words, splits)  # 태그검색: 태그, 검색 (ADR 0224)
     if "cjk" in skip or "han" in skip:
         words, grams = [w for w in words if char_type(w[0]) in (WORD, HANGUL)], []
@@ -224,7 +126,7 @@ def known_share(conn: apsw.Connection, text: str, memo: dict[str, int] | None = 
         words = [w for w in words if char_type(w[0]) != HANGUL]
     if "latin" in skip:
         words = [w for w in words if char_type(w[0]) != WORD]
-    straddles = han_straddles(text) if grams else []
+    straddles = terms.straddles if grams else []
     if straddles:
         around = list(dict.fromkeys(g for a, _, c in straddles for g in (a, c)))
         known = {g for g, df in zip(around, _bigram_dfs(conn, around)) if df > 0}

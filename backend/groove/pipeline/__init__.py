@@ -168,19 +168,19 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], stage
     if top and sims is not None and r.min_confidence_ratio > 0 and r.confidence_rule == "calibrated":
         cal = calibration.load(idx)
         if cal is not None:
-            script = calibration.query_script(parsed.embed_text)
+            script = parsed.terms.script
             # Asked in a script the vault lacks: its words in that script are no evidence (ADR 0131).
             skip = frozenset({script}) if cal.absent(script) else frozenset()
             # A word only a note's title, alias or tag holds is known: the
             # named-note rule may have put that note first (ADR 0251).
             carried = carried_names(idx)
-            known = vocabulary.known_share(idx.conn, parsed.embed_text, trigram_df, skip=skip, word_index=words,
+            known = vocabulary.known_share(idx.conn, parsed.terms, trigram_df, skip=skip, word_index=words,
                                            splits=splits, names=carried)
             if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
-                names = vocabulary.unknown_names(idx.conn, parsed.embed_text, script, trigram_df, words, carried)
+                names = vocabulary.unknown_names(idx.conn, parsed.terms, script, trigram_df, words, carried)
     # A hit the whole query names (the named-note rule, ADR 0083): the vault
     # holds what was asked for, whatever the scores say (ADR 0251).
     named = bool(top) and r.fusion.named_note_first and r.legs == "hybrid" and bool(
-        {c.doc_id for c in top} & set(named_notes(idx, parsed.embed_text, None)))
+        {c.doc_id for c in top} & set(named_notes(idx, parsed.terms, None)))
     return judge(bool(top), sims, cal, Rule(r.confidence_rule, r.min_confidence_ratio, r.low_confidence_threshold),
                  Evidence(known, script, tuple(names), named))

@@ -159,7 +159,7 @@ class Rule:
 @dataclass(frozen=True)
 class Evidence:
     """What the verdict reads beside the cosines. ``known``, ``script`` (the
-    query's, ``calibration.query_script``) and ``names`` (what the query
+    query's, ``QueryTerms.script``) and ``names`` (what the query
     names and the vault never contains, ``vocabulary.unknown_names``) are
     read by the calibrated rule alone. ``named``: a hit is a note the whole query names by
     its title or an alias (``titles.named_notes``); the vault holds what was

@@ -378,7 +378,7 @@ def _title_chunks(
 ) -> list[int]:
     """The title leg (ADR-0072) as chunk ids."""
     doc_sql = restriction.doc_sql
-    hits = title_leg(idx, parsed.embed_text, doc_sql, r.fusion.title_min_coverage)
+    hits = title_leg(idx, parsed.terms.title_words, doc_sql, r.fusion.title_min_coverage)
     return _docs_to_chunks(idx, [h.doc_id for h in hits], excluded, fused)
 
 
@@ -388,7 +388,7 @@ def _named_chunks(
 ) -> list[int]:
     """Notes the query names exactly (``titles.named_notes``), as chunk ids."""
     doc_sql = restriction.doc_sql
-    return _docs_to_chunks(idx, named_notes(idx, parsed.embed_text, doc_sql), excluded, fused)
+    return _docs_to_chunks(idx, named_notes(idx, parsed.terms, doc_sql), excluded, fused)
 
 
 def _docs_to_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int],

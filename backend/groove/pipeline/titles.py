@@ -9,51 +9,22 @@ RRF, mapped to each note's best chunk (ADR-0072).
 
 Content words: Latin/digit words of 2+ characters that are not English
 function words, kanji/katakana runs of 2+ characters (hiragana runs are
-mostly particles and inflections), and the stems of Korean words. They come from the same character classes
-as the query compiler, and only from the positive part of the query.
+mostly particles and inflections), and the stems of Korean words. The
+compiler finds them (``QueryTerms.title_words``), only in the positive part
+of the query; this module splits no query.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..index.chunks import ids_from
 from ..index.db import Index
 from ..index.notes import documents_signature, note_names
-from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms, is_cjk
-
-# English function words: they name nothing, so they never count as covering a title.
-_STOP = frozenset(
-    """a an and are as at be by can do does for from has have how i if in into is it its me my
-    of on or so that the their them then there these this to too up us was we what when where
-    which who why will with you your want need get make use using""".split()
-)
-_NEG = re.compile(r'(?:(?<=\s)|^)-(?:"[^"]*"?|\S+)')
-_QUOTE = re.compile(r'"')
-
-
-def content_words(query_text: str) -> list[str]:
-    """Casefolded content words of the (exclusion-free) query text."""
-    text = _QUOTE.sub(" ", _NEG.sub(" ", query_text)).casefold()
-    words: list[str] = []
-    run, kind = "", SEP
-    for ch in text + " ":
-        t = char_type(ch)
-        if t == kind and t != SEP:
-            run += ch
-            continue
-        if run and (
-            (kind == WORD and len(run) >= 2 and run not in _STOP)
-            or (kind in (KANJI, KATA) and len(run) >= 2)
-        ):
-            words.append(run)
-        elif run and kind == HANGUL:  # Korean: the compiler's stem, particles cut (ADR 0160)
-            phrases, shorts = hangul_terms(run)
-            words += phrases + shorts
-        run, kind = (ch, t) if t != SEP else ("", SEP)
-    return list(dict.fromkeys(words))
+from ..query import KANJI, KATA, SEP, WORD, char_type, is_cjk
+from ..query.terms import QueryTerms, name_key
 
 
 def _pieces(word: str) -> list[str]:
@@ -99,9 +70,10 @@ def _names(idx: Index) -> list[tuple[int, list[str]]]:
     return names
 
 
-def title_leg(idx: Index, query_text: str, restrict_doc_sql: str | None, min_coverage: float) -> list[TitleHit]:
-    """Notes ranked by title/alias coverage (best first), at least ``min_coverage``."""
-    words = content_words(query_text)
+def title_leg(idx: Index, words: Sequence[str], restrict_doc_sql: str | None,
+              min_coverage: float) -> list[TitleHit]:
+    """Notes ranked by title/alias coverage (best first) by the query's
+    content words (``QueryTerms.title_words``), at least ``min_coverage``."""
     if not words:
         return []
     pieces = {p for w in words for p in _pieces(w)}
@@ -125,13 +97,6 @@ def title_leg(idx: Index, query_text: str, restrict_doc_sql: str | None, min_cov
     return hits
 
 
-def _name_key(text: str) -> str:
-    """A name as compared for navigation: NFKC, case-folded, quotes dropped,
-    runs of separators as one space."""
-    text = unicodedata.normalize("NFKC", text).replace('"', " ").casefold()
-    return " ".join(text.split())
-
-
 def _named_index(idx: Index) -> dict[str, list[int]]:
     """Name key -> doc ids, built from ``_names`` and cached with it, so a
     query costs one dict lookup however large the vault."""
@@ -141,7 +106,7 @@ def _named_index(idx: Index) -> dict[str, list[int]]:
         return cached[1]
     keys: dict[str, list[int]] = {}
     for doc_id, ns in names:
-        named = list(dict.fromkeys(_name_key(n) for n in ns))
+        named = list(dict.fromkeys(name_key(n) for n in ns))
         # And its CJK names without their spaces, under keys no spaced name has.
         for k in named + list(dict.fromkeys(_unspaced(k) for k in named if _spacing_free(k))):
             keys.setdefault(k, []).append(doc_id)
@@ -160,11 +125,11 @@ def _unspaced(key: str) -> str:
     return "\0" + key.replace(" ", "")  # a prefix no name key holds: the two maps never meet
 
 
-def named_notes(idx: Index, query_text: str, restrict_doc_sql: str | None) -> list[int]:
+def named_notes(idx: Index, terms: QueryTerms, restrict_doc_sql: str | None) -> list[int]:
     """Notes the whole (exclusion-free) query names exactly: its title or one
     of its aliases (ADR 0083). A query that is a note's name is a request to
     go to that note."""
-    key = _name_key(query_text)
+    key = terms.name_key
     names = _named_index(idx)
     docs = names.get(key, []) if key else []
     if not docs and _spacing_free(key):

@@ -1,12 +1,13 @@
 """The query compiler's character classes: where a query's words and runs
 begin and end (ADR 0010, 0013). ``query`` compiles with them, and
-``query_highlight`` reads the same words for match_spans."""
+``highlight`` and ``terms`` read the same words for match_spans."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
-from groove.query_words import split_at
+from groove.query.words import split_at
 
 # Character types: run boundaries fall where the type changes (ADR 0010, 0013).
 SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
@@ -15,6 +16,15 @@ SEP, KANJI, HIRA, KATA, WORD, HANGUL = 0, 1, 2, 3, 4, 5
 # Japanese writes its questions with kana between the kanji, Chinese has no
 # such boundary, so a whole sentence is one run.
 HAN_SENTENCE = 5
+
+# The classes above as regexes, for text too long for a call per character
+# (the calibration's letter shares scan a sample of the whole vault; a test
+# checks them against ``char_type``): kanji, hiragana and katakana; kana; Hangul.
+CJK_LETTER = re.compile("[\u3005-\u3007\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff"
+                        "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003ffff]")
+KANA_LETTER = re.compile("[\u3041-\u309f\u30a0-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+HANGUL_LETTER = re.compile("[\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff]")
+ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
 def char_type(ch: str) -> int:
@@ -46,6 +56,11 @@ def is_cjk(ch: str) -> bool:
     unicode61 tokenizer treats every other category as a separator.
     """
     return char_type(ch) in (KANJI, HIRA, KATA, HANGUL) and unicodedata.category(ch)[0] in "LN"
+
+
+def is_han_sentence(run: str, kana_free: bool) -> bool:
+    """A kana-free kanji run of ``HAN_SENTENCE``+ characters: a Chinese sentence (ADR 0160)."""
+    return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
 
 
 def runs(word: str) -> list[str]:

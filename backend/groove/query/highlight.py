@@ -18,7 +18,7 @@ Each term has a kind, which says where it may match:
   particle (猫の), Chinese bigrams, Korean stems. Hiragana runs (particles, endings: を, するには), Korean particles
   and endings and Chinese grammar characters are never terms.
 
-English function words (``query_words.ENGLISH_FUNCTION_WORDS``) are never
+English function words (``words.ENGLISH_FUNCTION_WORDS``) are never
 terms unless quoted.
 """
 
@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from groove.query_chars import HAN_SENTENCE, HANGUL, HIRA, KANJI, KATA, WORD, char_type
-from groove.query_words import ENGLISH_FUNCTION_WORDS, han_bigrams, hangul_terms
+from groove.query.chars import HAN_SENTENCE, HANGUL, HIRA, KANJI, KATA, WORD, char_type
+from groove.query.words import ENGLISH_FUNCTION_WORDS, han_bigrams, hangul_terms
 
 HighlightKind = Literal["word", "prefix", "phrase", "cjk"]
 MAX_HIGHLIGHT_TERMS = 64  # a pasted paragraph as a query: span work stays bounded

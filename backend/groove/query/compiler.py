@@ -33,7 +33,7 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   form); under 3 characters -> no FTS leg (``match_expr is None``).
 * A kana-free kanji run of 5+ characters is a Chinese sentence, searched by
   the bigrams of its words; a Korean word by its stem, in the bigram table
-  (ADR 0160; the word lists are in ``query_words``).
+  (ADR 0160; the word lists are in ``words``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ import logging
 from dataclasses import dataclass, field
 
 from groove.errors import BadQuery
-from groove.query_chars import (  # noqa: F401  (re-exported: the index and the pipeline read them here)
+from groove.query.chars import (  # noqa: F401  (re-exported: the index and the pipeline read them here)
     HAN_SENTENCE,
     HANGUL,
     HIRA,
@@ -52,17 +52,19 @@ from groove.query_chars import (  # noqa: F401  (re-exported: the index and the 
     WORD,
     char_type,
     is_cjk,
+    is_han_sentence,
 )
-from groove.query_chars import (
+from groove.query.chars import (
     runs as _runs,
 )
-from groove.query_chars import (
+from groove.query.chars import (
     words as _words,
 )
-from groove.query_highlight import HighlightTerm, dedup, quoted_term, word_terms
-from groove.query_lex import Item as _Item
-from groove.query_lex import lex as _lex
-from groove.query_words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
+from groove.query.highlight import HighlightTerm, dedup, quoted_term, word_terms
+from groove.query.lex import Item as _Item
+from groove.query.lex import lex as _lex
+from groove.query.terms import QueryTerms, terms_of
+from groove.query.words import (  # noqa: F401  (re-exported: the index and the title leg read them here)
     HAN_FUNCTION_CHARS,
     HAN_STOP_BIGRAMS,
     HANGUL_STOP_STEMS,
@@ -91,7 +93,8 @@ class ParsedQuery:
     negatives: list[str]
     match_expr: str | None  # None: skip the trigram FTS leg
     negative_expr: str | None  # None: no exclusion scan
-    embed_text: str  # the query minus exclusions, for embedder/reranker
+    embed_text: str  # the query minus exclusions, for the embedder and the reranker only
+    terms: QueryTerms  # its words, for every other reader (the title rule, the confidence check)
     short_terms: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     # Excluded words too short for trigram, matched in the bigram table (ADR 0223).
@@ -181,10 +184,6 @@ def _short_terms_of_word(word: str, runs: list[str]) -> list[str]:
     return out
 
 
-def _is_han_sentence(run: str, kana_free: bool) -> bool:
-    return kana_free and len(run) >= HAN_SENTENCE and char_type(run[0]) == KANJI
-
-
 def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
              highlight: list[HighlightTerm] | None = None, identifiers: bool = True) -> tuple[list[str], list[str]]:
     """(phrases, short terms) of one item. ``kana_free``: the whole query has
@@ -204,7 +203,7 @@ def _compile(item: _Item, short_cjk: bool, kana_free: bool = False,
     for word in _words(item.text):
         runs = _runs(word)
         hl += word_terms(runs, kana_free)
-        special = [r for r in runs if char_type(r[0]) == HANGUL or _is_han_sentence(r, kana_free)]
+        special = [r for r in runs if char_type(r[0]) == HANGUL or is_han_sentence(r, kana_free)]
         if not special:
             phrases += _word_phrases(runs)
             if short_cjk:
@@ -404,6 +403,7 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32,
         match_expr=match_expr,
         negative_expr=neg_expr,
         embed_text=embed_text,
+        terms=terms_of(embed_text),
         short_terms=shorts if short_cjk else [],
         warnings=warnings,
         negative_shorts=neg_shorts,

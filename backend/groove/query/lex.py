@@ -1,6 +1,6 @@
-"""The query's items, as the compiler (``query.py``) reads them: quoted
+"""The query's items, as the compiler (``compiler``) reads them: quoted
 phrases (``"..."``, ``+"..."``), exclusions (``-item``) and plain text, each
-with its span in the query. Rules in query.py's docstring."""
+with its span in the query. Rules in the compiler's docstring."""
 
 from __future__ import annotations
 
