@@ -18,8 +18,9 @@ from collections.abc import Callable
 
 import apsw
 
-from groove.index import fts, shortcjk
+from groove.engines.lexical import fts, shortcjk
 from groove.query import parse_query
+from groove.storage import migrations
 
 W = (2.0, 1.0, 1.0)
 KS = (1, 2, 4, 8, 16, 32)
@@ -64,7 +65,7 @@ def japanese_corpus(n: int) -> tuple[apsw.Connection, float, float, int, int]:
         rows.append((i, "見出し" + rnd.choice(KANJI), "ノート > 節", "".join(parts)))
     c = apsw.Connection(":memory:")
     c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
-    shortcjk.create(c)
+    migrations.m007_short_cjk_bigrams(c)
     t = time.perf_counter()
     with c:
         c.executemany("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?,?,?,?)", rows)

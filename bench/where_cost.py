@@ -29,10 +29,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=20)
     a = ap.parse_args()
     from groove.config import SearchConfig
-    from groove.index import store
-    from groove.index.db import Index
     from groove.pipeline import SearchParams, resolve_params
     from groove.pipeline.filters import _filter_notes, build_restriction
+    from groove.storage import store
+    from groove.storage.db import Index
     from groove.types import ParsedNote
 
     rng = random.Random(7)

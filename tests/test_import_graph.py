@@ -131,16 +131,16 @@ def test_the_cycle_finder_sees_a_cycle_through_a_package_init() -> None:
     # imports fusion, which imports index.fts: the loop this test exists for.
     graph = {
         "groove.pipeline": {"groove.pipeline.fusion"},
-        "groove.pipeline.fusion": {"groove.index.fts"},
-        "groove.index.fts": {"groove.pipeline", "groove.pipeline.query"},
+        "groove.pipeline.fusion": {"groove.engines.lexical.fts"},
+        "groove.engines.lexical.fts": {"groove.pipeline", "groove.pipeline.query"},
         "groove.pipeline.query": set(),
     }
-    assert cycles(graph) == [["groove.index.fts", "groove.pipeline", "groove.pipeline.fusion"]]
+    assert cycles(graph) == [["groove.engines.lexical.fts", "groove.pipeline", "groove.pipeline.fusion"]]
 
 
 def test_the_graph_reads_relative_and_function_level_imports() -> None:
     g = import_graph()
-    assert "groove.query" in g["groove.index.fts"]
+    assert "groove.query" in g["groove.engines.lexical.fts"]
     assert "groove.daemon.discovery" in g["groove.daemon.client"]
     assert "groove.models.registry" in g["groove.runtime"]  # imported inside a function
     assert "groove.runtime" in g["groove.pipeline.rerank"]  # only under `if TYPE_CHECKING:`

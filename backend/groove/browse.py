@@ -9,10 +9,10 @@ from typing import Any
 
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument
-from .index import listing
 from .index.rules_now import left_out
 from .note_types import NotePage, TagList
 from .runtime import Runtime
+from .storage import listing
 
 MAX_PAGE = 200
 DAY_S = 86_400

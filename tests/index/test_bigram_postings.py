@@ -15,7 +15,7 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, shortcjk, word_index, word_postings
+from groove.engines.lexical import fts, shortcjk, word_index, word_postings
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import sole_holder

@@ -9,7 +9,7 @@ import random
 import apsw
 import pytest
 
-from groove.index import bm25_topk, fts
+from groove.engines.lexical import bm25_topk, fts
 from groove.query import parse_query
 
 W = (2.0, 1.0, 1.0)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import apsw
 import pytest
 
-from groove.index import fts, shortcjk
+from groove.engines.lexical import fts, shortcjk
 from groove.query import parse_query
+from groove.storage import migrations
 
 W = (2.0, 1.0, 1.0)
 
@@ -14,7 +15,7 @@ W = (2.0, 1.0, 1.0)
 def make(rows: list[tuple[int, str, str, str]]) -> apsw.Connection:
     c = apsw.Connection(":memory:")
     c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
-    shortcjk.create(c)
+    migrations.m007_short_cjk_bigrams(c)
     for rid, h, ctx, body in rows:
         c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?,?,?,?)",
                   (rid, h, ctx, body))
@@ -205,16 +206,18 @@ def test_a_chinese_sentence_finds_the_page_holding_its_words():
 
 
 def test_an_index_from_before_hangul_gets_its_korean_rows_bigrams_on_open(tmp_path):
-    from groove.index.db import Index
+    from groove.storage.db import Index
 
     idx = Index(tmp_path / "index.sqlite")
     c = idx.conn
     for rid, body in ((1, "태그를 추가해요"), (2, "タグを追加する")):
         c.execute("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?, '', '', ?)", (rid, body))
         shortcjk.upsert(c, rid, "", "", body)
-    # What version 1 wrote: kanji and kana bigrams only.
+    # What version 1 wrote: kanji and kana bigrams only, in a file from
+    # before the migrations table (its stamps say what ran).
     c.execute(f"DELETE FROM {shortcjk.TABLE} WHERE rowid = 1")
     c.execute("UPDATE meta SET value = '1' WHERE key = ?", (shortcjk.META_KEY,))
+    c.execute("DROP TABLE migrations")
     assert fts.fts_search(c, parse_query("태그"), W, 10) == []
     idx.close()
     again = Index(tmp_path / "index.sqlite")

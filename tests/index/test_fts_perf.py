@@ -14,7 +14,7 @@ from collections.abc import Callable
 import apsw
 import pytest
 
-from groove.index import fts
+from groove.engines.lexical import fts
 from groove.query import parse_query
 
 pytestmark = pytest.mark.perf

@@ -16,12 +16,13 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, vocabulary, word_index, word_postings, word_runs
-from groove.index.db import Index
+from groove.engines.lexical import fts, word_index, word_postings, word_runs
+from groove.index import vocabulary
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import excluded_chunk_ids
 from groove.query import parse_query
+from groove.storage.db import Index
 from helpers import make_runtime
 
 COMMON = ["the", "and", "for", "note", "notes", "with", "sync", "view"]

@@ -73,7 +73,7 @@ def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_pa
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
     # The index of an older groove held the link: suggestions and links must not offer it.
-    from groove.index import store
+    from groove.storage import store
     from groove.vault.markdown import parse_note
 
     note = parse_note("diarylink.md", (vault / "diarylink.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens)

@@ -45,7 +45,7 @@ import numpy as np
 if TYPE_CHECKING:
     from ..models.base import Embedder
     from ..status_types import LowConfidenceStatus
-    from .db import Index
+    from ..storage.db import Index
 
 META_KEY = "confidence_calibration"
 VERSION = 1

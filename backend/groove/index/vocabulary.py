@@ -35,6 +35,8 @@ import math
 import unicodedata
 from typing import TYPE_CHECKING
 
+from ..engines.lexical import fts, shortcjk
+from ..engines.lexical.word_postings import WordPostings, answers
 from ..query import (
     HANGUL,
     HIRA,
@@ -49,8 +51,7 @@ from ..query import (
     hangul_terms,
     is_cjk,
 )
-from . import fts, hangul_split, shortcjk
-from .word_postings import WordPostings, answers
+from . import hangul_split
 
 if TYPE_CHECKING:
     import apsw

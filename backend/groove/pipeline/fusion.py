@@ -5,13 +5,13 @@ The ranked lists, in ``hybrid_candidates``:
 * the vector leg: nearest chunks, ranked by their cosine plus their note's
   (``note_aware_ranking``, ADR-0078; plain cosine with ``dense_note_weight = 0``);
 * the FTS leg: bm25 over the compiled trigram phrases, then short-CJK rows
-  (``index/fts.py``); each row's vote scaled by how much of the query it
+  (``engines/lexical/fts.py``); each row's vote scaled by how much of the query it
   holds (``fts.query_coverage``, ADR-0079);
 * the title leg (off by default, ADR-0072) and the note leg: notes ranked by
   their summary vector, each entering through its best chunk (ADR-0076).
 
-``rrf_fuse`` is pure; fetching goes through ``index/`` (``index/chunks.py``
-for rows, ``index/fts.py`` for the full-text leg). Every leg obeys the
+``rrf_fuse`` is pure; fetching goes through ``index/`` (``storage/chunks.py``
+for rows, ``engines/lexical/fts.py`` for the full-text leg). Every leg obeys the
 same filter restriction and the same exclusion set (docs/design.md §1.2), so they agree
 on what is excluded.
 """
@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bounds import MAX_KNN_K
-from ..index import chunks, fts, shortcjk
-from ..index.db import Index
-from ..index.word_postings import WordPostings
+from ..engines.lexical import fts, shortcjk
+from ..engines.lexical.word_postings import WordPostings
 from ..query import ParsedQuery, fts_phrase
+from ..storage import chunks
+from ..storage.db import Index
 from ..types import Candidate
 from .explain import LegList, explain_stage1
 from .filters import Restriction

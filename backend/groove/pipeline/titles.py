@@ -19,10 +19,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..index.chunks import ids_from
-from ..index.db import Index
 from ..index.notes import documents_signature, note_names
 from ..query import HANGUL, KANJI, KATA, SEP, WORD, char_type, hangul_terms, is_cjk
+from ..storage.chunks import ids_from
+from ..storage.db import Index
 
 # English function words: they name nothing, so they never count as covering a title.
 _STOP = frozenset(

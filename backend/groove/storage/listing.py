@@ -77,7 +77,7 @@ def list_notes(
     where: list[str] = [_not_in("d.id", hidden)] if hidden else []
     args: list[Any] = []
     # Names, globs and tags compare in one Unicode form (NFC, issue 35 F5): a
-    # stored name that is not ASCII is normalised by SQL's nfc() (index/db.py).
+    # stored name that is not ASCII is normalised by SQL's nfc() (storage/db.py).
     if folder:
         f = nfc(folder.strip("/"))
         where.append(f"{_form('d.path', f)} LIKE ? ESCAPE '\\'")

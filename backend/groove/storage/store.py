@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engines.lexical import shortcjk
 from ..types import ParsedNote
 from ..vault.properties import note_date, property_values
 from ..vault.recheck import file_moved_on
 from ..vault.scan import NoteFile
-from . import shortcjk
-from .schema import PROPERTY_COLUMNS
+from . import migrations
+from .migrations import PROPERTY_COLUMNS
 
 if TYPE_CHECKING:
     from ..models.base import Embedder
@@ -74,7 +75,7 @@ def fts_context(note: ParsedNote, context: str) -> str:
 
 
 # Bumped whenever the passage text below changes: an index embedded under
-# another recipe is refused with a --rebuild hint (index/db.py).
+# another recipe is refused with a --rebuild hint (storage/db.py).
 # 2: adds the note-summary vectors (vec_notes, ADR-0076)
 # 3: a note vector is the mean of its summary's passage and query views (ADR-0077)
 # 4: a note vector is its summary's passage view alone again (ADR-0128)
@@ -350,6 +351,5 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM note_lines")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
-        c.execute("DROP TABLE IF EXISTS vec_chunks")
-        c.execute("DROP TABLE IF EXISTS vec_notes")
+        migrations.drop_vec_tables(c)
         c.execute("DELETE FROM meta WHERE key IN ('embedder', 'chunk_tokens')")

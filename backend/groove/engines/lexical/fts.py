@@ -23,8 +23,8 @@ from typing import Any, cast
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk, shortcjk
-from groove.index.word_postings import WordPostings, answers, countable
+from groove.engines.lexical import bm25_topk, shortcjk
+from groove.engines.lexical.word_postings import WordPostings, answers, countable
 from groove.query import ParsedQuery, fts_phrase, is_cjk, or_expr
 
 log = logging.getLogger(__name__)

@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk, shortcjk, word_postings
-from groove.index.schema import rows_version
-from groove.index.word_postings import TABLE, WordPostings
-from groove.index.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
+from groove.engines.lexical import bm25_topk, shortcjk, word_postings
+from groove.engines.lexical.word_postings import TABLE, WordPostings
+from groove.engines.lexical.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
+from groove.engines.rows import rows_version
 
 if TYPE_CHECKING:
     from groove.status_types import WordIndexState, WordIndexStatus

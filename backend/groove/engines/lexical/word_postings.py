@@ -41,8 +41,8 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk
-from groove.index.chunk_set import ChunkSet, find_sorted, holds
+from groove.engines.chunk_set import ChunkSet, find_sorted, holds
+from groove.engines.lexical import bm25_topk
 from groove.query import is_cjk
 
 TABLE = "fts_chunks"
