@@ -130,7 +130,7 @@ def build(idx, pool: list[str], rng: random.Random, vectors: VectorModel, start:
         note = parse_note(f"synthetic/{n // 500:03d}/note-{n:06d}.md", data, chunk_tokens=chunk_tokens)
         vecs = vectors.draw(len(note.chunks))
         nv = vecs.mean(axis=0)
-        store.upsert_note(idx, note, size=len(data), mtime_ns=0, content_hash=hashlib.sha256(data).hexdigest(),
+        store.upsert_note(idx, note, store.FileStamp(len(data), 0, hashlib.sha256(data).hexdigest()),
                           vectors=vecs, note_vector=nv / np.linalg.norm(nv))
         have += len(note.chunks)
         n += 1
@@ -210,7 +210,8 @@ def topk_vs_plain(idx, n: int = 60) -> None:
         want = plain(q, kept)
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
-        got = bm25_topk.ranked_top(c, "fts_chunks", kept, q.negatives, w, limit, None, (), counts.__getitem__)
+        got = bm25_topk.ranked_top(c, "fts_chunks", fts.RankedMatch(q.positives, kept, q.negatives, w), limit,
+                                   fts.EVERY_ROW, counts.__getitem__)
         if got is None:
             plain(q, kept)
         t_path += time.perf_counter() - t
@@ -233,10 +234,10 @@ def words_vs_plain(idx, n: int = 60) -> None:
     queries = random_queries(c, n)
     for q, _ in queries:
         t = time.perf_counter()
-        want = fts.fts_search(c, q, w, limit, memo={}, counts={})
+        want = fts.fts_search(fts.LexicalSearch(c, q, w, memo={}, counts={}), limit)
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
-        got = fts.fts_search(c, q, w, limit, memo={}, counts={}, words=wp)
+        got = fts.fts_search(fts.LexicalSearch(c, q, w, memo={}, counts={}, words=wp), limit)
         t_words += time.perf_counter() - t
         same += got == want
     print(f"full-text leg, {len(queries)} random queries: word index identical to FTS5 alone on {same}; "
@@ -265,7 +266,7 @@ def golden_queries(n: int = 120) -> list[str]:
 
 def head_vs_exact(idx, emb, cfg) -> None:
     """ADR 0133's head scan against the exact scan, on real queries."""
-    from groove.engines.vectors import vectors
+    from groove.engines.vectors import cache as vectors
     from groove.pipeline import SearchParams, resolve_params
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
@@ -385,7 +386,7 @@ def main() -> None:
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
     from groove.query import parse_query
-    from groove.storage import schema
+    from groove.storage import migrations as schema
     from groove.storage.db import Index
 
     src = [EVAL / "vault-en", EVAL / "vault-ja"] if a.lang == "en+ja" else [EVAL / f"vault-{a.lang}"]

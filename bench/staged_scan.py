@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     a = ap.parse_args()
 
-    from groove.engines.vectors import vectors
+    from groove.engines.vectors import cache as vectors
     from groove.models.registry import load_embedder
     from groove.pipeline import _embed_pool
     from groove.storage.db import Index

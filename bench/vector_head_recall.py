@@ -38,9 +38,9 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=20)
     a = ap.parse_args()
 
-    from groove.engines.vectors import vectors
+    from groove.engines.vectors import cache as vectors
     from groove.models.registry import load_embedder
-    from groove.storage import schema
+    from groove.storage import migrations as schema
     from groove.storage.db import Index
 
     if not all((EVAL / v).is_dir() for v in VAULTS):

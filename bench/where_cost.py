@@ -44,7 +44,7 @@ def main() -> None:
               "due": f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", "title2": f"note {i}"}
         tags = rng.sample(["project", "idea", "meeting", "log"], 1)
         note = ParsedNote(f"n/{i:05d}.md", f"n{i}", [], tags, "", None, fm, [], [])
-        store.upsert_note(idx, note, size=1, mtime_ns=1, content_hash=str(i), vectors=None)
+        store.upsert_note(idx, note, store.FileStamp(1, 1, str(i)), vectors=None)
     cfg = SearchConfig()
     cases = [("tag project", {"tags_any": ("project",)}),
              ("where status=done", {"where": ("status=done",)}),

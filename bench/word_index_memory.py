@@ -143,7 +143,7 @@ def main() -> None:
         raise SystemExit(f"needs the eval vaults ({EVAL})")
 
     from groove.config import IndexConfig
-    from groove.storage import schema
+    from groove.storage import migrations as schema
     from groove.storage.db import Index
     from scale import build
 

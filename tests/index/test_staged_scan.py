@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from groove.engines.vectors import vectors
-from groove.storage import schema
+from groove.engines.vectors import cache as vectors
+from groove.storage import migrations as schema
 from groove.storage.db import Index
 from helpers import like_e5
 

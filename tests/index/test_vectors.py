@@ -17,7 +17,7 @@ import pytest
 
 from groove import service
 from groove.engines.chunk_set import ChunkSet
-from groove.engines.vectors import vectors
+from groove.engines.vectors import cache as vectors
 from groove.storage.db import Index
 from helpers import like_e5, make_runtime
 
@@ -266,7 +266,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
     re-scored in full. On vectors shaped like e5's, the nearest rows always
     come back in order; what it may miss is the rare row near the k-th score."""
-    from groove.storage import schema
+    from groove.storage import migrations as schema
 
     n, dim, k = 30_000, 96, 200
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)

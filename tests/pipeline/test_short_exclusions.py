@@ -13,7 +13,7 @@ import pytest
 from groove import service
 from groove.engines.lexical import word_postings
 from groove.engines.lexical.word_index import WordPostingsCache
-from groove.engines.vectors import vectors
+from groove.engines.vectors import cache as vectors
 from groove.engines.vectors.cache import VectorCache
 from groove.pipeline import SearchParams
 from groove.query import parse_query

@@ -78,7 +78,7 @@ def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_pa
 
     note = parse_note("diarylink.md", (vault / "diarylink.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens)
     vecs = tiny_embedder.embed_passages([store.embed_text(c.context, c.content) for c in note.chunks])
-    store.upsert_note(rt.index, note, size=1, mtime_ns=1, content_hash="x", vectors=vecs,
+    store.upsert_note(rt.index, note, store.FileStamp(1, 1, "x"), vectors=vecs,
                       note_vector=store.note_vectors(tiny_embedder, [store.note_text(note)], vecs[:1])[0])
     assert notes.suggestions(rt, "diary.md") == []
     with pytest.raises(NoteNotFound) as e:

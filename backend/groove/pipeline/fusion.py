@@ -320,14 +320,14 @@ def _full_text(
     if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
         return [], None
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
-    counts: dict[str, int] = {}
-    hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates, restriction.sql,
-                          memo=trigram_df, counts=counts, words=words, skip=excluded,
-                          restrict_docs=restriction.docs)
+    allowed = fts.Allowed(restriction.sql, (), restriction.docs)
+    search = fts.LexicalSearch(idx.conn, parsed, r.fusion.bm25_weights, allowed, words=words, memo=trigram_df,
+                               counts={})
+    hits = fts.fts_search(search, r.candidates, excluded)
     ids = [cid for cid, _ in hits]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
-    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts, words)
+    return ids, search.coverage(ids)
 
 
 def _vectors(

@@ -33,6 +33,15 @@ class DocRow:
 
 
 @dataclass(frozen=True)
+class FileStamp:
+    """The file a note's rows were written from: its stat and its bytes' hash."""
+
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+@dataclass(frozen=True)
 class SkipRow:
     path: str
     reason: str
@@ -161,17 +170,15 @@ def upsert_if_unchanged(idx: Index, note: ParsedNote, nf: NoteFile, content_hash
     with idx.atomic():
         if file_moved_on(nf, content_hash):
             return False
-        upsert_note(idx, note, size=nf.size, mtime_ns=nf.mtime_ns, content_hash=content_hash, **rows)
+        upsert_note(idx, note, FileStamp(nf.size, nf.mtime_ns, content_hash), **rows)
     return True
 
 
 def upsert_note(
     idx: Index,
     note: ParsedNote,
+    stamp: FileStamp,
     *,
-    size: int,
-    mtime_ns: int,
-    content_hash: str,
     vectors: np.ndarray | Sequence[np.ndarray | None] | None,
     note_vector: np.ndarray | None = None,
     lines: dict[int, bool] | None = None,
@@ -189,9 +196,9 @@ def upsert_note(
             note.description,
             note.date,
             json.dumps(note.frontmatter, ensure_ascii=False, default=str),
-            size,
-            mtime_ns,
-            content_hash,
+            stamp.size,
+            stamp.mtime_ns,
+            stamp.content_hash,
             time.time(),
         )
         if row:
