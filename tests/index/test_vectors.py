@@ -305,7 +305,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
 
 _IDLE_AFTER_SCAN = """
 import time
-from groove.index import vectors  # as in every groove process: groove's package is imported before numpy
+from groove.engines.vectors import cache as vectors  # groove imported before numpy, as in groove
 import numpy as np
 m = np.random.default_rng(0).standard_normal((60_000, vectors.HEAD_DIMS), dtype=np.float32)
 q = m[0].copy()
