@@ -1,3 +1,3 @@
-"""The vector engine's in-memory side: ``cache.VectorCache`` keeps a big
-vault's sqlite-vec rows in numpy and answers nearest-neighbour and distance
-questions exactly as the vec0 scan would (ADR 0121, 0133)."""
+"""The vector engine: ``knn.nearest`` and ``knn.similarities`` answer from
+sqlite-vec's vec0 tables, or from ``cache.VectorCache``, a big vault's rows
+kept in numpy, with the same distances (ADR 0121, 0133)."""
