@@ -136,7 +136,7 @@ def test_a_read_only_index_from_before_the_record_is_searched_as_it_is(tmp_path)
 
 
 NOTES = {
-    "harbour.md": "# Harbour\n\nThe crane at the harbour lifts containers off the ship.\n",
+    "harbour.md": "# Harbour\n\nThe crane at the harbour lifts containers off the ship. #port\n",
     "tags.md": "# タグ\n\nタグを付けてノートを整理する。設定から変更できる。\n",
     "korean.md": "# 태그\n\n태그 검색으로 노트를 찾아요. 보관함에 저장해요.\n",
     "sync.md": "# Sync\n\nSync notes between phone and desktop; conflicts keep both copies.\n",
@@ -155,6 +155,9 @@ try:
     if build:
         service.reindex(rt)
     out = {q: service.call(rt, "search", {"query": q, "explain": True}) for q in json.loads(sys.argv[6])}
+    out["list_notes"] = service.call(rt, "list_notes", {"folder": "", "sort": "title", "limit": 3})
+    out["recent_notes"] = service.call(rt, "recent_notes", {"days": 3650})
+    out["list_tags"] = service.call(rt, "list_tags", {})
 finally:
     rt.close()
 print(json.dumps(out, sort_keys=True, ensure_ascii=False))
@@ -186,11 +189,13 @@ def _searches(code: Path, vault: Path, tmp: Path, model: Path, build: bool) -> d
 def _drop_timings(out: dict) -> dict:
     for resp in out.values():
         resp.pop("timings_ms", None)
-        resp.get("explain", {}).pop("timings_ms", None)
+        if isinstance(resp.get("explain"), dict):
+            resp["explain"].pop("timings_ms", None)
     return out
 
 
 def test_an_index_of_the_previous_release_upgrades_in_place_and_searches_the_same(tmp_path, tiny_model_path):
+    """Also the listings (list_notes, recent_notes, list_tags), whose reads moved to storage/listing.py."""
     old = _previous_release(tmp_path / "old")
     vault = tmp_path / "vault"
     for rel, text in NOTES.items():
@@ -199,6 +204,7 @@ def test_an_index_of_the_previous_release_upgrades_in_place_and_searches_the_sam
     work.mkdir(mode=0o700)
     before = _searches(old, vault, work, tiny_model_path, build=True)
     assert all(before[q]["results"] for q in ("harbour crane", "タグ", "태그 검색"))
+    assert before["list_notes"]["notes"] and before["recent_notes"]["notes"] and before["list_tags"]["tags"]
     index = work / "index.sqlite"
     c = apsw.Connection(str(index))
     assert c.execute("SELECT 1 FROM sqlite_master WHERE name = 'migrations'").fetchone() is None
