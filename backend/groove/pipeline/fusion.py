@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bounds import MAX_KNN_K
+from ..engines.allowed import Allowed
 from ..engines.lexical import fts, shortcjk
 from ..engines.lexical.word_postings import WordPostings
 from ..engines.vectors import knn
@@ -63,7 +64,7 @@ def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | Non
              allowed_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
     """Top-k (rowid, cosine) of a vec0 ``table`` (the vector engine, ``knn.nearest``)."""
     k = min(k, MAX_KNN_K)  # sqlite-vec's ceiling; only an eval asking past 50 hits comes near it
-    return knn.nearest(idx.conn, idx.vectors, table, blob, k, allowed_sql, excluded, allowed_docs)
+    return knn.nearest(idx.conn, idx.vectors, table, blob, k, Allowed(allowed_sql, (), allowed_docs), excluded)
 
 
 _blob = knn.as_blob

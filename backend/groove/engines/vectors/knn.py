@@ -11,6 +11,7 @@ from collections.abc import Set as AbstractSet
 import apsw
 import numpy as np
 
+from ..allowed import Allowed
 from .cache import VectorCache
 
 
@@ -25,17 +26,17 @@ def as_blob(qvec: np.ndarray) -> bytes:
 
 
 def nearest(conn: apsw.Connection, copy: VectorCache, table: str, blob: bytes, k: int,
-            allowed_sql: str | None, excluded: AbstractSet[int] | None = None,
-            allowed_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
+            allowed: Allowed, excluded: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
     """Top-k (rowid, cosine) of a vec0 ``table`` by its exact KNN; under a
     filter the KNN is pre-filtered with ``rowid IN`` (ADR 0082): a flat
     cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
     them (19 ms for a filter allowing 2,246 of 2,250 chunks, against 3 ms).
     In memory, ``excluded`` chunk ids (vec_chunks only) are masked, where
     sqlite-vec needs them as a ``NOT IN`` filter (listing 100k allowed ids
-    cost 50 ms), and a filter is read from ``allowed_docs`` (the notes
-    ``allowed_sql`` allows) when given."""
-    cached = copy.nearest(conn, table, blob, k, allowed_sql, excluded, allowed_docs)
+    cost 50 ms), and a filter is read from ``allowed.docs`` (the notes
+    ``allowed.sql`` allows) when given."""
+    allowed_sql = allowed.sql
+    cached = copy.nearest(conn, table, blob, k, allowed_sql, excluded, allowed.docs)
     if cached is not None:
         return [(rid, cosine(d)) for rid, d in cached]
     if excluded:
