@@ -76,8 +76,8 @@ def main() -> None:
 
 def _time_embedding(notes: list, counts: Counter, n: int, repeat: int) -> None:
     from groove.config import IndexConfig
-    from groove.index.store import embed_text
     from groove.models.registry import load_embedder
+    from groove.storage.store import embed_text
 
     emb = load_embedder(None)
     bp = Boilerplate(frozenset(k for k, c in counts.items() if c >= threshold(IndexConfig().boilerplate_share, n)))

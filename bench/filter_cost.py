@@ -38,10 +38,10 @@ def main() -> None:
     ap.add_argument("--index", type=Path, default=None)
     ap.add_argument("--repeat", type=int, default=10)
     a = ap.parse_args()
-    from groove.index.db import Index
     from groove.pipeline import fusion
     from groove.pipeline.filters import Restriction
     from groove.query import parse_query
+    from groove.storage.db import Index
 
     path = a.index or Path(glob.glob(os.path.expanduser("~/.local/share/groove/indexes/vault-en-*.sqlite"))[0])
     idx = Index(path, create=False)

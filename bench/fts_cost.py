@@ -18,8 +18,9 @@ from collections.abc import Callable
 
 import apsw
 
-from groove.index import fts, shortcjk
+from groove.engines.lexical import fts, shortcjk
 from groove.query import parse_query
+from groove.storage import migrations
 
 W = (2.0, 1.0, 1.0)
 KS = (1, 2, 4, 8, 16, 32)
@@ -64,7 +65,7 @@ def japanese_corpus(n: int) -> tuple[apsw.Connection, float, float, int, int]:
         rows.append((i, "見出し" + rnd.choice(KANJI), "ノート > 節", "".join(parts)))
     c = apsw.Connection(":memory:")
     c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
-    shortcjk.create(c)
+    migrations.m007_short_cjk_bigrams(c)
     t = time.perf_counter()
     with c:
         c.executemany("INSERT INTO fts_chunks(rowid, heading, context, content) VALUES (?,?,?,?)", rows)
@@ -95,8 +96,8 @@ def main() -> None:
         base_naive = base = None
         for k in KS:
             q = parse_query(" ".join(ph[:k]))
-            t_naive = best(lambda: fts.fts_search(c, q, W, 50, prune=False), a.repeat)
-            t_groove = best(lambda: fts.fts_search(c, q, W, 50), a.repeat)
+            t_naive = best(lambda: fts.fts_search(fts.LexicalSearch(c, q, W, prune=False), 50), a.repeat)
+            t_groove = best(lambda: fts.fts_search(fts.LexicalSearch(c, q, W), 50), a.repeat)
             t_unr = best(lambda: c.execute(fts.match_ids_sql(limit=True), (q.match_expr, 50)).fetchall(), a.repeat)
             base_naive = base_naive or t_naive
             base = base or t_groove
@@ -104,7 +105,7 @@ def main() -> None:
                   f"{t_groove/base:>5.1f}x {t_unr:>11.2f}")
         qe, qr = parse_query(f"zzzzzz -{ph[0]}"), parse_query(ph[0])
         excl[n] = (best(lambda: fts.excluded_ids(c, qe), a.repeat * 2),
-                   best(lambda: fts.fts_search(c, qr, W, 50), a.repeat * 2))
+                   best(lambda: fts.fts_search(fts.LexicalSearch(c, qr, W), 50), a.repeat * 2))
         c.close()
     print("\nExclusion id scan vs ranked 1-phrase FTS query (negative matches every row)")
     for n, (s, r) in excl.items():
@@ -118,9 +119,9 @@ def main() -> None:
         tri = parse_query("脚注を", short_cjk=False)
         bi = parse_query("脚注")
         both = parse_query("脚注をの評価")  # trigram phrases + the short term 評価
-        t1 = best(lambda: fts.fts_search(c, tri, W, 50), a.repeat)
-        t2 = best(lambda: fts.fts_search(c, bi, W, 50), a.repeat)
-        t3 = best(lambda: fts.fts_search(c, both, W, 50), a.repeat)
+        t1 = best(lambda: fts.fts_search(fts.LexicalSearch(c, tri, W), 50), a.repeat)
+        t2 = best(lambda: fts.fts_search(fts.LexicalSearch(c, bi, W), 50), a.repeat)
+        t3 = best(lambda: fts.fts_search(fts.LexicalSearch(c, both, W), 50), a.repeat)
         print(f"{n:>6} {t1:>10.1f} {t2:>9.1f} {t2/t1:>5.2f}x {t3:>8.1f} {t_tri:>11.2f} {t_bi:>10.2f} "
               f"{s_tri/1024:>11.0f} {s_bi/1024:>10.0f}")
         c.close()

@@ -77,8 +77,8 @@ def top_notes(scored, k: int, by_chunk: bool) -> np.ndarray:
 
 
 def measure(index: Path, lang: str, k: int, embed, include_daily: bool) -> None:
-    from groove.index.db import Index
     from groove.index.space import Levers, score, space_of
+    from groove.storage.db import Index
 
     idx = Index(index, create=False)
     space = space_of(idx)

@@ -84,9 +84,9 @@ def main() -> None:
     ap.add_argument("--note-bytes", default="2000-6000", help="size range of the real note that is edited")
     a = ap.parse_args()
     from groove import service
-    from groove.index.store import embed_text, note_text, note_vectors
     from groove.indexer import index_vault
     from groove.runtime import open_runtime
+    from groove.storage.store import embed_text, note_text, note_vectors
     from groove.vault.markdown import parse_note
 
     src = [EVAL / "vault-en", EVAL / "vault-ja"]

@@ -36,9 +36,9 @@ def main() -> None:
     a = ap.parse_args()
     from groove import service
     from groove.index.calibration import PROBES, shipped_probe_vectors
-    from groove.index.store import embed_text, note_text, note_vectors
     from groove.models.llama_embedder import file_sha256
     from groove.runtime import open_runtime
+    from groove.storage.store import embed_text, note_text, note_vectors
     from groove.vault.markdown import parse_note
 
     t_index, t_raw = [], []
@@ -92,8 +92,8 @@ def _note_view_cost(a) -> float:
     """Indexing time with the shipped note vectors (one summary embedding)
     over the two-view mean of ADR 0077 (two)."""
     from groove import service
-    from groove.index import store
     from groove.runtime import open_runtime
+    from groove.storage import store
 
     shipped = store.note_vectors
 

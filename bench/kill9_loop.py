@@ -75,7 +75,7 @@ def write_hostile(v: Path) -> None:
 
 
 def skipped(index: Path) -> list[tuple[str, str]]:
-    from groove.index.db import Index
+    from groove.storage.db import Index
 
     idx = Index(index)
     try:

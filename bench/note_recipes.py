@@ -59,8 +59,8 @@ def main() -> None:
     ap.add_argument("--recipes", default="passage,two-views,query,query+first,query+mean")
     a = ap.parse_args()
     from groove.config import IndexConfig
-    from groove.index import store
-    from groove.index.db import Index
+    from groove.storage import store
+    from groove.storage.db import Index
     from groove.vault.markdown import parse_note
 
     emb = default_embedder()

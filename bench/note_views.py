@@ -30,14 +30,14 @@ def _unit(m: np.ndarray) -> np.ndarray:
 
 
 def _first(emb, note) -> np.ndarray:
-    from groove.index import store
+    from groove.storage import store
 
     ch = note.chunks[0]
     return emb.embed_passages([store.embed_text(ch.context, ch.content)])[0]
 
 
 def views(emb, notes) -> dict[str, np.ndarray]:
-    from groove.index import store
+    from groove.storage import store
 
     summ = [store.note_text(n) for n in notes]
     folder = [str(Path(n.path).parent).replace("/", " > ") + " > " + s for n, s in zip(notes, summ)]

@@ -26,9 +26,9 @@ def main() -> None:
     a = ap.parse_args()
     from groove import indexer
     from groove.config import Config
-    from groove.index.db import Index
     from groove.models.llama_embedder import LlamaEmbedder
     from groove.runtime import open_runtime
+    from groove.storage.db import Index
     from tinymodels import write_tiny_bert_embedder
 
     root = scratch_dir("groove-rebuild-")

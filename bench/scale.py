@@ -115,7 +115,7 @@ class VectorModel:
 def build(idx, pool: list[str], rng: random.Random, vectors: VectorModel, start: int, target: int,
           chunk_tokens: int) -> int:
     """Add synthetic notes until the index holds ``target`` chunks; returns the count."""
-    from groove.index import store
+    from groove.storage import store
     from groove.vault.markdown import parse_note
 
     have = start
@@ -130,7 +130,7 @@ def build(idx, pool: list[str], rng: random.Random, vectors: VectorModel, start:
         note = parse_note(f"synthetic/{n // 500:03d}/note-{n:06d}.md", data, chunk_tokens=chunk_tokens)
         vecs = vectors.draw(len(note.chunks))
         nv = vecs.mean(axis=0)
-        store.upsert_note(idx, note, size=len(data), mtime_ns=0, content_hash=hashlib.sha256(data).hexdigest(),
+        store.upsert_note(idx, note, store.FileStamp(len(data), 0, hashlib.sha256(data).hexdigest()),
                           vectors=vecs, note_vector=nv / np.linalg.norm(nv))
         have += len(note.chunks)
         n += 1
@@ -175,7 +175,7 @@ def p50_ms(fn, repeat: int) -> float:
 
 def random_queries(c, n: int = 60) -> list:
     """Seeded random queries: vault words plus one or two very common ones."""
-    from groove.index import fts
+    from groove.engines.lexical import fts
     from groove.query import parse_query
 
     text = " ".join(r[0] for r in c.execute("SELECT content FROM fts_chunks WHERE rowid % 997 = 0"))
@@ -193,7 +193,7 @@ def random_queries(c, n: int = 60) -> list:
 
 def topk_vs_plain(idx, n: int = 60) -> None:
     """The full-text leg's exact top-k path (with its fallbacks) against the plain ranked query."""
-    from groove.index import bm25_topk, fts
+    from groove.engines.lexical import bm25_topk, fts
 
     c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
     queries = random_queries(c, n)
@@ -210,7 +210,8 @@ def topk_vs_plain(idx, n: int = 60) -> None:
         want = plain(q, kept)
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
-        got = bm25_topk.ranked_top(c, "fts_chunks", kept, q.negatives, w, limit, None, (), counts.__getitem__)
+        got = bm25_topk.ranked_top(c, "fts_chunks", fts.RankedMatch(q.positives, kept, q.negatives, w), limit,
+                                   fts.EVERY_ROW, counts.__getitem__)
         if got is None:
             plain(q, kept)
         t_path += time.perf_counter() - t
@@ -222,7 +223,7 @@ def topk_vs_plain(idx, n: int = 60) -> None:
 
 def words_vs_plain(idx, n: int = 60) -> None:
     """The full-text leg with the word index against FTS5 alone, interleaved."""
-    from groove.index import fts
+    from groove.engines.lexical import fts
 
     c, w, limit = idx.conn, (2.0, 1.0, 1.0), 60
     wp = idx.words.ready(c)
@@ -233,10 +234,10 @@ def words_vs_plain(idx, n: int = 60) -> None:
     queries = random_queries(c, n)
     for q, _ in queries:
         t = time.perf_counter()
-        want = fts.fts_search(c, q, w, limit, memo={}, counts={})
+        want = fts.fts_search(fts.LexicalSearch(c, q, w, memo={}, counts={}), limit)
         t_plain += time.perf_counter() - t
         t = time.perf_counter()
-        got = fts.fts_search(c, q, w, limit, memo={}, counts={}, words=wp)
+        got = fts.fts_search(fts.LexicalSearch(c, q, w, memo={}, counts={}, words=wp), limit)
         t_words += time.perf_counter() - t
         same += got == want
     print(f"full-text leg, {len(queries)} random queries: word index identical to FTS5 alone on {same}; "
@@ -265,7 +266,7 @@ def golden_queries(n: int = 120) -> list[str]:
 
 def head_vs_exact(idx, emb, cfg) -> None:
     """ADR 0133's head scan against the exact scan, on real queries."""
-    from groove.index import vectors
+    from groove.engines.vectors import cache as vectors
     from groove.pipeline import SearchParams, resolve_params
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
@@ -373,20 +374,20 @@ def main() -> None:
     if a.lang != "en+ja":
         QUERIES[:] = LANG_QUERIES[a.lang]
     if a.bigram_index == "off":
-        from groove.index import word_postings
+        from groove.engines.lexical import word_postings
 
         word_postings.BIGRAM_MIN_ROWS = 1 << 62
 
     from groove.config import IndexConfig, SearchConfig
-    from groove.index import schema
-    from groove.index.db import Index
-    from groove.index.vectors import VectorCache
-    from groove.index.word_index import WordPostingsCache
+    from groove.engines.lexical.word_index import WordPostingsCache
+    from groove.engines.vectors.cache import VectorCache
     from groove.models.registry import load_embedder
     from groove.pipeline import SearchParams, _embed_pool, resolve_params
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
     from groove.query import parse_query
+    from groove.storage import migrations as schema
+    from groove.storage.db import Index
 
     src = [EVAL / "vault-en", EVAL / "vault-ja"] if a.lang == "en+ja" else [EVAL / f"vault-{a.lang}"]
     if not all(p.is_dir() for p in src):
@@ -404,7 +405,7 @@ def main() -> None:
         path = a.keep if a.keep is not None else scratch_dir("groove-scale-") / "index.sqlite"
         idx = Index(path)
         with idx.atomic() as c:
-            schema.create_vec_table(c, DIM)
+            schema.create_vec_tables(c, DIM)
     cfg = SearchConfig()
     sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
     have = 0

@@ -68,9 +68,9 @@ def main() -> None:
     from groove import service
     from groove.daemon import discovery
     from groove.daemon.client import DaemonClient
-    from groove.index import store
     from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
+    from groove.storage import store
     from groove.vault.markdown import parse_note
 
     vault = vault_subset(a.vault, home / "vault", a.notes)

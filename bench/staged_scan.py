@@ -34,10 +34,10 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=10)
     a = ap.parse_args()
 
-    from groove.index import vectors
-    from groove.index.db import Index
+    from groove.engines.vectors import cache as vectors
     from groove.models.registry import load_embedder
     from groove.pipeline import _embed_pool
+    from groove.storage.db import Index
 
     idx = Index(a.index, create=False)
     vectors.LEAD_MIN_ROWS = 0  # both at any size: the comparison that sets LEAD_MIN_ROWS

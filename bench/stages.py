@@ -41,7 +41,6 @@ def main() -> None:
     a = ap.parse_args()
 
     from groove import service
-    from groove.index.store import embed_text
     from groove.models.reranker import LlamaReranker
     from groove.pipeline import SearchParams, _hit, resolve_params, run_search
     from groove.pipeline.filters import build_restriction
@@ -52,6 +51,7 @@ def main() -> None:
     from groove.pipeline.spans import match_spans
     from groove.query import parse_query, span_terms
     from groove.runtime import open_runtime
+    from groove.storage.store import embed_text
     from tinymodels import write_tiny_bert_embedder, write_tiny_cross_encoder
 
     with tempfile.TemporaryDirectory() as tmp:

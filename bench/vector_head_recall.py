@@ -38,9 +38,10 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=20)
     a = ap.parse_args()
 
-    from groove.index import schema, vectors
-    from groove.index.db import Index
+    from groove.engines.vectors import cache as vectors
     from groove.models.registry import load_embedder
+    from groove.storage import migrations as schema
+    from groove.storage.db import Index
 
     if not all((EVAL / v).is_dir() for v in VAULTS):
         sys.exit(f"needs the eval vaults in {EVAL}")
@@ -63,7 +64,7 @@ def main() -> None:
 
     idx = Index(scratch_dir("groove-head-") / "index.sqlite")
     with idx.atomic() as c:
-        schema.create_vec_table(c, rows.shape[1])
+        schema.create_vec_tables(c, rows.shape[1])
         c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                       [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
     scores = queries @ rows.T

@@ -29,10 +29,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=20)
     a = ap.parse_args()
     from groove.config import SearchConfig
-    from groove.index import store
-    from groove.index.db import Index
     from groove.pipeline import SearchParams, resolve_params
     from groove.pipeline.filters import _filter_notes, build_restriction
+    from groove.storage import store
+    from groove.storage.db import Index
     from groove.types import ParsedNote
 
     rng = random.Random(7)
@@ -44,7 +44,7 @@ def main() -> None:
               "due": f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}", "title2": f"note {i}"}
         tags = rng.sample(["project", "idea", "meeting", "log"], 1)
         note = ParsedNote(f"n/{i:05d}.md", f"n{i}", [], tags, "", None, fm, [], [])
-        store.upsert_note(idx, note, size=1, mtime_ns=1, content_hash=str(i), vectors=None)
+        store.upsert_note(idx, note, store.FileStamp(1, 1, str(i)), vectors=None)
     cfg = SearchConfig()
     cases = [("tag project", {"tags_any": ("project",)}),
              ("where status=done", {"where": ("status=done",)}),

@@ -33,8 +33,8 @@ def main() -> None:
     ap.add_argument("--vaults", default="en,ja,kitchen,sample,zh,ko", help="comma-separated, a subset of those")
     a = ap.parse_args()
 
-    from groove.index import word_postings
-    from groove.index.word_index import WordPostingsCache
+    from groove.engines.lexical import word_postings
+    from groove.engines.lexical.word_index import WordPostingsCache
     from groove.pipeline import SearchParams, run_search
 
     word_postings.MIN_ROWS = 0  # the eval vaults are small: build it anyway

@@ -92,8 +92,8 @@ def _vm_kb(key: str) -> int:
 
 def _build_one(path: str, words_only: bool = False) -> None:
     """In a fresh process: build the word index of ``path`` once, print JSON."""
-    from groove.index import word_index, word_postings
-    from groove.index.db import Index
+    from groove.engines.lexical import word_index, word_postings
+    from groove.storage.db import Index
 
     if words_only:
         word_postings.BIGRAM_MIN_ROWS = 1 << 62
@@ -143,8 +143,8 @@ def main() -> None:
         raise SystemExit(f"needs the eval vaults ({EVAL})")
 
     from groove.config import IndexConfig
-    from groove.index import schema
-    from groove.index.db import Index
+    from groove.storage import migrations as schema
+    from groove.storage.db import Index
     from scale import build
 
     tmp = scratch_dir("groove-words-")
@@ -152,7 +152,7 @@ def main() -> None:
     for lang in langs:
         idx = Index(tmp / f"{lang}.sqlite")
         with idx.atomic() as c:
-            schema.create_vec_table(c, DIM)
+            schema.create_vec_tables(c, DIM)
         t = time.perf_counter()
         n = build(idx, _NewSentences(lang, random.Random(5)), random.Random(7), _RandomVectors(7), 0, a.chunks,
                   IndexConfig().chunk_tokens)

@@ -76,7 +76,7 @@ def scaffold_only_chunks(conn) -> set[int]:
 def index_health(index_path: Path) -> dict:
     """What a crashed or failed run must leave: an intact SQLite file whose
     full-text and vector rows match its chunks exactly."""
-    from groove.index.db import Index
+    from groove.storage.db import Index
 
     idx = Index(index_path)
     try:
@@ -108,7 +108,7 @@ HEALTHY = {"integrity": "ok", "fts_matches": True, "vec_matches": True, "note_ve
 
 def index_contents(index_path: Path) -> list[tuple]:
     """Everything a rerun must reproduce: each note's chunks and vectors."""
-    from groove.index.db import Index
+    from groove.storage.db import Index
 
     idx = Index(index_path)
     try:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 
 from groove.config import IndexConfig
-from groove.index.db import Index
 from groove.indexer import index_vault
+from groove.storage.db import Index
 from helpers import run_groove as _groove
 from helpers import write_note
 

@@ -115,7 +115,7 @@ _MID_TRANSACTION = """
 import resource, signal, sys
 from pathlib import Path
 import apsw
-from groove.index.db import Index
+from groove.storage.db import Index
 idx = Index(Path(sys.argv[1]))
 idx.conn.execute("PRAGMA cache_size = 10")  # spill to the WAL inside the transaction
 signal.signal(signal.SIGXFSZ, signal.SIG_IGN)

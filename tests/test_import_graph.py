@@ -140,7 +140,7 @@ def test_the_cycle_finder_sees_a_cycle_through_a_package_init() -> None:
 
 def test_the_graph_reads_relative_and_function_level_imports() -> None:
     g = import_graph()
-    assert "groove.query" in g["groove.index.fts"]
+    assert "groove.query" in g["groove.engines.lexical.fts"]
     assert "groove.daemon.discovery" in g["groove.daemon.client"]
     assert "groove.models.registry" in g["groove.runtime"]  # imported inside a function
     assert "groove.runtime" in g["groove.pipeline.rerank"]  # only under `if TYPE_CHECKING:`
@@ -157,6 +157,40 @@ def test_the_query_package_is_the_bottom_layer() -> None:
         outside = {t for t in g[m] if t not in query and t != "groove.errors"}
         assert not outside, (m, outside)
     assert "groove.query.terms" in g["groove.pipeline.titles"]
+
+
+# The package's layers, lowest first: a module imports only from its own
+# layer or those below it (issue 51). ``groove.query`` covers the query_*
+# modules beside it. The surfaces (service, mcp, daemon, cli) sit above all.
+LAYERS = ["groove.query", "groove.engines", "groove.storage", "groove.index", "groove.pipeline"]
+
+
+def _layer(module: str) -> int | None:
+    for i, name in enumerate(LAYERS):
+        if module == name or module.startswith((name + ".", name + "_")):
+            return i
+    return None
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Each import of a higher layer by a lower one, as "importer -> imported"."""
+    out = []
+    for module, edges in sorted(graph.items()):
+        low = _layer(module)
+        if low is None:
+            continue
+        out += [f"{module} -> {e}" for e in sorted(edges) if (_layer(e) or -1) > low]
+    return out
+
+
+def test_the_layers_import_one_way() -> None:
+    found = upward_imports(import_graph())
+    assert not found, "a layer imports one above it:\n" + "\n".join(found)
+
+
+def test_the_layer_check_sees_an_engine_reaching_up() -> None:
+    graph = {"groove.engines.lexical.fts": {"groove.storage.db", "groove.query"}, "groove.storage.db": set()}
+    assert upward_imports(graph) == ["groove.engines.lexical.fts -> groove.storage.db"]
 
 
 def test_no_module_is_over_500_lines():

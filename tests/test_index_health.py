@@ -16,8 +16,8 @@ import pytest
 from groove import service
 from groove.config import IndexConfig
 from groove.errors import IndexMissing, IndexUnusable
-from groove.index.db import Index
 from groove.indexer import index_vault
+from groove.storage.db import Index
 from helpers import make_runtime, run_groove, write_note
 from other_user import other_user, run_as_other
 
@@ -135,6 +135,7 @@ def test_an_index_migrated_from_schema_4_is_censused_again(tmp_path, tiny_embedd
     for t in ("note_properties", "note_lines", "line_counts"):
         raw(old, f"DROP TABLE {t}")
     raw(old, "UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    raw(old, "DROP TABLE migrations")  # schema 4 predates it
     idx = Index(old)
     got = index_vault(vault, idx, tiny_embedder, IndexConfig())
     idx.close()

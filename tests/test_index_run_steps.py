@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from groove import indexer, service
-from groove.index import store
+from groove.storage import store
 from helpers import make_runtime
 
 

@@ -17,9 +17,9 @@ import pytest
 
 from groove import service
 from groove.errors import EmbedderMismatch, VaultError
-from groove.index import store
-from groove.index.store import note_text
 from groove.runtime import open_runtime
+from groove.storage import store
+from groove.storage.store import note_text
 from groove.vault.markdown import parse_note
 from helpers import make_runtime, scaffold_only_chunks
 

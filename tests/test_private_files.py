@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from groove import paths, service
-from groove.index.db import Index
+from groove.storage.db import Index
 from helpers import make_runtime
 from test_indexer import write
 

@@ -10,10 +10,10 @@ from typing import Any
 
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
 from .errors import InvalidArgument
-from .index import listing
 from .index.rules_now import left_out
 from .note_types import NotePage, TagList
 from .runtime import Runtime
+from .storage import listing
 
 MAX_PAGE = 200
 DAY_S = 86_400
@@ -62,9 +62,9 @@ def list_notes(rt: Runtime, where: NoteFilter = NoteFilter(), sort: str = "path"
         if isinstance(v, str) and len(v) > most:  # the bound table (bounds.py), for callers of the core
             raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
-        rows, total = listing.list_notes(rt.index, folder=where.folder, glob=where.glob, tag=where.tag,
-                                         date_from=where.date_from, date_to=where.date_to, sort=sort,
-                                         offset=offset, limit=limit, hidden=_hidden(rt))
+        rows, total = listing.list_notes(rt.index, listing.NoteFilter(
+            folder=where.folder, glob=where.glob, tag=where.tag, date_from=where.date_from, date_to=where.date_to,
+            sort=sort, offset=offset, limit=limit, hidden=_hidden(rt)))
     except (ValueError, re.error) as e:  # pathspec refuses the pattern, or its regex cannot compile ('[z-a]')
         raise InvalidArgument(f"'glob' cannot be read: {e}", param="glob") from e
     return _page(rows, total, offset)
@@ -77,8 +77,8 @@ def recent_notes(rt: Runtime, days: float = 7, offset: int = 0, limit: int = 20,
         raise InvalidArgument(f"'days' must be a number above 0, got {days!r}", param="days")
     offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
     since = int((time.time() - float(days) * DAY_S) * 1e9)
-    rows, total = listing.list_notes(rt.index, folder=folder, modified_after_ns=since, sort="modified",
-                                     offset=offset, limit=limit, hidden=_hidden(rt))
+    rows, total = listing.list_notes(rt.index, listing.NoteFilter(
+        folder=folder, modified_after_ns=since, sort="modified", offset=offset, limit=limit, hidden=_hidden(rt)))
     return _page(rows, total, offset)
 
 

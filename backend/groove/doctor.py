@@ -121,7 +121,7 @@ def check_index(vault: Path | None, index_path: Path | None) -> CheckResult:
     if not p.exists():
         return CheckResult("index", False, f"no index at {p}", f"groove index {vault or '.'}")
     try:
-        from .index.db import Index
+        from .storage.db import Index
 
         idx = Index(p, create=False)
         damage = idx.damage()

@@ -34,12 +34,13 @@ import numpy as np
 from . import __version__
 from .config import IndexConfig
 from .errors import EmbedderMismatch, IndexWriteFailed, ModelFailed
-from .index import boilerplate, calibration, rules_now, store
-from .index.db import Index, exclusive_lock, remove_index_files
+from .index import boilerplate, calibration, rules_now
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .note_vector_upgrade import upgrade_note_vectors
 from .status_types import ReindexSummary
+from .storage import store
+from .storage.db import Index, exclusive_lock, remove_index_files
 from .types import ParsedNote
 from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes

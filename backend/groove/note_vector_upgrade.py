@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from .config import IndexConfig
-from .index import store
-from .index.db import Index
 from .models.base import Embedder
+from .storage import store
+from .storage.db import Index
 from .vault.reader import parse_file
 from .vault.scan import read_regular_file
 

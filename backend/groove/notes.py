@@ -23,13 +23,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
 from .errors import InvalidArgument, NoteNotFound
-from .index.db import Index
 from .index.notes import (
     documents_signature,
     note_names,
 )
 from .note_types import Document, Link, NoteText, ResolvedLink
 from .runtime import Runtime
+from .storage.db import Index
 from .types import ParsedNote, WikiLink
 from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
 from .vault.gate import check_readable, read_rules, safe_path

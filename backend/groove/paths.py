@@ -7,7 +7,7 @@ under one folder.
 Private by default (ADR 0095): the index holds every note's text, the log
 names notes, the runtime folder holds the socket and token. Folders groove
 creates are 0700 and groove's own folders are tightened to 0700 when found
-looser; files are created 0600 where they are made (index/db.py, the
+looser; files are created 0600 where they are made (storage/db.py, the
 daemon). The runtime folder is verified, not trusted: owned by this user,
 not a symlink, 0700 — else groove refuses to put a socket there.
 """

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from .config import Config, load_config
 from .index import rules_now
-from .index.db import Index
 from .models.base import Embedder, Reranker
 from .paths import check_vault, default_index_path
+from .storage.db import Index
 
 
 @dataclass

@@ -22,12 +22,12 @@ from typing import Any, cast
 from . import __version__, bounds, browse, notes, related, unlinked
 from .errors import GrooveError, InvalidArgument
 from .index import calibration
-from .index.store import all_docs, skipped_notes
 from .indexer import IndexSummary, index_vault
 from .note_types import NotePage
 from .pipeline import SearchParams, run_search
 from .runtime import Runtime
 from .status_types import ExclusionSource, IndexProgress, IndexStatus, ReindexSummary, WhyExcluded
+from .storage.store import all_docs, skipped_notes
 from .types import SearchResponse
 from .vault.gate import safe_path
 from .vault.scan import IgnoreRules, ignore_rules, scan_vault

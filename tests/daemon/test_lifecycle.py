@@ -132,7 +132,7 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         # That path loads no model and none of the search machinery.
         probe = ("import atexit, sys; heavy = ('numpy', 'llama_cpp', 'apsw', 'mistletoe', 'sqlite_vec', 'rich', "
                  "'pydantic', 'annotated_types', 'concurrent.futures', 'logging', 'keyring', 'groove.pipeline', "
-                 "'groove.index'); atexit.register(lambda: print('LOADED', "
+                 "'groove.index', 'groove.storage', 'groove.engines'); atexit.register(lambda: print('LOADED', "
                  "[m for m in heavy if m in sys.modules], file=sys.stderr)); from groove.cli import main; "
                  "sys.argv[0] = 'groove'; main()")
         lean = subprocess.run([sys.executable, "-c", probe, "search", "coffee", "--vault", str(vault), "-v"],

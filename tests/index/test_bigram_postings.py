@@ -15,7 +15,7 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, shortcjk, word_index, word_postings
+from groove.engines.lexical import fts, shortcjk, word_index, word_postings
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import sole_holder
@@ -102,7 +102,8 @@ def _leg(conn: apsw.Connection, text: str, weights, limit: int, wp, restriction=
     memo: dict[str, int] = {}
     counts: dict[str, int] = {}
     sql, docs = (restriction.sql, restriction.docs) if restriction is not None else (None, None)
-    hits = fts.fts_search(conn, q, weights, limit, sql, memo=memo, counts=counts, words=wp, restrict_docs=docs)
+    search = fts.LexicalSearch(conn, q, weights, fts.Allowed(sql, (), docs), memo=memo, counts=counts, words=wp)
+    hits = fts.fts_search(search, limit)
     ids = [cid for cid, _ in hits]
     return hits, fts.query_coverage(conn, q, ids, memo, counts, words=wp)
 

@@ -9,7 +9,7 @@ import random
 import apsw
 import pytest
 
-from groove.index import bm25_topk, fts
+from groove.engines.lexical import bm25_topk, fts
 from groove.query import parse_query
 
 W = (2.0, 1.0, 1.0)
@@ -50,8 +50,8 @@ def plain(c: apsw.Connection, q, limit: int, restrict: str | None = None) -> lis
 
 
 def topk(c: apsw.Connection, q, limit: int, restrict: str | None = None):
-    return bm25_topk.ranked_top(c, "fts_chunks", q.positives, q.negatives, W, limit, restrict, (),
-                                lambda p: fts.phrase_df(c, p))
+    match = fts.RankedMatch(q.positives, q.positives, q.negatives, W)
+    return bm25_topk.ranked_top(c, "fts_chunks", match, limit, fts.Allowed(restrict), lambda p: fts.phrase_df(c, p))
 
 
 QUERIES = ["canvas and the sync", "the graph for note", "Vault with the sync and for", "hotkey for the note",
@@ -114,9 +114,9 @@ def test_a_small_index_always_takes_the_plain_query(conn):
 def test_the_leg_gives_the_same_hits_with_and_without_the_top_k_path(conn, small_gate, monkeypatch):
     for text in QUERIES:
         q = parse_query(text)
-        with_path = fts.fts_search(conn, q, W, 30)
+        with_path = fts.fts_search(fts.LexicalSearch(conn, q, W), 30)
         monkeypatch.setattr(bm25_topk, "SKIP_MIN_ROWS", 10**9)
-        without = fts.fts_search(conn, q, W, 30)
+        without = fts.fts_search(fts.LexicalSearch(conn, q, W), 30)
         monkeypatch.setattr(bm25_topk, "SKIP_MIN_ROWS", 500)
         assert with_path == without, text
 

@@ -1,4 +1,4 @@
-"""The exclusion set held as flags (index/chunk_set.py) behaves as the set
+"""The exclusion set held as flags (engines/chunk_set.py) behaves as the set
 of the same ids wherever the legs read it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from groove.index.chunk_set import ChunkSet, holds
+from groove.engines.chunk_set import ChunkSet, holds
 
 
 def test_it_equals_the_python_set_of_its_ids_and_answers_membership_alike():
@@ -40,7 +40,7 @@ def test_a_negative_id_is_refused():
 
 
 def test_find_sorted_says_where_each_id_is_and_whether_it_is_there():
-    from groove.index.chunk_set import find_sorted
+    from groove.engines.chunk_set import find_sorted
 
     at, hit = find_sorted(np.array([2, 5, 9], dtype=np.int64), np.array([5, 1, 9, 10, 2], dtype=np.int64))
     assert hit.tolist() == [True, False, True, False, True] and at[hit].tolist() == [1, 2, 0]

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from groove import service
-from groove.index import chunks
+from groove.storage import chunks
 from helpers import make_runtime
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"

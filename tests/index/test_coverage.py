@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from groove import service
-from groove.index import fts
+from groove.engines.lexical import fts
 from groove.query import parse_query
 from helpers import make_runtime
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 import apsw
 import pytest
 
-from groove.index import fts
+from groove.engines.lexical import fts
 from groove.query import parse_query
 
 pytestmark = pytest.mark.perf
@@ -60,9 +60,9 @@ def test_exclusion_id_scan_stays_cheaper_than_the_ranked_fts_query():
     ranked = parse_query(ph[0])
     excl = parse_query(f"zzzzzz -{ph[0]}")
     assert len(fts.excluded_ids(c, excl)) == 5000
-    assert len(fts.fts_search(c, ranked, W, 50)) == 50
+    assert len(fts.fts_search(fts.LexicalSearch(c, ranked, W), 50)) == 50
     t_scan, t_ranked = best_of(9, lambda: fts.excluded_ids(c, excl),
-                               lambda: fts.fts_search(c, ranked, W, 50))
+                               lambda: fts.fts_search(fts.LexicalSearch(c, ranked, W), 50))
     ratio = t_scan / t_ranked
     print(f"exclusion scan {t_scan*1e3:.2f} ms / ranked {t_ranked*1e3:.2f} ms = {ratio:.2f}")
     assert ratio < 0.5
@@ -73,9 +73,9 @@ def test_or_expansion_stays_within_a_small_multiple_of_a_single_phrase():
     c = worst_case(20000, ph)
     one, many = parse_query(ph[0]), parse_query(" ".join(ph))
     assert len(many.positives) == 32
-    assert len(fts.fts_search(c, many, W, 50)) == 50
-    t_one, t_many = best_of(5, lambda: fts.fts_search(c, one, W, 50),
-                            lambda: fts.fts_search(c, many, W, 50))
+    assert len(fts.fts_search(fts.LexicalSearch(c, many, W), 50)) == 50
+    t_one, t_many = best_of(5, lambda: fts.fts_search(fts.LexicalSearch(c, one, W), 50),
+                            lambda: fts.fts_search(fts.LexicalSearch(c, many, W), 50))
     ratio = t_many / t_one
     print(f"32 phrases {t_many*1e3:.1f} ms / 1 phrase {t_one*1e3:.1f} ms = {ratio:.1f}x")
     assert ratio <= 12.0
@@ -99,10 +99,10 @@ def test_query_coverage_costs_a_fraction_of_the_leg_it_scales():
         )
     many = parse_query(" ".join(ph))
     memo: dict[str, int] = {}
-    ids = [rid for rid, _ in fts.fts_search(c, many, W, 50, memo=memo)]
+    ids = [rid for rid, _ in fts.fts_search(fts.LexicalSearch(c, many, W, memo=memo), 50)]
     cov = fts.query_coverage(c, many, ids, memo)
     assert len(cov) == 50 and max(cov.values()) > 0.5
-    t_leg, t_cov = best_of(5, lambda: fts.fts_search(c, many, W, 50, memo={}),
+    t_leg, t_cov = best_of(5, lambda: fts.fts_search(fts.LexicalSearch(c, many, W, memo={}), 50),
                            lambda: fts.query_coverage(c, many, ids, memo))
     ratio = t_cov / t_leg
     print(f"coverage {t_cov*1e3:.1f} ms / ranked leg {t_leg*1e3:.1f} ms = {ratio:.2f}")
@@ -120,10 +120,10 @@ def test_a_restriction_filters_the_match_once_instead_of_running_it_per_allowed_
     allowed = "SELECT rowid FROM fts_chunks"
 
     def plain() -> object:
-        return fts.fts_search(c, long_phrase, W, 50)
+        return fts.fts_search(fts.LexicalSearch(c, long_phrase, W), 50)
 
     def filtered() -> object:
-        return fts.fts_search(c, long_phrase, W, 50, allowed)
+        return fts.fts_search(fts.LexicalSearch(c, long_phrase, W, fts.Allowed(allowed)), 50)
 
     assert plain() == filtered()
     t_plain, t_filtered = best_of(5, plain, filtered)

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from groove.index.db import Index
 from groove.index.notes import links_naming
+from groove.storage.db import Index
 
 NAMES = ["Sync", "sync", "Über", "über", "a_b", "a%b", "50% off", "日本語", "notes", "Notes.md", "x"]
 

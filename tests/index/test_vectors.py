@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from groove import service
-from groove.index import vectors
-from groove.index.chunk_set import ChunkSet
-from groove.index.db import Index
+from groove.engines.chunk_set import ChunkSet
+from groove.engines.vectors import cache as vectors
+from groove.storage.db import Index
 from helpers import like_e5, make_runtime
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"
@@ -266,7 +266,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
     re-scored in full. On vectors shaped like e5's, the nearest rows always
     come back in order; what it may miss is the rare row near the k-th score."""
-    from groove.index import schema
+    from groove.storage import migrations as schema
 
     n, dim, k = 30_000, 96, 200
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
@@ -280,7 +280,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     idx = Index(tmp_path / "index.sqlite")
     try:
         with idx.atomic() as c:
-            schema.create_vec_table(c, dim)
+            schema.create_vec_tables(c, dim)
             c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                           [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
         idx.vectors.warm(idx.conn)
@@ -305,7 +305,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
 
 _IDLE_AFTER_SCAN = """
 import time
-from groove.index import vectors  # as in every groove process: groove's package is imported before numpy
+from groove.engines.vectors import cache as vectors  # groove imported before numpy, as in groove
 import numpy as np
 m = np.random.default_rng(0).standard_normal((60_000, vectors.HEAD_DIMS), dtype=np.float32)
 q = m[0].copy()

@@ -16,12 +16,13 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import fts, vocabulary, word_index, word_postings, word_runs
-from groove.index.db import Index
+from groove.engines.lexical import fts, word_index, word_postings, word_runs
+from groove.index import vocabulary
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import excluded_chunk_ids
 from groove.query import parse_query
+from groove.storage.db import Index
 from helpers import make_runtime
 
 COMMON = ["the", "and", "for", "note", "notes", "with", "sync", "view"]
@@ -107,7 +108,7 @@ def _leg(conn: apsw.Connection, text: str, weights, limit: int, wp):
     q = parse_query(text)
     memo: dict[str, int] = {}
     counts: dict[str, int] = {}
-    hits = fts.fts_search(conn, q, weights, limit, memo=memo, counts=counts, words=wp)
+    hits = fts.fts_search(fts.LexicalSearch(conn, q, weights, memo=memo, counts=counts, words=wp), limit)
     ids = [cid for cid, _ in hits]
     return hits, fts.query_coverage(conn, q, ids, memo, counts, words=wp)
 
@@ -126,8 +127,8 @@ def test_the_word_index_ranks_exactly_as_fts5_with_the_same_coverage(indexed, wo
         want = _leg(conn, text, weights, limit, None)
         got = _leg(conn, text, weights, limit, words)
         assert got == want, text  # ids, order, the floats themselves, and each row's coverage
-        answered += words.ranked(conn, q.positives, fts.ranked_phrases(conn, q.positives), q.negatives,
-                                 weights, limit) is not None
+        match = fts.RankedMatch(q.positives, fts.ranked_phrases(conn, q.positives), q.negatives, weights)
+        answered += words.ranked(conn, match, limit) is not None
     assert answered >= 40  # the word index really answered
 
 
@@ -137,7 +138,8 @@ def test_phrases_it_cannot_count_are_left_to_fts5(indexed, words):
     for text in ['"sync the" canvas', '"同期canvas" vault', "café vault", "canvas -ｶﾝﾊﾞｽ", '"graph view" sync',
                  "ｶﾝﾊﾞｽ 設定を"]:
         q = parse_query(text)
-        assert words.ranked(conn, q.positives, q.positives, q.negatives, (2.0, 1.0, 1.0), 10) is None, text
+        match = fts.RankedMatch(q.positives, q.positives, q.negatives, (2.0, 1.0, 1.0))
+        assert words.ranked(conn, match, 10) is None, text
         assert _leg(conn, text, (2.0, 1.0, 1.0), 10, words) == _leg(conn, text, (2.0, 1.0, 1.0), 10, None)
 
 
@@ -180,9 +182,10 @@ def test_skipped_rows_leave_the_same_first_rows_as_ranking_them_all_and_dropping
         note_wide = excluded_chunk_ids(rt.index, q, "note", build_restriction(rt.index, r), wp)
         skip = note_wide if i % 2 else set(rng.sample(all_rows, rng.randint(1, len(all_rows) // 2)))
         for limit in (3, 10, 40):
-            whole = fts.fts_search(conn, q, (2.0, 1.0, 1.0), limit + len(skip), words=wp)
+            whole = fts.fts_search(fts.LexicalSearch(conn, q, (2.0, 1.0, 1.0), words=wp), limit + len(skip))
             want = [h for h in whole if h[0] not in skip][:limit]
-            assert fts.fts_search(conn, q, (2.0, 1.0, 1.0), limit, words=wp, skip=skip) == want, (text, limit)
+            search = fts.LexicalSearch(conn, q, (2.0, 1.0, 1.0), words=wp)
+            assert fts.fts_search(search, limit, skip) == want, (text, limit)
 
 
 def _folded(end: int):
@@ -316,7 +319,7 @@ def test_the_known_word_share_is_the_same_read_from_the_word_index(indexed, word
         q = parse_query(text)
         memo: dict[str, int] = {}
         if q.match_expr is not None:  # the leg fills the memo first, as a search does
-            fts.fts_search(conn, q, (2.0, 1.0, 1.0), 20, memo=memo, counts={}, words=words)
+            fts.fts_search(fts.LexicalSearch(conn, q, (2.0, 1.0, 1.0), memo=memo, counts={}, words=words), 20)
         got = vocabulary.known_share(conn, q.terms, memo, word_index=words)
         assert got == vocabulary.known_share(conn, q.terms, {}), text
 

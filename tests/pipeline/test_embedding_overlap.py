@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from groove.index import fts
+from groove.engines.lexical import fts
 from groove.pipeline import SearchParams, run_search
 from stagekit import *  # noqa: F401,F403
 

@@ -13,9 +13,10 @@ import pytest
 
 from groove import service
 from groove.config import SearchConfig
-from groove.index import vectors, word_postings
-from groove.index.vectors import VectorCache
-from groove.index.word_index import WordPostingsCache
+from groove.engines.lexical import word_postings
+from groove.engines.lexical.word_index import WordPostingsCache
+from groove.engines.vectors import cache as vectors
+from groove.engines.vectors.cache import VectorCache
 from groove.pipeline import SearchParams, resolve_params
 from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates

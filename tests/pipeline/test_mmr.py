@@ -118,7 +118,7 @@ def test_load_embeddings_reads_the_stored_vectors_in_the_asked_order(small_rt):
     rows = list(small_rt.index.conn.execute("SELECT id, context, content FROM chunks ORDER BY id DESC LIMIT 4"))
     cids = [r[0] for r in rows] + [10**9]
     emb = load_embeddings(small_rt.index, cids)
-    from groove.index.store import embed_text
+    from groove.storage.store import embed_text
 
     fresh = small_rt.embedder.embed_passages([embed_text(c, t) for _, c, t in rows])
     np.testing.assert_allclose(emb[:4], fresh, atol=1e-5)

@@ -126,10 +126,10 @@ def test_stage1_loads_the_pool_and_a_chunk_deleted_meanwhile_lets_the_next_move_
     between the legs and the load (a live reindex) gives its place to the next."""
     import shutil
 
-    from groove.index import chunks
     from groove.pipeline import fusion
     from groove.pipeline.filters import build_restriction
     from groove.query import parse_query
+    from groove.storage import chunks
     from stagekit import VAULT_SMALL
 
     vault = tmp_path / "vault"

@@ -7,9 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from groove.engines.lexical import shortcjk
 from groove.errors import BadQuery
-from groove.index import shortcjk
 from groove.query import HANGUL, char_type, parse_query, sanitize
+from groove.storage import migrations
 
 # Fragments a user (or a fuzzer) types that mean something to FTS5 or to us.
 SPECIAL = st.sampled_from([
@@ -25,7 +26,7 @@ TEXT = st.lists(st.one_of(SPECIAL, st.text(max_size=12)), max_size=24).map("".jo
 def conn() -> apsw.Connection:
     c = apsw.Connection(":memory:")
     c.execute("CREATE VIRTUAL TABLE fts_chunks USING fts5(heading, context, content, tokenize='trigram')")
-    shortcjk.create(c)
+    migrations.m007_short_cjk_bigrams(c)
     rows = [
         ("再ランキング", "Doc > 評価", "再ランキングの評価について書く。脚注もある。"),
         ("Foundry Local", "Setup", 'the "-foo" flag and AND/OR NEAR( operators'),

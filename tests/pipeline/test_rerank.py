@@ -13,11 +13,11 @@ from click.testing import CliRunner
 
 from groove.cli import cli
 from groove.errors import GrooveError
-from groove.index.store import embed_text
 from groove.models.reranker import LlamaReranker
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.rerank import rerank_candidates
 from groove.query import parse_query
+from groove.storage.store import embed_text
 from groove.types import Candidate
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)
 from tinymodels import write_tiny_cross_encoder

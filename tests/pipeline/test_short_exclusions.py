@@ -11,9 +11,10 @@ import dataclasses
 import pytest
 
 from groove import service
-from groove.index import vectors, word_postings
-from groove.index.vectors import VectorCache
-from groove.index.word_index import WordPostingsCache
+from groove.engines.lexical import word_postings
+from groove.engines.lexical.word_index import WordPostingsCache
+from groove.engines.vectors import cache as vectors
+from groove.engines.vectors.cache import VectorCache
 from groove.pipeline import SearchParams
 from groove.query import parse_query
 from helpers import indexed_runtime

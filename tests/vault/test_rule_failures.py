@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from groove.index.db import Index
 from groove.index.rules_now import attach, keep
+from groove.storage.db import Index
 from groove.vault import folders
 from groove.vault.gate import check_readable, safe_path
 from groove.vault.scan import ignore_rules, note_paths, other_files, scan_vault

@@ -73,12 +73,12 @@ def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_pa
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     service.reindex(rt)
     # The index of an older groove held the link: suggestions and links must not offer it.
-    from groove.index import store
+    from groove.storage import store
     from groove.vault.markdown import parse_note
 
     note = parse_note("diarylink.md", (vault / "diarylink.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens)
     vecs = tiny_embedder.embed_passages([store.embed_text(c.context, c.content) for c in note.chunks])
-    store.upsert_note(rt.index, note, size=1, mtime_ns=1, content_hash="x", vectors=vecs,
+    store.upsert_note(rt.index, note, store.FileStamp(1, 1, "x"), vectors=vecs,
                       note_vector=store.note_vectors(tiny_embedder, [store.note_text(note)], vecs[:1])[0])
     assert notes.suggestions(rt, "diary.md") == []
     with pytest.raises(NoteNotFound) as e:

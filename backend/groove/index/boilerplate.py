@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..storage import store
+from ..storage.db import Index
 from ..types import Chunk, ParsedNote
 from ..vault.encoding import decode_note_bytes
 from ..vault.scan import NoteFile, read_regular_file
-from . import store
-from .db import Index
 
 if TYPE_CHECKING:
     from ..config import IndexConfig

@@ -48,7 +48,7 @@ from ..query.chars import ASCII_LETTER, CJK_LETTER, HANGUL_LETTER, KANA_LETTER
 if TYPE_CHECKING:
     from ..models.base import Embedder
     from ..status_types import LowConfidenceStatus
-    from .db import Index
+    from ..storage.db import Index
 
 META_KEY = "confidence_calibration"
 VERSION = 1

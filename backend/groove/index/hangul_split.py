@@ -26,8 +26,8 @@ import dataclasses
 
 import apsw
 
+from ..engines.lexical import fts, shortcjk
 from ..query import HANGUL, ParsedQuery, char_type, fts_phrase, hangul_terms
-from . import fts, shortcjk
 
 MIN_SYLLABLES = 4  # a 3-syllable stem the vault lacks is a word it lacks, not two words
 MAX_SYLLABLES = 24  # beyond this a run is not a typed query word; leave it alone

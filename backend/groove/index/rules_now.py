@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..storage.db import Index
 from ..vault import rules as vault_rules
 from ..vault.rules import IgnoreRules, ignore_rules
 from ..vault.scan import NoteFile, Skipped, scan_vault
-from .db import Index
 from .notes import documents_signature
 
 META_KEY = "rules_last_good"

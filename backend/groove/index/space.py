@@ -36,10 +36,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .schema import rows_version
+from ..storage.migrations import rows_version
 
 if TYPE_CHECKING:
-    from .db import Index
+    from ..storage.db import Index
 
 CSLS_K = 10  # neighbours averaged for a row's local density (the CSLS paper's k)
 PRF_DEPTH = 10  # nearest chunks the query is moved toward

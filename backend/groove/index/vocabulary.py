@@ -35,9 +35,10 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from ..engines.lexical import fts, shortcjk
+from ..engines.lexical.word_postings import WordPostings, answers
 from ..query import HANGUL, WORD, char_type
-from . import fts, hangul_split, shortcjk
-from .word_postings import WordPostings, answers
+from . import hangul_split
 
 if TYPE_CHECKING:
     import apsw

@@ -18,12 +18,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from ..bounds import MAX_LIMIT
+from ..engines.lexical.word_postings import WordPostings
 from ..index import calibration, hangul_split, vocabulary
-from ..index.db import Index
 from ..index.notes import carried_names
 from ..index.rules_now import left_out
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
+from ..storage.db import Index
 from ..types import Candidate, SearchHit, SearchResponse
 from .answers import mark_answers
 from .confidence import Confidence, Evidence, Rule, judge, unknown_names_warning

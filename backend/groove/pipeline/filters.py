@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 import pathspec
 
+from ..engines.lexical.fts import match_ids_sql
 from ..errors import InvalidArgument
-from ..index.chunks import chunks_of_notes_sql, filter_rows, notes_sql
-from ..index.db import Index
-from ..index.fts import match_ids_sql
 from ..index.notes import documents_signature
 from ..query import fts_phrase
+from ..storage.chunks import chunks_of_notes_sql, filter_rows, notes_sql
+from ..storage.db import Index
 from ..vault.encoding import nfc
 from .params import Resolved
 from .where import condition_sql

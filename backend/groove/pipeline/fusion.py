@@ -5,13 +5,13 @@ The ranked lists, in ``hybrid_candidates``:
 * the vector leg: nearest chunks, ranked by their cosine plus their note's
   (``note_aware_ranking``, ADR-0078; plain cosine with ``dense_note_weight = 0``);
 * the FTS leg: bm25 over the compiled trigram phrases, then short-CJK rows
-  (``index/fts.py``); each row's vote scaled by how much of the query it
+  (``engines/lexical/fts.py``); each row's vote scaled by how much of the query it
   holds (``fts.query_coverage``, ADR-0079);
 * the title leg (off by default, ADR-0072) and the note leg: notes ranked by
   their summary vector, each entering through its best chunk (ADR-0076).
 
-``rrf_fuse`` is pure; fetching goes through ``index/`` (``index/chunks.py``
-for rows, ``index/fts.py`` for the full-text leg). Every leg obeys the
+``rrf_fuse`` is pure; fetching goes through ``index/`` (``storage/chunks.py``
+for rows, ``engines/lexical/fts.py`` for the full-text leg). Every leg obeys the
 same filter restriction and the same exclusion set (docs/design.md §1.2), so they agree
 on what is excluded.
 """
@@ -26,10 +26,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..bounds import MAX_KNN_K
-from ..index import chunks, fts, shortcjk
-from ..index.db import Index
-from ..index.word_postings import WordPostings
+from ..engines.allowed import Allowed
+from ..engines.lexical import fts, shortcjk
+from ..engines.lexical.word_postings import WordPostings
+from ..engines.vectors import knn
 from ..query import ParsedQuery, fts_phrase
+from ..storage import chunks
+from ..storage.db import Index
 from ..types import Candidate
 from .explain import LegList, explain_stage1
 from .filters import Restriction
@@ -56,39 +59,15 @@ def rrf_fuse(
     return sorted(scores.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-def _cos(d: float) -> float:
-    """Vectors are unit length, so cos = 1 - d²/2 for their L2 distance d."""
-    return 1.0 - d * d / 2.0
-
-
 def _nearest(idx: Index, table: str, blob: bytes, k: int, allowed_sql: str | None,
              excluded: AbstractSet[int] | None = None,
              allowed_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
-    """Top-k (rowid, cosine) of a vec0 ``table`` by its exact KNN; under a
-    filter the KNN is pre-filtered with ``rowid IN`` (ADR 0082): a flat
-    cost, where scanning the allowed rows with ``vec_distance_l2`` grew with
-    them (19 ms for a filter allowing 2,246 of 2,250 chunks, against 3 ms).
-    A big table is searched in memory with sqlite-vec's distances (ADR 0121);
-    there ``excluded`` chunk ids (vec_chunks only) are masked, where sqlite-vec needs them as a
-    ``NOT IN`` filter (listing 100k allowed ids cost 50 ms), and a filter is
-    read from ``allowed_docs`` (the notes ``allowed_sql`` allows) when given."""
+    """Top-k (rowid, cosine) of a vec0 ``table`` (the vector engine, ``knn.nearest``)."""
     k = min(k, MAX_KNN_K)  # sqlite-vec's ceiling; only an eval asking past 50 hits comes near it
-    cached = idx.vectors.nearest(idx.conn, table, blob, k, allowed_sql, excluded, allowed_docs)
-    if cached is not None:
-        return [(rid, _cos(d)) for rid, d in cached]
-    if excluded:
-        marks = ",".join(str(int(i)) for i in excluded)
-        allowed_sql = f"SELECT id FROM chunks WHERE id NOT IN ({marks})" + (
-            f" AND id IN ({allowed_sql})" if allowed_sql is not None else "")
-    where = "embedding MATCH ? AND k = ?"
-    if allowed_sql is not None:
-        where += f" AND rowid IN ({allowed_sql})"
-    rows = idx.conn.execute(f"SELECT rowid, distance FROM {table} WHERE {where} ORDER BY distance", (blob, k))
-    return [(r[0], _cos(r[1])) for r in rows]
+    return knn.nearest(idx.conn, idx.vectors, table, blob, k, Allowed(allowed_sql, (), allowed_docs), excluded)
 
 
-def _blob(qvec: np.ndarray) -> bytes:
-    return np.ascontiguousarray(qvec, dtype=np.float32).tobytes()
+_blob = knn.as_blob
 
 
 def vector_leg(
@@ -108,12 +87,7 @@ def vector_leg(
 
 def _sims(idx: Index, table: str, blob: bytes, ids: list[int]) -> dict[int, float]:
     """cos(query, row) for the rows of ``table`` with these rowids."""
-    cached = idx.vectors.distances(idx.conn, table, blob, ids)
-    if cached is not None:
-        return {rid: _cos(d) for rid, d in cached}
-    rows = idx.conn.execute(f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} "
-                            f"WHERE rowid IN ({','.join(map(str, ids))})", (blob,))
-    return {r[0]: _cos(r[1]) for r in rows}
+    return knn.similarities(idx.conn, idx.vectors, table, blob, ids)
 
 
 def nearest_notes(idx: Index, qvec: np.ndarray, n: int, restriction: Restriction) -> list[tuple[int, float]]:
@@ -319,14 +293,14 @@ def _full_text(
     if r.legs not in ("hybrid", "fts") or not (parsed.match_expr or parsed.short_terms):
         return [], None
     # Looked up once for the leg (pruning, exact top-k) and the coverage.
-    counts: dict[str, int] = {}
-    hits = fts.fts_search(idx.conn, parsed, r.fusion.bm25_weights, r.candidates, restriction.sql,
-                          memo=trigram_df, counts=counts, words=words, skip=excluded,
-                          restrict_docs=restriction.docs)
+    allowed = fts.Allowed(restriction.sql, (), restriction.docs)
+    search = fts.LexicalSearch(idx.conn, parsed, r.fusion.bm25_weights, allowed, words=words, memo=trigram_df,
+                               counts={})
+    hits = fts.fts_search(search, r.candidates, excluded)
     ids = [cid for cid, _ in hits]
     if not (r.fusion.fts_coverage and ids and r.legs == "hybrid"):
         return ids, None
-    return ids, fts.query_coverage(idx.conn, parsed, ids, trigram_df, counts, words)
+    return ids, search.coverage(ids)
 
 
 def _vectors(

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..config import FusionConfig
-from ..index.db import Index
 from ..index.space import Levers, Scored, Space, score, space_of
+from ..storage.db import Index
 from .filters import Restriction
 
 

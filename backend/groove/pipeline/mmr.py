@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..index.db import Index
+from ..storage.db import Index
 from ..types import Candidate
 
 

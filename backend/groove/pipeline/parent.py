@@ -19,8 +19,8 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from ..index.chunks import note_chunk_rows
-from ..index.db import Index
+from ..storage.chunks import note_chunk_rows
+from ..storage.db import Index
 from ..tokens import estimate_tokens
 from ..types import ExpandedRange, SearchHit
 

@@ -19,8 +19,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..errors import GrooveError, InvalidArgument, ModelError
-from ..index.store import embed_text
 from ..models.base import Reranker
+from ..storage.store import embed_text
 from ..types import Candidate
 
 if TYPE_CHECKING:

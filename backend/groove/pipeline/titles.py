@@ -20,11 +20,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..index.chunks import ids_from
-from ..index.db import Index
 from ..index.notes import documents_signature, note_names
 from ..query import KANJI, KATA, SEP, WORD, char_type, is_cjk
 from ..query.terms import QueryTerms, name_key
+from ..storage.chunks import ids_from
+from ..storage.db import Index
 
 
 def _pieces(word: str) -> list[str]:

@@ -1,6 +1,6 @@
 """The query compiler: a user's query as FTS5 MATCH expressions (docs/design.md §1.2).
 
-Both the index (``index/fts.py``, ``index/shortcjk.py``) and the pipeline
+Both the index (``engines/lexical/fts.py``, ``engines/lexical/shortcjk.py``) and the pipeline
 import it; it imports neither.
 
 The query string never reaches FTS5 as is. ``parse_query`` turns it into
@@ -8,7 +8,7 @@ quoted phrases joined with `` OR `` (``match_expr``), a separate expression of
 excluded phrases (``negative_expr``), the text the embedder, reranker and
 match_spans see (exclusions removed), and, when enabled, the 2-character CJK
 terms that trigram cannot match (``short_terms``, searched by
-``groove.index.shortcjk``).
+``groove.engines.lexical.shortcjk``).
 
 Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
 

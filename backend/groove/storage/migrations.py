@@ -1,18 +1,40 @@
-"""The index schema, as numbered migrations applied in order on every open.
+"""The index schema: every table, index and trigger of the file, as named
+migrations run once each, in order, and recorded in the ``migrations`` table.
 
-Read top to bottom, this file is the history of the schema. ``vec_chunks`` is
-created separately (``create_vec_table``) because its dimension comes from the
-embedder, which the first index run decides.
+Read top to bottom, this file is the history of the schema, and the only
+place a table is created (tests/test_migrations.py fails on a CREATE
+elsewhere). To change the schema, append a migration to ``MIGRATIONS``:
+never edit or reorder one that has shipped, since files out there recorded
+it by name. ``vec_chunks``/``vec_notes`` are created by ``create_vec_tables``
+when the first index run knows the embedder's dimension, and dropped by a
+rebuild (the dimension may change).
+
+The ``migrations`` table (name, applied_at) follows simonw's sqlite-utils and
+llm. Files written before it existed (schema_version 1 to 6 in ``meta``, the
+short-CJK table versioned by ``shortcjk_version``) ran every migration their
+stamps name: opening one records those, with the time of that open, and runs
+only the rest (ADR 0271).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from collections.abc import Callable
+from itertools import islice
 
 import apsw
 
+from ..engines.lexical import shortcjk
+from ..engines.rows import rows_version
+
+__all__ = ["rows_version"]  # re-exported: storage's readers ask it here
+
+# The stamp older releases read: they refuse a file stamped past what they
+# know. Raise it only with a migration an older release must not read past.
 SCHEMA_VERSION = 6
+MIGRATIONS_TABLE = "migrations"
 
 
 def m001_create_tables(conn: apsw.Connection) -> None:
@@ -101,7 +123,7 @@ def m002_skipped_notes(conn: apsw.Connection) -> None:
 def m003_rows_version(conn: apsw.Connection) -> None:
     # A counter every change of chunks or documents bumps, in the writer's own
     # transaction, so a reader knows its in-memory copy of the vectors is
-    # stale with one row read (index/vectors.py, ADR 0121). Vectors change
+    # stale with one row read (engines/vectors/cache.py, ADR 0121). Vectors change
     # only with their chunk or note row (vec0 tables take no triggers).
     conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('rows_version', '0')")
     bump = "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rows_version';"
@@ -202,6 +224,72 @@ def m006_line_census(conn: apsw.Connection) -> None:
     )
 
 
+def m007_short_cjk_bigrams(conn: apsw.Connection) -> None:
+    # The short-CJK bigram table (engines/lexical/shortcjk.py, ADR 0011):
+    # rowid = chunks.id, columns as fts_chunks so the same bm25 weights
+    # apply; contentless with contentless_delete, so the bigram text is not
+    # stored twice. remove_diacritics 0: never fold kana (グ must not become ク).
+    conn.execute(
+        f"""CREATE VIRTUAL TABLE IF NOT EXISTS {shortcjk.TABLE} USING fts5(
+            heading, context, content,
+            tokenize = 'unicode61 remove_diacritics 0',
+            content = '', contentless_delete = 1
+        )"""
+    )
+
+
+def m008_short_cjk_hangul(conn: apsw.Connection) -> None:
+    # Hangul bigrams (ADR 0161). A table written before holds none: rewrite
+    # the rows of chunks that contain Hangul (the only rows whose bigrams
+    # changed) from the text fts_chunks keeps. GLOB filters in C: an English
+    # or Japanese vault reads none of its text into Python.
+    has = " OR ".join(f"{col} GLOB '*[{shortcjk.HANGUL_GLOB}]*'" for col in ("heading", "context", "content"))
+    rows = conn.execute(f"SELECT rowid, heading, context, content FROM fts_chunks WHERE {has}")
+    while batch := list(islice(rows, 500)):  # a big Korean vault's text never whole in memory
+        for rid, heading, context, content in batch:
+            shortcjk.upsert(conn, int(rid), heading or "", context or "", content or "")
+    # The stamp releases before the migrations table read (they rewrite otherwise).
+    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 (shortcjk.META_KEY, shortcjk.VERSION))
+
+
+@dataclasses.dataclass(frozen=True)
+class Migration:
+    name: str
+    run: Callable[[apsw.Connection], None]
+
+
+def _named(fn: Callable[[apsw.Connection], None]) -> Migration:
+    return Migration(fn.__name__.removeprefix("m"), fn)
+
+
+MIGRATIONS: list[Migration] = [_named(m) for m in (
+    m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
+    m005_note_properties, m006_line_census, m007_short_cjk_bigrams, m008_short_cjk_hangul)]
+KNOWN = {m.name for m in MIGRATIONS}
+
+
+def _exists(conn: apsw.Connection, name: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone() is not None
+
+
+def _legacy_done(conn: apsw.Connection) -> set[str]:
+    """What a file from before the migrations table ran, by its stamps:
+    every migration up to its schema_version (those releases ran them all
+    on each open), the bigram table if it is there, its Hangul rows if
+    ``shortcjk_version`` says so."""
+    stamped = stamped_version(conn)
+    if stamped is None:
+        return set()
+    done = {m.name for m in MIGRATIONS[:min(stamped, SCHEMA_VERSION)]}
+    if done and _exists(conn, shortcjk.TABLE):
+        done.add(_named(m007_short_cjk_bigrams).name)
+        row = conn.execute("SELECT value FROM meta WHERE key = ?", (shortcjk.META_KEY,)).fetchone()
+        if row is not None and row[0] == shortcjk.VERSION:
+            done.add(_named(m008_short_cjk_hangul).name)
+    return done
+
+
 def stamped_version(conn: apsw.Connection) -> int | None:
     """The schema version the file says it holds: None for a file with no
     groove tables (new, empty), 0 for one with a meta table but no stamp."""
@@ -214,19 +302,63 @@ def stamped_version(conn: apsw.Connection) -> int | None:
         return 0
 
 
-def rows_version(conn: apsw.Connection) -> str | None:
-    """The counter m003 keeps: it moves with every note or chunk change, so
-    an in-memory copy made at one value is current while it holds."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'rows_version'").fetchone()
-    return row[0] if row else None
+def applied(conn: apsw.Connection) -> list[tuple[str, float]]:
+    """The migrations the file records, (name, applied_at), in the order they ran."""
+    if not _exists(conn, MIGRATIONS_TABLE):
+        return []
+    return [(str(n), float(at)) for n, at in
+            conn.execute(f"SELECT name, applied_at FROM {MIGRATIONS_TABLE} ORDER BY applied_at, rowid")]
 
 
-MIGRATIONS: list[Callable[[apsw.Connection], None]] = [
-    m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
-    m005_note_properties, m006_line_census]
+def done(conn: apsw.Connection) -> set[str]:
+    """The migrations the file has run: its records, or for a file from
+    before the table, what its stamps say."""
+    if _exists(conn, MIGRATIONS_TABLE):
+        return {n for n, _ in applied(conn)}
+    return _legacy_done(conn)
 
 
-def create_vec_table(conn: apsw.Connection, dim: int) -> None:
+def pending(conn: apsw.Connection) -> list[Migration]:
+    """The migrations this groove knows and the file has not run, in order."""
+    ran = done(conn)
+    return [m for m in MIGRATIONS if m.name not in ran]
+
+
+def unknown(conn: apsw.Connection) -> list[str]:
+    """Migrations the file records that this groove does not know: a newer groove ran them."""
+    return sorted(n for n, _ in applied(conn) if n not in KNOWN)
+
+
+def current(conn: apsw.Connection) -> bool:
+    """Nothing to run and nothing to record: opening the file writes nothing."""
+    return _exists(conn, MIGRATIONS_TABLE) and not pending(conn)
+
+
+def migrate(conn: apsw.Connection) -> list[str]:
+    """Run the pending migrations, each recorded by name as it runs (in the
+    caller's transaction); record what a file from before the table had
+    already run. Returns the names run now."""
+    legacy = None if _exists(conn, MIGRATIONS_TABLE) else _legacy_done(conn)
+    conn.execute(f"""CREATE TABLE IF NOT EXISTS {MIGRATIONS_TABLE} (
+        name TEXT PRIMARY KEY,
+        applied_at REAL NOT NULL  -- unix time
+    )""")
+    now = time.time()
+    if legacy:
+        conn.executemany(f"INSERT OR IGNORE INTO {MIGRATIONS_TABLE}(name, applied_at) VALUES (?, ?)",
+                         [(m.name, now) for m in MIGRATIONS if m.name in legacy])
+    ran = []
+    for m in pending(conn):
+        m.run(conn)
+        conn.execute(f"INSERT INTO {MIGRATIONS_TABLE}(name, applied_at) VALUES (?, ?)", (m.name, time.time()))
+        ran.append(m.name)
+    conn.execute("INSERT INTO meta(key, value) VALUES ('schema_version', ?) "
+                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(SCHEMA_VERSION),))
+    return ran
+
+
+def create_vec_tables(conn: apsw.Connection, dim: int) -> None:
+    """The vector tables, once the embedder's dimension is known."""
     # rowid = chunks.id. L2 distance is sqlite-vec's default metric; vectors
     # are unit length, so L2 order equals cosine order.
     conn.execute(
@@ -236,3 +368,10 @@ def create_vec_table(conn: apsw.Connection, dim: int) -> None:
     conn.execute(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS vec_notes USING vec0(embedding float[{int(dim)}])"
     )
+
+
+def drop_vec_tables(conn: apsw.Connection) -> None:
+    """For a rebuild: the next embedder may have another dimension."""
+    conn.execute("DROP TABLE IF EXISTS vec_chunks")
+    conn.execute("DROP TABLE IF EXISTS vec_notes")
+

@@ -44,11 +44,11 @@ from typing import TYPE_CHECKING
 import apsw
 import numpy as np
 
-from .chunk_set import find_sorted, holds
-from .schema import rows_version
+from ..chunk_set import find_sorted, holds
+from ..rows import rows_version
 
 if TYPE_CHECKING:
-    from ..status_types import VectorCopyState, VectorCopyStatus
+    from ...status_types import VectorCopyState, VectorCopyStatus
 
 log = logging.getLogger(__name__)
 

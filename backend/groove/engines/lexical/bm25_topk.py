@@ -33,6 +33,7 @@ from typing import Any, cast
 
 import apsw
 
+from groove.engines.lexical.terms import Allowed, RankedMatch
 from groove.query import fts_phrase, or_expr
 
 K1, B = 1.2, 0.75  # FTS5's bm25 constants (fts5_aux.c)
@@ -152,12 +153,14 @@ def _score(counts: list[list[int]], size: int, idfs: list[float], weights: tuple
     return score
 
 
-def ranked_top(conn: apsw.Connection, table: str, positives: list[str], negatives: list[str],
-               weights: tuple[float, float, float], limit: int, restrict_sql: str | None,
-               restrict_params: tuple, phrase_df: Callable[[str], int]) -> list[tuple[int, float]] | None:
-    """The ``limit`` best (rowid, -bm25) of ``(positives) NOT (negatives)``,
-    exactly as the plain ranked query orders them, or None when this path
-    does not apply or cannot prove its answer (run the plain query)."""
+def ranked_top(conn: apsw.Connection, table: str, match: RankedMatch, limit: int, allowed: Allowed,
+               phrase_df: Callable[[str], int]) -> list[tuple[int, float]] | None:
+    """The ``limit`` best (rowid, -bm25) of ``(match.kept) NOT
+    (match.negatives)`` among the ``allowed`` rows, exactly as the plain
+    ranked query orders them, or None when this path does not apply or
+    cannot prove its answer (run the plain query)."""
+    positives, negatives, weights = match.kept, match.negatives, match.weights
+    restrict_sql, restrict_params = allowed.sql, allowed.params
     stats = table_stats(conn, table)
     if stats is None or stats.rows < SKIP_MIN_ROWS or len(positives) < 2:
         return None  # a small index ranks every row in a few ms: the plain query

@@ -13,51 +13,25 @@ column weights apply.
 
 Version 2 (ADR 0161) adds Hangul: a Korean two-syllable word (태그, 검색) is
 as invisible to trigram as a Japanese one. An index written before holds no
-Hangul bigrams; opening it rewrites the rows of chunks that contain Hangul
-(the only rows whose bigrams changed) from the text ``fts_chunks`` keeps.
+Hangul bigrams; storage's migration 008 rewrites the rows of chunks that
+contain Hangul (the only rows whose bigrams changed). The table itself is
+created by storage's migration 007 (storage/migrations.py).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from itertools import islice
 
 import apsw
 
-from ..query import is_cjk
+from ...query import is_cjk
 
 TABLE = "fts_cjk_bigrams"
 VERSION = "2"  # 1: kanji and kana; 2: and Hangul (ADR 0161)
 META_KEY = "shortcjk_version"
 # The letters query.char_type calls HANGUL: rows holding none kept their bigrams.
 HANGUL_GLOB = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
-
-
-def create(conn: apsw.Connection) -> None:
-    """Create the table if missing and bring an older one's rows to ``VERSION``."""
-    # remove_diacritics 0: never fold kana (グ must not become ク).
-    conn.execute(
-        f"""CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING fts5(
-            heading, context, content,
-            tokenize = 'unicode61 remove_diacritics 0',
-            content = '', contentless_delete = 1
-        )"""
-    )
-    tables = {n for (n,) in conn.execute("SELECT name FROM sqlite_master WHERE name IN ('meta', 'fts_chunks')")}
-    if tables != {"meta", "fts_chunks"}:
-        return  # not a groove index (a bare table for a test or a bench)
-    row = conn.execute("SELECT value FROM meta WHERE key = ?", (META_KEY,)).fetchone()
-    if row is not None and row[0] == VERSION:
-        return
-    # GLOB filters in C: an English or Japanese vault reads none of its text into Python.
-    has = " OR ".join(f"{col} GLOB '*[{HANGUL_GLOB}]*'" for col in ("heading", "context", "content"))
-    rows = conn.execute(f"SELECT rowid, heading, context, content FROM fts_chunks WHERE {has}")
-    while batch := list(islice(rows, 500)):  # a big Korean vault's text never whole in memory
-        for rid, heading, context, content in batch:
-            upsert(conn, int(rid), heading or "", context or "", content or "")
-    conn.execute("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                 (META_KEY, VERSION))
 
 
 def bigrams(text: str) -> str:

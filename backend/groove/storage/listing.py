@@ -54,34 +54,40 @@ def _like_escape(s: str) -> str:
     return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def list_notes(
-    idx: Index,
-    *,
-    folder: str | None = None,
-    glob: str | None = None,
-    tag: str | None = None,
-    date_from: str | None = None,
-    date_to: str | None = None,
-    modified_after_ns: int | None = None,
-    hidden: frozenset[int] = frozenset(),
-    sort: str = "path",
-    offset: int = 0,
-    limit: int = 50,
-) -> tuple[list[NoteRow], int]:
-    """One page of the notes matching every filter given, and how many match in all.
+@dataclass(frozen=True)
+class NoteFilter:
+    """Which notes a listing keeps, in which order, and which page of them.
     ``folder`` matches the folder and everything under it; ``glob`` is a
     gitignore-style pattern like the search's path_globs; dates compare the
     note's date (a daily note's day from its name, else its frontmatter date,
     ADR 0191), else the file's modification day (as search does). Notes in
     ``hidden`` (ids the vault's rules leave out now, ADR 0235) are not counted."""
+
+    folder: str | None = None
+    glob: str | None = None
+    tag: str | None = None
+    date_from: str | None = None
+    date_to: str | None = None
+    modified_after_ns: int | None = None
+    hidden: frozenset[int] = frozenset()
+    sort: str = "path"
+    offset: int = 0
+    limit: int = 50
+
+
+def list_notes(idx: Index, f: NoteFilter) -> tuple[list[NoteRow], int]:
+    """One page of the notes matching every filter ``f`` gives, and how many match in all."""
+    folder, glob, tag, hidden = f.folder, f.glob, f.tag, f.hidden
+    date_from, date_to, modified_after_ns = f.date_from, f.date_to, f.modified_after_ns
+    sort, offset, limit = f.sort, f.offset, f.limit
     where: list[str] = [_not_in("d.id", hidden)] if hidden else []
     args: list[Any] = []
     # Names, globs and tags compare in one Unicode form (NFC, issue 35 F5): a
-    # stored name that is not ASCII is normalised by SQL's nfc() (index/db.py).
+    # stored name that is not ASCII is normalised by SQL's nfc() (storage/db.py).
     if folder:
-        f = nfc(folder.strip("/"))
-        where.append(f"{_form('d.path', f)} LIKE ? ESCAPE '\\'")
-        args.append(_like_escape(f) + "/%")
+        prefix = nfc(folder.strip("/"))
+        where.append(f"{_form('d.path', prefix)} LIKE ? ESCAPE '\\'")
+        args.append(_like_escape(prefix) + "/%")
     if tag:
         # Compared case-folded without "#"; a parent tag takes its children (#a takes #a/b).
         t = nfc(tag.lstrip("#").lower())

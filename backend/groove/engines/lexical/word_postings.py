@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk
-from groove.index.chunk_set import ChunkSet, find_sorted, holds
+from groove.engines.chunk_set import ChunkSet, find_sorted, holds
+from groove.engines.lexical import bm25_topk
+from groove.engines.lexical.terms import RankedMatch
 from groove.query import is_cjk
 
 TABLE = "fts_chunks"
@@ -322,17 +323,17 @@ class WordPostings:
         docs = self.chunk_docs[np.isin(self.chunk_ids, ids)]
         return self.chunk_ids[np.isin(self.chunk_docs, docs)]
 
-    def ranked(self, conn: apsw.Connection, positives: list[str], kept: list[str], negatives: list[str],
-               weights: tuple[float, float, float], limit: int,
+    def ranked(self, conn: apsw.Connection, match: RankedMatch, limit: int,
                counts: dict[str, int] | None = None,
                docs: np.ndarray | None = None) -> list[tuple[int, float]] | None:
-        """What ``fts._trigram_leg`` returns for ``(positives) NOT (negatives)``
-        ranked by the ``kept`` phrases: (rowid, -bm25) best first, then rows
+        """What ``fts._trigram_leg`` returns for ``match``, ``(positives) NOT
+        (negatives)`` ranked by the ``kept`` phrases: (rowid, -bm25) best first, then rows
         matching only pruned phrases (score 0.0, rowid order), ``limit`` in
         all; or None when a phrase is one it cannot count. Fills ``counts``
         with each ranked phrase's exact document frequency. ``docs``: a
         filter's notes; rows of other notes are left out, as FTS5's
         ``rowid IN`` leaves them (bm25 still counts the whole table)."""
+        positives, kept, negatives, weights = match.positives, match.kept, match.negatives, match.weights
         if not kept or not all(map(answers, [*positives, *negatives])):
             return None
         stats = bm25_topk.table_stats(conn, TABLE)

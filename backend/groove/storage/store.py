@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..engines.lexical import shortcjk
 from ..types import ParsedNote
 from ..vault.properties import note_date, property_values
 from ..vault.recheck import file_moved_on
 from ..vault.scan import NoteFile
-from . import shortcjk
-from .schema import PROPERTY_COLUMNS
+from . import migrations
+from .migrations import PROPERTY_COLUMNS
 
 if TYPE_CHECKING:
     from ..models.base import Embedder
@@ -26,6 +27,15 @@ if TYPE_CHECKING:
 class DocRow:
     id: int
     path: str
+    size: int
+    mtime_ns: int
+    content_hash: str
+
+
+@dataclass(frozen=True)
+class FileStamp:
+    """The file a note's rows were written from: its stat and its bytes' hash."""
+
     size: int
     mtime_ns: int
     content_hash: str
@@ -74,7 +84,7 @@ def fts_context(note: ParsedNote, context: str) -> str:
 
 
 # Bumped whenever the passage text below changes: an index embedded under
-# another recipe is refused with a --rebuild hint (index/db.py).
+# another recipe is refused with a --rebuild hint (storage/db.py).
 # 2: adds the note-summary vectors (vec_notes, ADR-0076)
 # 3: a note vector is the mean of its summary's passage and query views (ADR-0077)
 # 4: a note vector is its summary's passage view alone again (ADR-0128)
@@ -160,17 +170,15 @@ def upsert_if_unchanged(idx: Index, note: ParsedNote, nf: NoteFile, content_hash
     with idx.atomic():
         if file_moved_on(nf, content_hash):
             return False
-        upsert_note(idx, note, size=nf.size, mtime_ns=nf.mtime_ns, content_hash=content_hash, **rows)
+        upsert_note(idx, note, FileStamp(nf.size, nf.mtime_ns, content_hash), **rows)
     return True
 
 
 def upsert_note(
     idx: Index,
     note: ParsedNote,
+    stamp: FileStamp,
     *,
-    size: int,
-    mtime_ns: int,
-    content_hash: str,
     vectors: np.ndarray | Sequence[np.ndarray | None] | None,
     note_vector: np.ndarray | None = None,
     lines: dict[int, bool] | None = None,
@@ -188,9 +196,9 @@ def upsert_note(
             note.description,
             note.date,
             json.dumps(note.frontmatter, ensure_ascii=False, default=str),
-            size,
-            mtime_ns,
-            content_hash,
+            stamp.size,
+            stamp.mtime_ns,
+            stamp.content_hash,
             time.time(),
         )
         if row:
@@ -350,6 +358,5 @@ def clear_all(idx: Index) -> None:
         c.execute("DELETE FROM note_lines")
         c.execute("DELETE FROM fts_chunks")
         c.execute(f"INSERT INTO {shortcjk.TABLE}({shortcjk.TABLE}) VALUES ('delete-all')")
-        c.execute("DROP TABLE IF EXISTS vec_chunks")
-        c.execute("DROP TABLE IF EXISTS vec_notes")
+        migrations.drop_vec_tables(c)
         c.execute("DELETE FROM meta WHERE key IN ('embedder', 'chunk_tokens')")

@@ -3,7 +3,7 @@
 SQL builders (``*_sql``) are separate from the executors so the statements
 can be read, tested and benchmarked on their own.
 
-* ``fts_search``: bm25-ranked trigram match of ``ParsedQuery.match_expr``,
+* ``fts_search``: one ``LexicalSearch``'s bm25-ranked trigram match of ``ParsedQuery.match_expr``,
   with phrases too common to rank pruned from the ranked expression
   (ADR 0012), followed by the short-CJK bigram leg's extra rows (ADR 0011).
 * ``query_coverage``: how much of the query each of the leg's rows holds,
@@ -14,6 +14,7 @@ can be read, tested and benchmarked on their own.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -21,10 +22,10 @@ from collections.abc import Set as AbstractSet
 from typing import Any, cast
 
 import apsw
-import numpy as np
 
-from groove.index import bm25_topk, shortcjk
-from groove.index.word_postings import WordPostings, answers, countable
+from groove.engines.lexical import bm25_topk, shortcjk
+from groove.engines.lexical.terms import EVERY_ROW, Allowed, RankedMatch
+from groove.engines.lexical.word_postings import WordPostings, answers, countable
 from groove.query import ParsedQuery, fts_phrase, is_cjk, or_expr
 
 log = logging.getLogger(__name__)
@@ -198,31 +199,58 @@ def _ranked_expr(parsed: ParsedQuery, positives: list[str]) -> str:
     return f"({pos}) NOT ({parsed.negative_expr})" if parsed.negative_expr else str(pos)
 
 
-def _trigram_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
-                 limit: int, restrict_sql: str | None, restrict_params: tuple,
-                 prune: bool, memo: dict[str, int] | None,
-                 counts: dict[str, int] | None, words: WordPostings | None,
-                 restrict_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
+@dataclasses.dataclass
+class LexicalSearch:
+    """One search's full-text state, carried between the trigram leg, the
+    short-CJK leg and the coverage the fusion reads (issue 51: it was seven
+    parameters of every function on the way).
+
+    ``allowed``: the rows a filter allows (filters apply inside the leg).
+    ``words``: the in-memory word index of a big vault, when one is ready
+    (ADR 0132). ``prune``: leave phrases too common to rank out of the
+    ranked expression (ADR 0012). ``memo`` (trigram -> its rows, a bound)
+    and ``counts`` (phrase -> its exact rows; a short term's bigram count
+    under ``BIGRAM_COUNT``) are filled as the legs look things up, so the
+    coverage and the confidence check never count anything twice; None
+    counts afresh each time.
+    """
+
+    conn: apsw.Connection
+    parsed: ParsedQuery
+    weights: tuple[float, float, float]
+    allowed: Allowed = EVERY_ROW
+    words: WordPostings | None = None
+    prune: bool = True
+    memo: dict[str, int] | None = None
+    counts: dict[str, int] | None = None
+
+    def coverage(self, ids: list[int]) -> dict[int, float]:
+        """``query_coverage`` of ``ids`` with what this search has counted."""
+        return query_coverage(self.conn, self.parsed, ids, self.memo, self.counts, self.words)
+
+
+def _trigram_leg(s: LexicalSearch, limit: int) -> list[tuple[int, float]]:
+    conn, parsed, allowed = s.conn, s.parsed, s.allowed
     assert parsed.match_expr is not None
-    kept = ranked_phrases(conn, parsed.positives, memo, words, counts) if prune else parsed.positives
-    if words is not None and prune and (restrict_sql is None or restrict_docs is not None):
-        out = words.ranked(conn, parsed.positives, kept, parsed.negatives, weights, limit, counts,
-                           restrict_docs if restrict_sql is not None else None)
+    kept = ranked_phrases(conn, parsed.positives, s.memo, s.words, s.counts) if s.prune else parsed.positives
+    match = RankedMatch(parsed.positives, kept, parsed.negatives, s.weights)
+    if s.words is not None and s.prune and allowed.in_memory:
+        out = s.words.ranked(conn, match, limit, s.counts, allowed.docs_if_filtered)
         if out is not None:
             return out
     expr = parsed.match_expr if len(kept) == len(parsed.positives) else _ranked_expr(parsed, kept)
-    out = bm25_topk.ranked_top(conn, FTS_TABLE, kept, parsed.negatives, weights, limit, restrict_sql,
-                               restrict_params, lambda p: counted_df(conn, p, counts)) if prune else None
+    out = bm25_topk.ranked_top(conn, FTS_TABLE, match, limit, allowed,
+                               lambda p: counted_df(conn, p, s.counts)) if s.prune else None
     if out is None:
-        rows: list[Any] = conn.execute(fts_sql(restrict_sql), (*weights, expr, *restrict_params, limit)).fetchall()
+        rows: list[Any] = conn.execute(fts_sql(allowed.sql), (*s.weights, expr, *allowed.params, limit)).fetchall()
         out = [(int(rid), -float(r)) for rid, r in rows]
     if expr != parsed.match_expr and len(out) < limit:
         # Rows matching only pruned phrases scored ~0 in the full ranking;
         # append them unranked so the match set is the full expression's.
         seen = {rid for rid, _ in out}
         # Enough rows that a short list means no more exist (as the word index's).
-        more: list[Any] = conn.execute(match_ids_sql(restrict_sql, limit=True),
-                            (parsed.match_expr, *restrict_params, limit + len(seen))).fetchall()
+        more: list[Any] = conn.execute(match_ids_sql(allowed.sql, limit=True),
+                            (parsed.match_expr, *allowed.params, limit + len(seen))).fetchall()
         for (rid,) in more:
             if rid not in seen and len(out) < limit:
                 out.append((int(rid), 0.0))
@@ -236,31 +264,28 @@ def bigram_postings(words: WordPostings | None, terms: list[str]) -> WordPosting
     return bp if bp is not None and all(map(countable, terms)) else None
 
 
-def _shortcjk_leg(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
-                  limit: int, restrict_sql: str | None, restrict_params: tuple,
-                  words: WordPostings | None = None, restrict_docs: np.ndarray | None = None,
-                  counts: dict[str, int] | None = None) -> list[tuple[int, float]]:
-    bp = bigram_postings(words, parsed.short_terms)
-    if bp is not None and (restrict_sql is None or restrict_docs is not None):
-        assert words is not None
+def _shortcjk_leg(s: LexicalSearch, limit: int) -> list[tuple[int, float]]:
+    conn, parsed, allowed = s.conn, s.parsed, s.allowed
+    bp = bigram_postings(s.words, parsed.short_terms)
+    if bp is not None and allowed.in_memory:
+        assert s.words is not None
         banned: AbstractSet[int] | None = None
         if parsed.negatives:  # the rows the FTS5 query's NOT IN names
-            banned = words.rows_with(conn, parsed.negatives)
+            banned = s.words.rows_with(conn, parsed.negatives)
             if banned is None:
                 banned = excluded_ids(conn, parsed)
         found: dict[str, int] = {}
-        out = bp.ranked_terms(conn, parsed.short_terms, weights, limit, banned,
-                              restrict_docs if restrict_sql is not None else None, found)
-        if counts is not None:  # for the coverage, beside the trigram phrases' counts
-            counts.update({BIGRAM_COUNT + t: d for t, d in found.items()})
+        out = bp.ranked_terms(conn, parsed.short_terms, s.weights, limit, banned, allowed.docs_if_filtered, found)
+        if s.counts is not None:  # for the coverage, beside the trigram phrases' counts
+            s.counts.update({BIGRAM_COUNT + t: d for t, d in found.items()})
         return out
     if not shortcjk.exists(conn):
         log.warning("short-CJK index missing: run `groove index` to build it")
         return []
     expr = " OR ".join(fts_phrase(shortcjk.as_bigrams(t)) for t in parsed.short_terms)
     neg = (parsed.negative_expr,) if parsed.negative_expr else ()
-    rows: list[Any] = conn.execute(shortcjk_sql(restrict_sql, negated=bool(neg)),
-                                   (*weights, expr, *neg, *restrict_params, limit)).fetchall()
+    rows: list[Any] = conn.execute(shortcjk_sql(allowed.sql, negated=bool(neg)),
+                                   (*s.weights, expr, *neg, *allowed.params, limit)).fetchall()
     return [(int(rid), -float(r)) for rid, r in rows]
 
 
@@ -282,35 +307,24 @@ def append_unseen(lists: list[list[tuple[int, float]]]) -> list[tuple[int, float
     return out
 
 
-def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
-               limit: int, restrict_sql: str | None = None, restrict_params: tuple = (),
-               *, prune: bool = True, memo: dict[str, int] | None = None,
-               counts: dict[str, int] | None = None,
-               words: WordPostings | None = None,
-               skip: AbstractSet[int] | None = None,
-               restrict_docs: np.ndarray | None = None) -> list[tuple[int, float]]:
+def fts_search(search: LexicalSearch, limit: int,
+               skip: AbstractSet[int] | None = None) -> list[tuple[int, float]]:
     """The lexical leg: (chunk_id, score), best first, at most ``limit``.
 
     Score: -bm25 of the list a row came from (higher is better within a
     list). Trigram hits come first, then rows only the short-CJK bigram
-    search found. ``restrict_sql`` is a subquery of allowed chunk ids
-    (filters apply inside the leg). In a big index the ranked match takes
-    the exact top-k path of ``bm25_topk`` when it can prove its answer,
-    or ``words``, the in-memory word index, when it holds every phrase
-    (both give the plain query's exact rows and scores). ``memo`` and
-    ``counts`` carry trigram bounds and exact phrase counts on to
-    ``query_coverage``. ``skip``: rows left out (the chunks of notes an
-    exclusion drops whole, and those holding an excluded 2-letter word,
-    which no FTS5 NOT can name); the result is the first ``limit`` of the
-    others.
-    ``restrict_docs``: the notes ``restrict_sql`` allows, which lets the word
-    index answer under a filter.
+    search found. In a big index the ranked match takes the exact top-k
+    path of ``bm25_topk`` when it can prove its answer, or ``search.words``,
+    the in-memory word index, when it holds every phrase (both give the
+    plain query's exact rows and scores). ``skip``: rows left out (the
+    chunks of notes an exclusion drops whole, and those holding an excluded
+    2-letter word, which no FTS5 NOT can name); the result is the first
+    ``limit`` of the others.
     """
     if limit <= 0:
         return []
     if not skip:
-        return _ranked_rows(conn, parsed, weights, limit, restrict_sql, restrict_params,
-                            prune, memo, counts, words, restrict_docs)[0]
+        return _ranked_rows(search, limit)[0]
     # Ranking limit + len(skip) rows at once (all a note-wide exclusion of a
     # common word might need) cost 5-15x a plain search at 100k chunks. Rows
     # come in one fixed order whatever the limit, ties settled by rowid, so
@@ -319,32 +333,25 @@ def fts_search(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float,
     most = limit + len(skip)
     ask = min(2 * limit, most)
     while True:
-        rows, complete = _ranked_rows(conn, parsed, weights, ask, restrict_sql, restrict_params,
-                                      prune, memo, counts, words, restrict_docs)
+        rows, complete = _ranked_rows(search, ask)
         kept = [h for h in rows if h[0] not in skip]
         if len(kept) >= limit or complete or ask >= most:
             return kept[:limit]
         ask = min(4 * ask, most)
 
 
-def _ranked_rows(conn: apsw.Connection, parsed: ParsedQuery, weights: tuple[float, float, float],
-                 limit: int, restrict_sql: str | None, restrict_params: tuple, prune: bool,
-                 memo: dict[str, int] | None, counts: dict[str, int] | None,
-                 words: WordPostings | None,
-                 restrict_docs: np.ndarray | None = None) -> tuple[list[tuple[int, float]], bool]:
+def _ranked_rows(s: LexicalSearch, limit: int) -> tuple[list[tuple[int, float]], bool]:
     """The legs' rows, ``limit`` at most, and whether that is all there are
     (every leg that ran returned fewer than it was asked for)."""
     lists = []
-    if parsed.match_expr is not None:
-        lists.append(_trigram_leg(conn, parsed, weights, limit, restrict_sql,
-                                  restrict_params, prune, memo, counts, words, restrict_docs))
+    if s.parsed.match_expr is not None:
+        lists.append(_trigram_leg(s, limit))
     # Bigram-only rows come after every trigram hit: when the trigram list is
     # already full they would all be cut, and ranking them is the costliest
     # part of a Japanese query in a big vault (a common term like 設定 matches
     # thousands of rows; ~9-12 ms at 100k chunks).
-    if parsed.short_terms and not (lists and len(lists[0]) >= limit):
-        lists.append(_shortcjk_leg(conn, parsed, weights, limit, restrict_sql, restrict_params, words,
-                                   restrict_docs, counts))
+    if s.parsed.short_terms and not (lists and len(lists[0]) >= limit):
+        lists.append(_shortcjk_leg(s, limit))
     complete = all(len(lst) < limit for lst in lists)
     lists = [lst for lst in lists if lst]
     if not lists:

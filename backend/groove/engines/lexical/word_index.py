@@ -30,10 +30,10 @@ from typing import TYPE_CHECKING
 import apsw
 import numpy as np
 
-from groove.index import bm25_topk, shortcjk, word_postings
-from groove.index.schema import rows_version
-from groove.index.word_postings import TABLE, WordPostings
-from groove.index.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
+from groove.engines.lexical import bm25_topk, shortcjk, word_postings
+from groove.engines.lexical.word_postings import TABLE, WordPostings
+from groove.engines.lexical.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokenizer, gram_map, tokenize
+from groove.engines.rows import rows_version
 
 if TYPE_CHECKING:
     from groove.status_types import WordIndexState, WordIndexStatus
@@ -73,13 +73,26 @@ def _total_tokens(conn: apsw.Connection, table: str = TABLE) -> int:
     return sum(bm25_topk._varints(row[0])[1:]) if row and row[0] else 0
 
 
-def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, sizes: np.ndarray, runs: Runs,
-              chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple], prior: WordPostings | None = None,
-              *, by_word: bool = False) -> WordPostings:
-    """The index from ``runs``' entries (sorted here by word, row, column;
-    ``by_word``: they already are by row and column within each word's, as
-    ``Tokenizer.done`` leaves them, so a stable sort by word is enough).
-    ``runs``' arrays are let go as they are moved (the build's peak)."""
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    """What one read transaction saw besides the text: the rows' version,
+    every chunk's id and its note's id (ascending by chunk), and each note's
+    stamp (a refresh re-reads the notes whose stamp moved)."""
+
+    version: str
+    chunks: tuple[np.ndarray, np.ndarray]
+    stamps: dict[int, tuple]
+
+
+def _assemble(kind: Kind, seen: _Seen, vocab: dict[str, int], runs: Runs, sizes: np.ndarray,
+              prior: WordPostings | None = None, *, by_word: bool = False) -> WordPostings:
+    """The index of ``runs``' rows (``sizes``: their token counts) from
+    their entries (sorted here by word, row, column; ``by_word``: they
+    already are by row and column within each word's, as ``Tokenizer.done``
+    leaves them, so a stable sort by word is enough). ``runs``' arrays are
+    let go as they are moved (the build's peak)."""
+    names = sorted(vocab, key=vocab.__getitem__)
+    rowids = runs.rowids
     if by_word:
         order = np.argsort(runs.words, kind="stable")
     else:
@@ -98,7 +111,7 @@ def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, si
     del words, first
     grams, gram_ptr, gram_words, gram_mult = gram_map(names, prior, kind.gram, mult=kind is BIGRAMS)
     return WordPostings(
-        version=version,
+        version=seen.version,
         rowids=rowids,
         sizes=sizes,
         starts=np.cumsum([1] + [len(w) + 1 for w in names], dtype=np.int64),  # and where the vocabulary ends
@@ -112,9 +125,9 @@ def _assemble(kind: Kind, version: str, names: list[str], rowids: np.ndarray, si
         grams=grams,
         gram_ptr=gram_ptr,
         gram_words=gram_words,
-        chunk_ids=chunks[0],
-        chunk_docs=chunks[1],
-        doc_stamps=stamps,
+        chunk_ids=seen.chunks[0],
+        chunk_docs=seen.chunks[1],
+        doc_stamps=seen.stamps,
         gram=kind.gram,
         table=kind.table,
         gram_mult=gram_mult,
@@ -158,16 +171,14 @@ def _chains_add_up(bp: WordPostings) -> bool:
     return bool(np.array_equal(tokens, bp.sizes))
 
 
-def _from_runs(kind: Kind, version: str, vocab: dict[str, int], runs: Runs,
-               size_rows: tuple[np.ndarray, np.ndarray], chunks: tuple[np.ndarray, np.ndarray],
-               stamps: dict[int, tuple]) -> WordPostings | None:
+def _from_runs(kind: Kind, seen: _Seen, vocab: dict[str, int], runs: Runs,
+               size_rows: tuple[np.ndarray, np.ndarray]) -> WordPostings | None:
     size_ids, sizes = size_rows
     at = np.searchsorted(size_ids, runs.rowids)
     if not kind.every_row and not np.array_equal(size_ids, runs.rowids):
         log.warning("the bigram table's rows are not those its chains make: FTS5 ranks them")
         return None
-    wp = _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), runs.rowids, sizes[at].copy(), runs,
-                   chunks, stamps, by_word=True)
+    wp = _assemble(kind, seen, vocab, runs, sizes[at].copy(), by_word=True)
     if kind is BIGRAMS and not _chains_add_up(wp):
         log.warning("the bigram table's row lengths are not those its chains make: FTS5 ranks them")
         return None
@@ -183,8 +194,7 @@ def build(conn: apsw.Connection) -> WordPostings | None:
         if head is None:
             return None
         version, _ = head
-        chunks = _chunk_rows(conn)
-        stamps = _doc_stamps(conn)
+        seen = _Seen(version, _chunk_rows(conn), _doc_stamps(conn))
         kinds = [WORDS, BIGRAMS] if _bigram_stats(conn) is not None else [WORDS]
         made = []
         for kind in kinds:
@@ -194,7 +204,7 @@ def build(conn: apsw.Connection) -> WordPostings | None:
             tok = Tokenizer(kind, {})
             runs = tokenize(conn.execute(f"SELECT rowid, heading, context, content FROM {TABLE} ORDER BY rowid"),
                              [tok])[0]
-            made.append(_from_runs(kind, version, tok.vocab, runs, _all_sizes(conn, kind.table), chunks, stamps))
+            made.append(_from_runs(kind, seen, tok.vocab, runs, _all_sizes(conn, kind.table)))
             del tok, runs
             if made[0] is None:
                 return None
@@ -238,7 +248,8 @@ def refresh(conn: apsw.Connection, base: WordPostings) -> WordPostings | None:
             f"SELECT rowid, heading, context, content FROM {TABLE} "
             f"WHERE rowid IN (SELECT value FROM json_each(?)) ORDER BY rowid", (json.dumps(new_ids.tolist()),)), toks)
         new_sizes = [_sizes(conn, r.rowids, t.kind.table) for t, r in zip(toks, runs)]
-    made = [_merged(t.kind, b, version, t.vocab, r, ns, chunks, stamps, gone)
+    seen = _Seen(version, chunks, stamps)
+    made = [_merged(t.kind, b, seen, t.vocab, r, ns, gone)
             for t, b, r, ns in zip(toks, bases, runs, new_sizes)]
     wp = made[0]
     if wp is None or len(wp.rowids) != stats.rows or int(wp.sizes.sum()) != total:
@@ -260,9 +271,8 @@ def _vocab(base: WordPostings) -> dict[str, int]:
     return dict(zip(names, range(len(names))))
 
 
-def _merged(kind: Kind, base: WordPostings, version: str, vocab: dict[str, int], runs: Runs,
-            new_sizes: np.ndarray, chunks: tuple[np.ndarray, np.ndarray], stamps: dict[int, tuple],
-            gone: set[int]) -> WordPostings | None:
+def _merged(kind: Kind, base: WordPostings, seen: _Seen, vocab: dict[str, int], runs: Runs,
+            new_sizes: np.ndarray, gone: set[int]) -> WordPostings | None:
     """``base``'s rows of notes not in ``gone``, and ``runs`` (the rewritten
     notes' rows, their words added to ``vocab``), as one index."""
     # The base rows of rewritten or deleted notes die; the others keep their
@@ -287,8 +297,7 @@ def _merged(kind: Kind, base: WordPostings, version: str, vocab: dict[str, int],
                   np.concatenate([base_words[keep], runs.words]),
                   np.concatenate([base_place[base.slots[keep]], new_place[runs.slots]]).astype(np.int32),
                   np.concatenate([base.cols[keep], runs.cols]), np.concatenate([base.counts[keep], runs.counts]))
-    return _assemble(kind, version, sorted(vocab, key=vocab.__getitem__), merged.rowids,
-                     np.concatenate([base.sizes[alive], new_sizes])[order], merged, chunks, stamps, prior=base)
+    return _assemble(kind, seen, vocab, merged, np.concatenate([base.sizes[alive], new_sizes])[order], prior=base)
 
 
 def _give_back_freed_memory() -> None:

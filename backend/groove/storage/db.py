@@ -30,13 +30,13 @@ from typing import Any
 import apsw
 import sqlite_vec
 
+from ..engines.lexical.word_index import WordPostingsCache
+from ..engines.lexical.word_postings import WordPostings
+from ..engines.vectors.cache import VectorCache
 from ..errors import EmbedderMismatch, GrooveError, IndexMissing, IndexUnusable, IndexWriteFailed
 from ..paths import UnsafeFolder, make_private_dirs, parent_problem, private_file_problem, tighten_file
 from ..vault.encoding import nfc
-from . import schema, shortcjk
-from .vectors import VectorCache
-from .word_index import WordPostingsCache
-from .word_postings import WordPostings
+from . import migrations as schema
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 ROWS_VERSION_GAP = 1 << 32  # more row changes than any writer makes while one copy waits
@@ -117,30 +117,32 @@ class Index:
             raise
 
     def _prepare(self, create: bool) -> None:
-        """Bring the schema up to date, writing only when it is not (a search
-        of a current index writes nothing); refuse a newer schema rather
-        than restamp it, and an empty file where an index was expected."""
+        """Run the migrations the file has not run (storage/migrations.py),
+        writing only when there are some (a search of a current index writes
+        nothing); refuse a newer schema rather than restamp it, and an empty
+        file where an index was expected."""
         c = self.conn
         stamped = schema.stamped_version(c)
-        if stamped is not None and stamped > schema.SCHEMA_VERSION:
+        newer = schema.unknown(c)
+        if (stamped is not None and stamped > schema.SCHEMA_VERSION) or newer:
+            what = f"migrations {', '.join(newer)}" if newer else f"schema {stamped}"
             raise IndexUnusable(
-                f"the index at {self.path} was written by a newer groove (schema {stamped}; this groove reads "
+                f"the index at {self.path} was written by a newer groove ({what}; this groove reads "
                 f"{schema.SCHEMA_VERSION}): upgrade groove, or run `groove index --rebuild` to rebuild it for this "
                 "version (the newer groove would then rebuild it again)")
         if stamped is None and not create:
             raise IndexMissing(f"the index at {self.path} is empty or not a groove index; run `groove index` to "
                                "build it (`groove index --rebuild` if a damaged file is in the way)")
-        if stamped == schema.SCHEMA_VERSION and _shortcjk_current(c):
+        if schema.current(c):
             return
         if self.read_only:
+            if not schema.pending(c):
+                return  # a file from before the migrations table that needs nothing: read as it is
             raise IndexUnusable(
                 f"the index at {self.path} is read-only and was made by an older groove (schema {stamped}): "
                 "make it writable (chmod u+w) so groove can upgrade it, or rebuild it with `groove index --rebuild`")
         with self.atomic():
-            for m in schema.MIGRATIONS:
-                m(c)
-            shortcjk.create(c)
-            self.set_meta("schema_version", str(schema.SCHEMA_VERSION))
+            schema.migrate(c)
 
     # -- connections -------------------------------------------------------
     def _open(self) -> apsw.Connection:
@@ -396,7 +398,7 @@ class Index:
                 "embedder",
                 json.dumps({"model_id": model_id, "dim": dim, "file_hash": file_hash, "recipe": recipe}),
             )
-            schema.create_vec_table(self.conn, dim)
+            schema.create_vec_tables(self.conn, dim)
 
     def replace_with(self, other: Index) -> None:
         """Make this index a copy of ``other`` in one write transaction (the
@@ -433,12 +435,6 @@ class Index:
         (d,) = self.conn.execute("SELECT count(*) FROM documents").fetchone() or (0,)
         (c,) = self.conn.execute("SELECT count(*) FROM chunks").fetchone() or (0,)
         return int(d), int(c)
-
-
-def _shortcjk_current(c: apsw.Connection) -> bool:
-    row = c.execute("SELECT value FROM meta WHERE key = ?", (shortcjk.META_KEY,)).fetchone()
-    return row is not None and row[0] == shortcjk.VERSION and bool(
-        c.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (shortcjk.TABLE,)).fetchone())
 
 
 def refuse_foreign(path: Path) -> None:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from groove.index import shortcjk
-from groove.index.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
+from groove.engines.lexical import shortcjk
+from groove.engines.lexical.word_postings import FOLDS_TO_ASCII, RUN, TABLE, WordPostings
 
 ODD = re.compile(f"[{FOLDS_TO_ASCII}]")
 BATCH = 4096  # rows aggregated at a time while building (bounds the build's memory)
