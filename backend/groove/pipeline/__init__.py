@@ -18,7 +18,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 from ..bounds import MAX_LIMIT
-from ..engines.lexical.word_postings import WordPostings
 from ..index import calibration, hangul_split, vocabulary
 from ..index.notes import carried_names
 from ..index.rules_now import left_out
