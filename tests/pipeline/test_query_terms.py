@@ -20,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groove.index import shortcjk
+from groove.engines.lexical import shortcjk
 from groove.query import (
     HAN_SENTENCE,
     HANGUL,
