@@ -11,7 +11,6 @@ hundred to a few thousand ids) stay as cheap as a set's: one byte looked up.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterator, Set
 
 import numpy as np
@@ -33,10 +32,9 @@ class ChunkSet(Set[int]):
         self._n = int(flags.sum())
 
     def __contains__(self, x: object) -> bool:
-        try:
-            i = operator.index(x)  # type: ignore[arg-type]
-        except TypeError:
+        if not isinstance(x, (int, np.integer)):  # a str or float is never a chunk id
             return False
+        i = int(x)
         return 0 <= i < len(self._bytes) and self._bytes[i] != 0
 
     def __iter__(self) -> Iterator[int]:

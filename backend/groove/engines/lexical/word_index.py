@@ -84,6 +84,15 @@ class _Seen:
     stamps: dict[int, tuple]
 
 
+def _moved(runs: Runs, name: str, order: np.ndarray) -> np.ndarray:
+    """``runs``' array ``name`` in ``order``, the original let go from
+    ``runs`` (an empty array of its dtype in its place), so that only one
+    copy of each column is alive at the build's peak."""
+    arr = getattr(runs, name)
+    setattr(runs, name, np.empty(0, dtype=arr.dtype))
+    return arr[order]
+
+
 def _assemble(kind: Kind, seen: _Seen, vocab: dict[str, int], runs: Runs, sizes: np.ndarray,
               prior: WordPostings | None = None, *, by_word: bool = False) -> WordPostings:
     """The index of ``runs``' rows (``sizes``: their token counts) from
@@ -98,10 +107,8 @@ def _assemble(kind: Kind, seen: _Seen, vocab: dict[str, int], runs: Runs, sizes:
     else:
         order = np.argsort((runs.words.astype(np.int64) << 34) | (runs.slots.astype(np.int64) << 2) | runs.cols,
                            kind="stable")
-    words, runs.words = runs.words[order], None  # type: ignore[assignment]
-    slots, runs.slots = runs.slots[order], None  # type: ignore[assignment]
-    cols, runs.cols = runs.cols[order], None  # type: ignore[assignment]
-    counts, runs.counts = runs.counts[order], None  # type: ignore[assignment]
+    words, slots = _moved(runs, "words", order), _moved(runs, "slots", order)
+    cols, counts = _moved(runs, "cols", order), _moved(runs, "counts", order)
     del order
     ptr = np.zeros(len(names) + 1, dtype=np.int64)
     np.cumsum(np.bincount(words, minlength=len(names)), out=ptr[1:])
