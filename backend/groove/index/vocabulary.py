@@ -16,7 +16,7 @@ of the NFKC-folded positive text; this module splits no query):
   means a ``LIMIT 1`` trigram match; its IDF comes from the trigram
   vocabulary's upper bound on its document frequency.
 * The character bigrams of each run of kanji/kana, exactly the tokens the
-  short-CJK table indexes (``index/shortcjk.py``). Japanese has no spaces and
+  short-CJK table indexes (``engines/lexical/shortcjk.py``). Japanese has no spaces and
   many words are kana (おにぎり) or one kanji with kana (握り方), so whole-run
   words would miss them; bigrams need no dictionary, and grammar bigrams
   (りの, には) are common, hence light. Presence and document frequency are
