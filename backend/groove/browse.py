@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
 from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
@@ -14,6 +14,7 @@ from .index.rules_now import left_out
 from .note_types import NotePage, TagList
 from .runtime import Runtime
 from .storage import listing
+from .storage.listing import NoteFilter  # what a listing keeps, one definition (storage's)
 
 MAX_PAGE = 200
 DAY_S = 86_400
@@ -39,32 +40,21 @@ def _page(rows: list[listing.NoteRow], total: int, offset: int) -> NotePage:
             "next_offset": nxt if nxt < total else None}
 
 
-@dataclass(frozen=True)
-class NoteFilter:
-    """Which notes list_notes lists (each unset one: every note)."""
-
-    folder: str | None = None  # in this folder
-    glob: str | None = None  # path matching this gitignore-style glob
-    tag: str | None = None  # with this tag or a child of it
-    date_from: str | None = None  # dated on/after (YYYY-MM-DD)
-    date_to: str | None = None  # dated on/before
-
-
-def list_notes(rt: Runtime, where: NoteFilter = NoteFilter(), sort: str = "path", offset: int = 0,
-               limit: int = 50) -> NotePage:
+def list_notes(rt: Runtime, where: NoteFilter | None = None) -> NotePage:
     """A page of the indexed notes: ``{notes: [{path, title, tags, date, modified, size}],
-    total, offset, next_offset}`` (next_offset null on the last page)."""
-    if sort not in listing.SORTS:
-        raise InvalidArgument(f"'sort' must be one of {', '.join(listing.SORTS)}, got {sort!r}", param="sort")
-    offset, limit = _int("offset", offset, 0), _int("limit", limit, 1, MAX_PAGE)
+    total, offset, next_offset}`` (next_offset null on the last page). ``where``
+    is the storage's own filter; the notes the vault's rules leave out now
+    are added to it here."""
+    where = where or NoteFilter()
+    if where.sort not in listing.SORTS:
+        raise InvalidArgument(f"'sort' must be one of {', '.join(listing.SORTS)}, got {where.sort!r}", param="sort")
+    offset, limit = _int("offset", where.offset, 0), _int("limit", where.limit, 1, MAX_PAGE)
     for name, v, most in (("folder", where.folder, MAX_PATH_CHARS), ("glob", where.glob, MAX_PATTERN_CHARS),
                           ("tag", where.tag, MAX_PATTERN_CHARS)):
         if isinstance(v, str) and len(v) > most:  # the bound table (bounds.py), for callers of the core
             raise InvalidArgument(f"'{name}' is longer than {most:,} characters", param=name)
     try:
-        rows, total = listing.list_notes(rt.index, listing.NoteFilter(
-            folder=where.folder, glob=where.glob, tag=where.tag, date_from=where.date_from, date_to=where.date_to,
-            sort=sort, offset=offset, limit=limit, hidden=_hidden(rt)))
+        rows, total = listing.list_notes(rt.index, replace(where, offset=offset, limit=limit, hidden=_hidden(rt)))
     except (ValueError, re.error) as e:  # pathspec refuses the pattern, or its regex cannot compile ('[z-a]')
         raise InvalidArgument(f"'glob' cannot be read: {e}", param="glob") from e
     return _page(rows, total, offset)

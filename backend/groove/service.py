@@ -158,7 +158,7 @@ def _reindex(rt: Runtime, *, force: bool = False, progress: Callable[[dict], Non
 
 
 def _list_notes(rt: Runtime, *, sort: str = "path", offset: int = 0, limit: int = 50, **where: Any) -> NotePage:
-    return browse.list_notes(rt, browse.NoteFilter(**where), sort, offset, limit)
+    return browse.list_notes(rt, browse.NoteFilter(sort=sort, offset=offset, limit=limit, **where))
 
 
 @dataclass(frozen=True)
