@@ -198,8 +198,8 @@ def hybrid_candidates(
     near: list[tuple[int, float]] = []
     if qvec is not None and (use_note_leg or use_dense_notes):
         near = view.nearest_notes(r.candidates) if view else nearest_notes(idx, qvec, r.candidates, restriction)
-    found = None
-    if view is None and near and r.fusion.section_weight > 0:
+    found: tuple[list[tuple[int, float]], dict[int, int] | None] | None = None
+    if view is None and near and qvec is not None and r.fusion.section_weight > 0:
         # Section evidence (sections.py): the nearest notes and the notes of
         # the nearest chunks rescored; every note of the chunk leg gets its
         # blended score, as the note-aware ranking reads it.
@@ -207,7 +207,10 @@ def hybrid_candidates(
         scores = with_sections(idx, qvec, near, hits, r.fusion.section_weight, r.candidates,
                                hits_exact=not excluded and restriction.sql is None)
         near, found = scores.notes, (hits, scores.doc_of)
-    vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [], view, found)
+    dense_near = near if use_dense_notes else []
+    if found is None and view is None and qvec is not None and r.legs in ("hybrid", "vector"):
+        found = (_chunk_hits(idx, qvec, r, restriction, excluded, bool(dense_near)), None)
+    vec_ids, vec_sims = _vectors(idx, qvec, r, excluded, dense_near, view, found)
 
     names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
@@ -325,21 +328,22 @@ def _chunk_hits(idx: Index, qvec: np.ndarray, r: Resolved, restriction: Restrict
 
 
 def _vectors(
-    idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
-    near: list[tuple[int, float]], view: LeverView | None = None,
-    found: tuple[list[tuple[int, float]], dict[int, int]] | None = None,
+    idx: Index, qvec: np.ndarray | None, r: Resolved, excluded: AbstractSet[int], near: list[tuple[int, float]],
+    view: LeverView | None, found: tuple[list[tuple[int, float]], dict[int, int] | None] | None,
 ) -> tuple[list[int], list[float]]:
     """The vector leg's chunk ids, best first (note-aware when ``near`` holds
     the nearest notes, ADR-0078), and the plain cosines of the nearest
     chunks, which ``low_confidence`` reads (ADR-0075). ``found``: the
-    nearest chunks (``_chunk_hits`` with ``bool(near)``) and their notes,
-    when already looked up."""
+    nearest chunks (``_chunk_hits`` with ``bool(near)``) and their notes
+    when already looked up; asked of ``view`` when the exact scan answers."""
     if qvec is None or r.legs not in ("hybrid", "vector"):
         return [], []
     n = r.candidates
     if view is not None:
         return view.vectors(n, NOTE_AWARE_POOL, excluded, near, r.fusion.dense_note_weight)
-    hits, doc_of = found if found is not None else (_chunk_hits(idx, qvec, r, restriction, excluded, bool(near)), None)
+    if found is None:
+        return [], []
+    hits, doc_of = found
     if near:
         ranked = note_aware_ranking(idx, qvec, hits, near, n, r.fusion.dense_note_weight, doc_of)
         return ranked, [sim for _, sim in hits[:n]]

@@ -25,6 +25,11 @@ def _layout(conn: apsw.Connection, table: str) -> bool:
 MAX_CACHE_KIB = 32 * 1024
 
 
+def _one(conn: apsw.Connection, sql: str, *args: int) -> int:
+    row = conn.execute(sql, args).fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
 def _room(conn: apsw.Connection, table: str) -> None:
     """Let the connection's page cache hold the table's blobs (at most
     ``MAX_CACHE_KIB``). A slot deep in a blob is reached by walking the
@@ -32,11 +37,10 @@ def _room(conn: apsw.Connection, table: str) -> None:
     read them all, but through SQLite's default 2 MB cache, which a
     vault of 2k chunks (4.5 MB of blobs) already cycles: 150 rows then cost
     ~9 ms, against ~1 ms held. Raised once, never lowered."""
-    (have,) = conn.execute("PRAGMA cache_size").fetchone()
-    (blobs,) = conn.execute(f"SELECT count(*) FROM {table}_vector_chunks00").fetchone()
-    (page,) = conn.execute("PRAGMA page_size").fetchone()
-    want = min(MAX_CACHE_KIB, int(blobs) * 1600 + 2048)  # 1.5 MB a blob of 1,024 e5-small rows, and the rest
-    current = -int(have) if have < 0 else int(have) * int(page) // 1024
+    have = _one(conn, "PRAGMA cache_size")
+    blobs = _one(conn, f"SELECT count(*) FROM {table}_vector_chunks00")
+    current = -have if have < 0 else have * _one(conn, "PRAGMA page_size") // 1024
+    want = min(MAX_CACHE_KIB, blobs * 1600 + 2048)  # 1.5 MB a blob of 1,024 e5-small rows, and the rest
     if want > current:
         conn.execute(f"PRAGMA cache_size = -{want}")
 
@@ -51,25 +55,25 @@ def rows(conn: apsw.Connection, table: str, ids: list[int]) -> tuple[list[int], 
     raw: list[bytes] = []
     if not _layout(conn, table):
         for rid, b in conn.execute(f"SELECT rowid, embedding FROM {table} WHERE rowid IN ({marks})"):
-            found.append(rid)
-            raw.append(b)
+            found.append(int(rid))
+            raw.append(bytes(b))
         return found, _matrix(raw)
     _room(conn, table)
-    slots = conn.execute(f"SELECT rowid, chunk_id, chunk_offset FROM {table}_rowids "
-                         f"WHERE rowid IN ({marks}) AND chunk_id IS NOT NULL ORDER BY chunk_id, chunk_offset").fetchall()
-    blob = None
-    at = None
-    size = 0
+    slots = [(int(r), int(c), int(o)) for r, c, o in conn.execute(
+        f"SELECT rowid, chunk_id, chunk_offset FROM {table}_rowids "
+        f"WHERE rowid IN ({marks}) AND chunk_id IS NOT NULL ORDER BY chunk_id, chunk_offset")]
+    at, size = -1, 0
+    blob: apsw.Blob | None = None
     try:
         for rid, chunk, offset in slots:
-            if chunk != at:
+            if blob is None or chunk != at:
                 if blob is not None:
                     blob.close()
                 blob = conn.blob_open("main", f"{table}_vector_chunks00", "vectors", chunk, False)
                 at = chunk
-                if not size:
-                    (n,) = conn.execute(f"SELECT size FROM {table}_chunks WHERE chunk_id = ?", (chunk,)).fetchone()
-                    size = blob.length() // int(n)  # bytes a row
+                if not size:  # bytes a row: the blob holds ``size`` rows
+                    size = blob.length() // max(1, _one(conn, f"SELECT size FROM {table}_chunks WHERE chunk_id = ?",
+                                                        chunk))
             blob.seek(offset * size)
             found.append(rid)
             raw.append(blob.read(size))
