@@ -71,7 +71,7 @@ def cosines(conn: apsw.Connection, copy: VectorCache, table: str, qvec: np.ndarr
     cached = copy.distances(conn, table, as_blob(qvec), ids)
     if cached is not None:
         return {rid: cosine(d) for rid, d in cached}
-    found, vecs = stored.rows(conn, table, ids)
+    found, vecs = stored.rows(conn, table, ids, stored.KEPT_CACHE_KIB if copy.kept else stored.ONE_SHOT_CACHE_KIB)
     if not found:
         return {}
     return dict(zip(found, (vecs @ np.asarray(qvec, dtype=np.float32)).tolist()))

@@ -21,8 +21,12 @@ def _layout(conn: apsw.Connection, table: str) -> bool:
     return found == names
 
 
-# The most page cache a connection is given to hold the blobs it reads here.
-MAX_CACHE_KIB = 32 * 1024
+# The most page cache a connection is given to hold the blobs it reads
+# here: in a process that keeps vector copies (the daemon), enough for the
+# tables of a vault below the copy's 10k rows (a bigger one is read from its
+# copy); in a one-shot process, its one connection, enough for 80k chunks.
+KEPT_CACHE_KIB = 32 * 1024
+ONE_SHOT_CACHE_KIB = 128 * 1024
 
 
 def _one(conn: apsw.Connection, sql: str, *args: int) -> int:
@@ -30,9 +34,9 @@ def _one(conn: apsw.Connection, sql: str, *args: int) -> int:
     return int(row[0]) if row is not None and row[0] is not None else 0
 
 
-def _room(conn: apsw.Connection, table: str) -> None:
+def _room(conn: apsw.Connection, table: str, most_kib: int) -> None:
     """Let the connection's page cache hold the table's blobs (at most
-    ``MAX_CACHE_KIB``). A slot deep in a blob is reached by walking the
+    ``most_kib``). A slot deep in a blob is reached by walking the
     blob's overflow pages from its start; the KNN that came just before has
     read them all, but through SQLite's default 2 MB cache, which a
     vault of 2k chunks (4.5 MB of blobs) already cycles: 150 rows then cost
@@ -40,14 +44,16 @@ def _room(conn: apsw.Connection, table: str) -> None:
     have = _one(conn, "PRAGMA cache_size")
     blobs = _one(conn, f"SELECT count(*) FROM {table}_vector_chunks00")
     current = -have if have < 0 else have * _one(conn, "PRAGMA page_size") // 1024
-    want = min(MAX_CACHE_KIB, blobs * 1600 + 2048)  # 1.5 MB a blob of 1,024 e5-small rows, and the rest
+    want = min(most_kib, blobs * 1600 + 2048)  # 1.5 MB a blob of 1,024 e5-small rows, and the rest
     if want > current:
         conn.execute(f"PRAGMA cache_size = -{want}")
 
 
-def rows(conn: apsw.Connection, table: str, ids: list[int]) -> tuple[list[int], np.ndarray]:
+def rows(conn: apsw.Connection, table: str, ids: list[int],
+         most_kib: int = KEPT_CACHE_KIB) -> tuple[list[int], np.ndarray]:
     """The rows of ``table`` among ``ids`` (ids the table lacks are left
-    out) and their vectors as stored, one float32 row each."""
+    out) and their vectors as stored, one float32 row each; the page cache
+    raised to at most ``most_kib`` to hold them."""
     if not ids:
         return [], np.zeros((0, 0), dtype=np.float32)
     marks = ",".join(str(int(i)) for i in ids)
@@ -58,7 +64,7 @@ def rows(conn: apsw.Connection, table: str, ids: list[int]) -> tuple[list[int], 
             found.append(int(rid))
             raw.append(bytes(b))
         return found, _matrix(raw)
-    _room(conn, table)
+    _room(conn, table, most_kib)
     slots = [(int(r), int(c), int(o)) for r, c, o in conn.execute(
         f"SELECT rowid, chunk_id, chunk_offset FROM {table}_rowids "
         f"WHERE rowid IN ({marks}) AND chunk_id IS NOT NULL ORDER BY chunk_id, chunk_offset")]
