@@ -67,6 +67,8 @@ def main() -> None:
     ap.add_argument("--per-kind", action="store_true")
     ap.add_argument("--per-query", default="", help="print each query's first expected rank for these variants")
     ap.add_argument("--index-dir", type=Path, default=None, help="use <dir>/<lang>.sqlite as the indexes")
+    ap.add_argument("--agree", default="", help="A,B: how many queries' top 10 notes variants A and B "
+                    "share (counts only: safe on blind sets)")
     a = ap.parse_args()
     from groove.config import SearchConfig
     from groove.eval.golden import load_golden
@@ -75,6 +77,7 @@ def main() -> None:
     vaults = {lang: EVAL / f"vault-{lang}" for lang in ("en", "ja", "zh", "ko")}
     names = a.variants.split(",")
     show_q = set(a.per_query.split(",")) if a.per_query else set()
+    agree = a.agree.split(",") if a.agree else []
     base = SearchConfig()
     for gpath in a.golden:
         golden = load_golden(gpath)
@@ -90,6 +93,7 @@ def main() -> None:
         header = f"{'variant':<22}{'lang':<6}" + "".join(f"{m:>10}" for m in METRICS)
         print(header)
         per_query: dict[str, dict[str, object]] = {}
+        tops: dict[str, list[list[str]]] = {}
         for name in names:
             legs, ov = VARIANTS[name] if name in VARIANTS else _inline(name)
             rts = sess.variant(_cfg(base, ov))
@@ -100,8 +104,17 @@ def main() -> None:
             if a.per_kind:
                 for kind, m in sorted(agg["by_kind"].items()):
                     print(f"{'':<22}{kind[:6]:<6}" + "".join(f"{m[k]:>10.3f}" for k in METRICS))
+            if name in agree:
+                tops[name] = [r.docs[:10] for r in run.results]
             if name in show_q:
                 per_query[name] = {r.golden.query: r.first_rank for r in run.results}
+        if len(tops) == 2:
+            x, y = (tops[n] for n in agree)
+            same = sum(p == q for p, q in zip(x, y))
+            first = sum(p[:1] == q[:1] for p, q in zip(x, y))
+            shared = sum(len(set(p) & set(q)) / max(len(p), len(q), 1) for p, q in zip(x, y)) / max(len(x), 1)
+            print(f"-- {agree[0]} vs {agree[1]}: same top 10 (in order) {same}/{len(x)}, "
+                  f"same first {first}/{len(x)}, notes shared in the top 10 {shared:.3f}")
         for name, ranks in per_query.items():
             print(f"\n-- first expected rank per query: {name}")
             for q, rk in ranks.items():

@@ -65,6 +65,10 @@ class FusionConfig:
     prf: bool = False
     question_mean: bool = False  # with centre: the question centred by the titles-as-questions mean
     skip_empty: bool = False  # a chunk with no words of its own (a bare URL, an embed) does not rank
+    # section_weight alone is applied to the notes the vector legs found
+    # (pipeline/sections.py); true: to every note, by index/space.py's exact
+    # scan (the reference it is measured against, docs/eval.md).
+    section_exact: bool = False
 
     @property
     def bm25_weights(self) -> tuple[float, float, float]:

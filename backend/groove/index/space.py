@@ -8,7 +8,10 @@ whole table at hand (a mean, each row's neighbourhood, every section's
 similarity), so when any of them is on the vector legs are answered here,
 from an exact in-memory copy of ``vec_chunks`` and ``vec_notes`` (loaded
 once per index version, like ``vectors.py``'s copy), instead of by
-sqlite-vec's KNN. With every switch off nothing here runs.
+sqlite-vec's KNN. With every switch off nothing here runs, nor with
+section evidence alone: ``pipeline/sections.py`` applies it on the normal
+vector path to the notes the legs found (``section_exact`` asks for this
+scan instead, the reference it is measured against).
 
 * centring: ``cos(q - mu, x - mu)``, mu the table's mean row (chunks and
   notes each their own), rows and query renormalised after the subtraction;

@@ -38,6 +38,8 @@ from .explain import LegList, explain_stage1
 from .filters import Restriction
 from .hubness import LeverView, lever_view
 from .params import Resolved
+from .sections import doc_ids as _doc_ids
+from .sections import with_sections
 from .titles import named_notes, title_leg
 
 
@@ -106,7 +108,7 @@ NOTE_AWARE_POOL = 4
 
 def note_aware_ranking(
     idx: Index, qvec: np.ndarray, chunk_hits: list[tuple[int, float]], near: list[tuple[int, float]], n: int,
-    weight: float,
+    weight: float, doc_of: dict[int, int] | None = None,
 ) -> list[int]:
     """``chunk_hits`` (the nearest chunks, with their cosines) re-ranked by
     cos(q, chunk) + weight * cos(q, note), top n (ADR-0078).
@@ -114,11 +116,13 @@ def note_aware_ranking(
     Similarities are summed, not rank-fused: a fairly close chunk of the note
     that is clearly about the query beats a close chunk of an unrelated note
     (a glossary, a code reference), and RRF would throw those margins away.
-    ``near`` holds the nearest notes' cosines; the others are looked up."""
+    ``near`` holds the nearest notes' cosines; the others are looked up,
+    as are the chunks' notes unless given (``doc_of``)."""
     if not near:
         return [cid for cid, _ in chunk_hits[:n]]
     chunk_sim = dict(chunk_hits)
-    doc_of = _doc_ids(idx, list(chunk_sim))
+    if doc_of is None:
+        doc_of = _doc_ids(idx, list(chunk_sim))
     note_sim = dict(near)
     rest = {d for d in doc_of.values() if d not in note_sim}
     if rest:
@@ -194,7 +198,19 @@ def hybrid_candidates(
     near: list[tuple[int, float]] = []
     if qvec is not None and (use_note_leg or use_dense_notes):
         near = view.nearest_notes(r.candidates) if view else nearest_notes(idx, qvec, r.candidates, restriction)
-    vec_ids, vec_sims = _vectors(idx, qvec, r, restriction, excluded, near if use_dense_notes else [], view)
+    found: tuple[list[tuple[int, float]], dict[int, int] | None] | None = None
+    if view is None and near and qvec is not None and r.fusion.section_weight > 0:
+        # Section evidence (sections.py): the nearest notes and the notes of
+        # the nearest chunks rescored; every note of the chunk leg gets its
+        # blended score, as the note-aware ranking reads it.
+        hits = _chunk_hits(idx, qvec, r, restriction, excluded, use_dense_notes)
+        scores = with_sections(idx, qvec, near, hits, r.fusion.section_weight, r.candidates,
+                               hits_exact=not excluded and restriction.sql is None)
+        near, found = scores.notes, (hits, scores.doc_of)
+    dense_near = near if use_dense_notes else []
+    if found is None and view is None and qvec is not None and r.legs in ("hybrid", "vector"):
+        found = (_chunk_hits(idx, qvec, r, restriction, excluded, bool(dense_near)), None)
+    vec_ids, vec_sims = _vectors(idx, qvec, r, excluded, dense_near, view, found)
 
     names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
@@ -208,7 +224,7 @@ def hybrid_candidates(
     if use_note_leg:
         # The note leg (ADR-0076): the nearest notes by their summary vector.
         names.append("note")
-        lists.append(_docs_to_chunks(idx, [d for d, _ in near], excluded, chunk_fused))
+        lists.append(_docs_to_chunks(idx, [d for d, _ in near[:r.candidates]], excluded, chunk_fused))
         weights.append(r.fusion.note_weight)
         votes.append(None)
     if sole is not None:
@@ -303,22 +319,34 @@ def _full_text(
     return ids, search.coverage(ids)
 
 
+def _chunk_hits(idx: Index, qvec: np.ndarray, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
+                note_aware: bool) -> list[tuple[int, float]]:
+    """The chunk leg's nearest chunks with their cosines: ``NOTE_AWARE_POOL``
+    times the leg's depth when the note-aware ranking re-ranks them."""
+    n = r.candidates * (NOTE_AWARE_POOL if note_aware else 1)
+    return vector_leg(idx, qvec, n, restriction, excluded)
+
+
 def _vectors(
-    idx: Index, qvec: np.ndarray | None, r: Resolved, restriction: Restriction, excluded: AbstractSet[int],
-    near: list[tuple[int, float]], view: LeverView | None = None,
+    idx: Index, qvec: np.ndarray | None, r: Resolved, excluded: AbstractSet[int], near: list[tuple[int, float]],
+    view: LeverView | None, found: tuple[list[tuple[int, float]], dict[int, int] | None] | None,
 ) -> tuple[list[int], list[float]]:
     """The vector leg's chunk ids, best first (note-aware when ``near`` holds
     the nearest notes, ADR-0078), and the plain cosines of the nearest
-    chunks, which ``low_confidence`` reads (ADR-0075)."""
+    chunks, which ``low_confidence`` reads (ADR-0075). ``found``: the
+    nearest chunks (``_chunk_hits`` with ``bool(near)``) and their notes
+    when already looked up; asked of ``view`` when the exact scan answers."""
     if qvec is None or r.legs not in ("hybrid", "vector"):
         return [], []
     n = r.candidates
     if view is not None:
         return view.vectors(n, NOTE_AWARE_POOL, excluded, near, r.fusion.dense_note_weight)
+    if found is None:
+        return [], []
+    hits, doc_of = found
     if near:
-        wide = vector_leg(idx, qvec, n * NOTE_AWARE_POOL, restriction, excluded)
-        return note_aware_ranking(idx, qvec, wide, near, n, r.fusion.dense_note_weight), [sim for _, sim in wide[:n]]
-    hits = vector_leg(idx, qvec, n, restriction, excluded)
+        ranked = note_aware_ranking(idx, qvec, hits, near, n, r.fusion.dense_note_weight, doc_of)
+        return ranked, [sim for _, sim in hits[:n]]
     return [cid for cid, _ in hits], [sim for _, sim in hits]
 
 
@@ -381,14 +409,3 @@ def _docs_to_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int],
     # The notes the fusion has not reached: their first chunk not excluded.
     best.update(chunks.first_chunks(idx, [d for d in docs if d not in best], excluded))
     return [best[d] for d in docs if d in best and best[d] not in excluded]
-
-
-def _doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
-    """chunk id -> note id: from a big vault's vector copy (ADR 0133), else SQLite."""
-    known = idx.vectors.notes_of(idx.conn, chunk_ids)
-    if known is None:
-        return chunks.doc_ids(idx, chunk_ids)
-    missing = [c for c in chunk_ids if c not in known]
-    if missing:  # a chunk without a vector: not expected, but SQLite knows
-        known.update(chunks.doc_ids(idx, missing))
-    return known

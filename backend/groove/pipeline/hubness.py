@@ -17,7 +17,12 @@ from .filters import Restriction
 
 
 def levers_of(fusion: FusionConfig) -> Levers:
-    return Levers(centre=fusion.centre, csls=fusion.csls, section_weight=fusion.section_weight,
+    """The remedies the exact scan answers. Section evidence alone is not
+    one of them: the normal vector path applies it to the notes its legs
+    found (``sections.py``), unless ``section_exact`` asks for the scan or
+    another remedy needs it anyway."""
+    scan = fusion.centre or fusion.csls or fusion.prf or fusion.skip_empty or fusion.section_exact
+    return Levers(centre=fusion.centre, csls=fusion.csls, section_weight=fusion.section_weight if scan else 0.0,
                   prf=fusion.prf, skip_empty=fusion.skip_empty, question_mean=fusion.question_mean)
 
 

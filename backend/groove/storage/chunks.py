@@ -67,6 +67,14 @@ def first_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int]) -> dic
     return first
 
 
+def chunks_of_notes(idx: Index, docs: list[int]) -> list[tuple[int, int]]:
+    """(chunk id, note id) of every chunk of these notes (read by ``chunks_doc``)."""
+    if not docs:
+        return []
+    rows = idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE doc_id IN ({_marks(docs)})")
+    return [(int(c), int(d)) for c, d in rows]
+
+
 def chunks_of_same_notes(idx: Index, chunk_ids: set[int]) -> set[int]:
     """Every chunk of every note that holds one of ``chunk_ids``."""
     if not chunk_ids:

@@ -12,6 +12,7 @@ import apsw
 import numpy as np
 
 from ..allowed import Allowed
+from . import stored
 from .cache import VectorCache
 
 
@@ -59,3 +60,18 @@ def similarities(conn: apsw.Connection, copy: VectorCache, table: str, blob: byt
     rows = conn.execute(f"SELECT rowid, vec_distance_l2(embedding, ?) FROM {table} "
                         f"WHERE rowid IN ({','.join(map(str, ids))})", (blob,))
     return {r[0]: cosine(r[1]) for r in rows}
+
+
+def cosines(conn: apsw.Connection, copy: VectorCache, table: str, qvec: np.ndarray,
+            ids: list[int]) -> dict[int, float]:
+    """cos(query, row) for the rows of ``table`` with these rowids, as dot
+    products of the stored vectors (``stored.rows``) when no copy is held:
+    cheaper than ``similarities``' per-row ``vec_distance_l2``, within
+    float32 rounding of it."""
+    cached = copy.distances(conn, table, as_blob(qvec), ids)
+    if cached is not None:
+        return {rid: cosine(d) for rid, d in cached}
+    found, vecs = stored.rows(conn, table, ids, stored.KEPT_CACHE_KIB if copy.kept else stored.ONE_SHOT_CACHE_KIB)
+    if not found:
+        return {}
+    return dict(zip(found, (vecs @ np.asarray(qvec, dtype=np.float32)).tolist()))
