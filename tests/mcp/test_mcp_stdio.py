@@ -189,6 +189,9 @@ ERRORS = [
     ("search", {"query": "garden", "limit": 0}, "less than the minimum of 1"),
     ("search", {"query": "garden", "mmr_lambda": 0.5}, "set it under [search] in the vault's groove.toml"),
     ("search", {"limit": 3}, "query"),
+    # was: "'arguments': 'query' is a required property"
+    ("search", {"limit": 3}, "invalid arguments for search: missing required argument 'query'"),
+    ("unlinked_connections", {}, "missing required argument 'path'"),
     ("search", {"query": "garden", "rerank": True}, "no reranker is configured"),  # a caller mistake, not internal
     ("search", {"query": "garden", "date_from": "2024-13-45"}, "'date_from' must be a date"),
     ("get_document", {"path": "../secret.md"}, "inside the vault"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import click
 
@@ -40,13 +41,13 @@ class _Group(click.Group):
         as_json = ctx.meta.get(_JSON_ERRORS, False)
         try:
             return super().invoke(ctx)
-        except InvalidArgument as e:
-            _json_error(as_json, e.to_json())
-            raise click.UsageError(escape_controls(str(e))) from e
         except GrooveError as e:
-            _json_error(as_json, e.to_json())
-            click.echo(f"error: {escape_controls(str(e))}", err=True)
-            sys.exit(2)
+            from .common import INDEX_COMMAND, with_index_command
+
+            # "run `groove index`" names the vault: typed in another folder,
+            # the bare command would index that folder.
+            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)),)
+            self._report(e, as_json)
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})
             raise
@@ -55,6 +56,14 @@ class _Group(click.Group):
         except Exception as e:  # a bug: the traceback still goes to stderr
             _json_error(as_json, {"code": "internal", "message": f"{type(e).__name__}: {e}"})
             raise
+
+    @staticmethod
+    def _report(e: GrooveError, as_json: bool) -> NoReturn:
+        _json_error(as_json, e.to_json())
+        if isinstance(e, InvalidArgument):
+            raise click.UsageError(escape_controls(str(e))) from e
+        click.echo(f"error: {escape_controls(str(e))}", err=True)
+        sys.exit(2)
 
 
 _JSON_ERRORS = "groove.json_errors"

@@ -32,6 +32,8 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
 
     Example: groove related "Obsidian Sync/Sync settings.md" --vault ~/Notes
     """
+    if not note.strip():  # the shared check names MCP's arguments (path, chunk_id)
+        raise click.UsageError("NOTE is empty: give a note's vault-relative path, as `groove search` prints it")
     params: dict[str, object] = {"path": note, "limit": limit}
     if unlinked:
         params["unlinked_only"] = True

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from ..printable import escape_controls
-from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, vault_option
+from .common import DaemonChoice, daemon_options, daemon_or_here, index_command, index_option, vault_option
 
 
 @click.command("status")
@@ -31,6 +31,8 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
         return
     for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
         click.echo(f"{k:>16}: {escape_controls(str(st[k]))}")
+    for line in stale_lines(st, index_path):
+        click.echo(line)
     if "watching" in st:  # the daemon's own state
         queued = st.get("pending_changes") or 0
         doing = "indexing" if st.get("indexing") else "idle"
@@ -55,6 +57,23 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
         click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
     for w in st["warnings"]:
         click.echo(f"warning: {escape_controls(w)}", err=True)
+
+
+STALE_SHOWN = 10  # changed notes named under stale_files; the JSON has up to 100
+
+
+def stale_lines(st: dict, index_path: Path | None) -> list[str]:
+    """Which notes changed since the last index run, and the command that
+    takes them in: a count alone left people to guess both. A watching
+    daemon takes them in by itself, so it gets no command."""
+    paths = st.get("stale_paths") or []
+    out = [f"{'':>16}  {escape_controls(p)}" for p in paths[:STALE_SHOWN]]
+    if st.get("stale_files", 0) > len(out):
+        out.append(f"{'':>16}  ... and {st['stale_files'] - len(out)} more")
+    if st.get("stale_files") and not st.get("watching"):
+        out.append(f"{'':>16}  (new, changed or deleted since the last index run; "
+                   f"run `{index_command(Path(st['vault']), index_path)}` to take them in)")
+    return out
 
 
 def copy_lines(st: dict) -> list[str]:
