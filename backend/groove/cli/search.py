@@ -39,7 +39,7 @@ def search_options(f):
     """The pipeline flags, shared by `search` and `eval` (same names as groove.toml)."""
     opts = [
         click.option("--rerank/--no-rerank", "rerank", default=None, help="Cross-encoder reranking (stage 2)."),
-        click.option("--reranker", default=None, help="Reranker model (path or known name); applies to this query."),
+        click.option("--reranker", default=None, help="Reranker model (path or known name) for this run."),
         click.option("--mmr/--no-mmr", "mmr", default=None, help="MMR diversity (stage 3)."),
         click.option("--mmr-lambda", type=float, default=None, help="MMR relevance/diversity balance, 0..1."),
         click.option("--mmr-same-doc-penalty", type=float, default=None,

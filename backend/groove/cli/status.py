@@ -17,13 +17,17 @@ from .common import DaemonChoice, daemon_options, daemon_or_here, index_command,
 @click.command("status")
 @vault_option
 @index_option
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print every field (stale_paths, skipped, exclusions, the daemon's state) as JSON.")
 @click.option("--why", "why", metavar="PATH", default=None,
               help="Say which rule (hidden folders, .grooveignore, Obsidian's Excluded files) leaves this note out.")
 @daemon_options
 def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: str | None,
                daemon: DaemonChoice) -> None:
-    """Show what the index holds and whether it is up to date."""
+    """Show what the index holds and whether it is up to date.
+
+    Example: groove status --vault ~/Notes
+    """
     st = daemon_or_here(vault, index_path, "index_status", {"why": why} if why is not None else {},
                         daemon)
     if as_json:
