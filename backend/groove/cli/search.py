@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..bounds import MAX_LIMIT
+from . import readable
 from .common import (
     DaemonChoice,
     DashQueryCommand,
@@ -158,7 +159,9 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
     """One line of at most ``width`` characters around the first span, the
     spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
     (newlines included) collapse to one space, and a line break between two
-    Japanese or Chinese characters to nothing. The chunk's leading headings
+    Japanese or Chinese characters to nothing. Markdown's markup is hidden
+    (``readable``): links read as their text, no emphasis or heading marks.
+    The chunk's leading headings
     are left out unless a span is in them (the hit's line names them), and a
     cut falls between words, not inside one."""
     offs = _utf8_offsets(content)
@@ -176,8 +179,12 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
     out = Styled("…" if lo and lo != body else "")  # headings left out are no cut text
     run: list[str] = []
     run_hl, shown, last_space = False, 0, False
+    keep = readable.shown(content)  # Markdown's markup hidden: links as their text, no ** or ##
     i = lo
     while i < len(content) and shown < width:
+        if not keep[i]:
+            i += 1
+            continue
         ch = content[i]
         hl = bool(marks[i])
         if ch.isspace():
