@@ -78,3 +78,24 @@ def test_status_names_the_stale_notes_and_the_command_that_takes_them_in(vault, 
     assert run_groove("index", str(vault), "--index", str(index), "--model", str(tiny_model_path)).returncode == 0
     r = run_groove("status", "--vault", str(vault), "--index", str(index), "--no-daemon")
     assert "groove index" not in r.stdout and "stale_files: 0" in r.stdout
+
+
+def test_ctrl_c_during_a_search_exits_130_as_a_shell_reports_it(vault, tiny_model_path, tmp_path):
+    import signal
+    import time
+
+    index = tmp_path / "ix.sqlite"
+    assert run_groove("index", str(vault), "--index", str(index), "--model", str(tiny_model_path)).returncode == 0
+    p = subprocess.Popen([sys.executable, "-m", "groove", "search", "cron", "--vault", str(vault), "--index",
+                          str(index), "--model", str(tiny_model_path), "-v"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stderr is not None
+    line = p.stderr.readline()  # said once the command runs, before the model loads
+    assert line.startswith("searching in this process"), line
+    time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:
+        pytest.skip("the search finished before the signal landed")
+    assert p.returncode == 130, err  # was: "Aborted!" and 1, a failure's code
+    assert "interrupted" in err and "Traceback" not in err

@@ -53,6 +53,10 @@ class _Group(click.Group):
             raise
         except (click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # Ctrl-C: 130 as a shell reports it (click's "Aborted!" exits 1, the code of a failure).
+            click.echo("interrupted", err=True)
+            sys.exit(130)
         except Exception as e:  # a bug: the traceback still goes to stderr
             _json_error(as_json, {"code": "internal", "message": f"{type(e).__name__}: {e}"})
             raise
