@@ -99,3 +99,17 @@ def test_ctrl_c_during_a_search_exits_130_as_a_shell_reports_it(vault, tiny_mode
         pytest.skip("the search finished before the signal landed")
     assert p.returncode == 130, err  # was: "Aborted!" and 1, a failure's code
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_indexing_a_folder_without_notes_says_so(tmp_path, tiny_model_path):
+    folder = tmp_path / "Documents"
+    folder.mkdir()
+    (folder / "report.txt").write_text("not a note", encoding="utf-8")
+    r = run_groove("index", str(folder), "--index", str(tmp_path / "ix.sqlite"), "--model", str(tiny_model_path))
+    assert r.returncode == 0, r.stderr
+    assert "index: 0 notes" in r.stdout
+    # was: only the quiet "0 notes" above, for what is most often the wrong folder
+    assert f"warning: no notes (.md or .canvas files) in {folder}" in r.stderr, r.stderr
+    (folder / "Idea.md").write_text("# Idea\n", encoding="utf-8")
+    r = run_groove("index", str(folder), "--index", str(tmp_path / "ix.sqlite"), "--model", str(tiny_model_path))
+    assert "warning" not in r.stderr, r.stderr
