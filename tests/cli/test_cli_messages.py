@@ -113,3 +113,19 @@ def test_indexing_a_folder_without_notes_says_so(tmp_path, tiny_model_path):
     (folder / "Idea.md").write_text("# Idea\n", encoding="utf-8")
     r = run_groove("index", str(folder), "--index", str(tmp_path / "ix.sqlite"), "--model", str(tiny_model_path))
     assert "warning" not in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("flag,value,says", [
+    ("--from", "2024-13-45", "--from must be a date like"),
+    ("--mmr-lambda", "5", "--mmr-lambda must be between 0 and 1"),
+    ("--limit", "-1", "--limit must be at least 1"),
+])
+def test_a_wrong_value_is_named_by_the_flag_the_user_typed(vault, tiny_model_path, tmp_path, flag, value, says):
+    index = tmp_path / "ix.sqlite"
+    assert run_groove("index", str(vault), "--index", str(index), "--model", str(tiny_model_path)).returncode == 0
+    args = ["search", "cron", "--vault", str(vault), "--index", str(index), "--model", str(tiny_model_path)]
+    r = run_groove(*args, flag, value)
+    assert r.returncode == 2
+    assert f"Error: {says}" in r.stderr, r.stderr  # was: 'date_from', 'mmr_lambda', 'limit' (the protocol's names)
+    j = run_groove(*args, flag, value, "--json")
+    assert json.loads(j.stdout.splitlines()[0])["error"]["param"]  # programs still get the parameter's name

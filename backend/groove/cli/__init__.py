@@ -47,7 +47,7 @@ class _Group(click.Group):
             # "run `groove index`" names the vault: typed in another folder,
             # the bare command would index that folder.
             e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)),)
-            self._report(e, as_json)
+            self._report(e, as_json, self._flag_of(ctx, e))
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})
             raise
@@ -61,11 +61,22 @@ class _Group(click.Group):
             _json_error(as_json, {"code": "internal", "message": f"{type(e).__name__}: {e}"})
             raise
 
+    def _flag_of(self, ctx: click.Context, e: GrooveError) -> str | None:
+        """The option the user typed for the wrong parameter (``--from`` for
+        date_from): the message names the parameter as the protocol does."""
+        param = getattr(e, "param", None)
+        cmd = self.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+        for p in cmd.params if param and cmd else []:
+            if isinstance(p, click.Option) and p.name == param:
+                return p.opts[0]
+        return None
+
     @staticmethod
-    def _report(e: GrooveError, as_json: bool) -> NoReturn:
+    def _report(e: GrooveError, as_json: bool, flag: str | None = None) -> NoReturn:
         _json_error(as_json, e.to_json())
         if isinstance(e, InvalidArgument):
-            raise click.UsageError(escape_controls(str(e))) from e
+            text = str(e).replace(f"'{e.param}'", flag, 1) if flag else str(e)
+            raise click.UsageError(escape_controls(text)) from e
         click.echo(f"error: {escape_controls(str(e))}", err=True)
         sys.exit(2)
 
