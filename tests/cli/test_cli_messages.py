@@ -97,8 +97,12 @@ def test_ctrl_c_during_a_search_exits_130_as_a_shell_reports_it(vault, tiny_mode
     _, err = p.communicate(timeout=120)
     if p.returncode == 0:
         pytest.skip("the search finished before the signal landed")
-    assert p.returncode == 130, err  # was: "Aborted!" and 1, a failure's code
-    assert "interrupted" in err and "Traceback" not in err
+    # was: "Aborted!" and 1, a failure's code. Killed by the signal itself (-2: it landed while Python was
+    # shutting down, the search done) a shell reports 130 as well.
+    assert p.returncode in (130, -signal.SIGINT), err
+    assert "Aborted!" not in err and "Traceback" not in err
+    if p.returncode == 130:
+        assert "interrupted" in err
 
 
 def test_indexing_a_folder_without_notes_says_so(tmp_path, tiny_model_path):

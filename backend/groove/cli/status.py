@@ -71,10 +71,11 @@ def stale_lines(st: dict, index_path: Path | None) -> list[str]:
     takes them in: a count alone left people to guess both. A watching
     daemon takes them in by itself, so it gets no command."""
     paths = st.get("stale_paths") or []
+    stale = st.get("stale_files") or 0  # None: the vault could not be scanned (a moved folder)
     out = [f"{'':>16}  {escape_controls(p)}" for p in paths[:STALE_SHOWN]]
-    if st.get("stale_files", 0) > len(out):
-        out.append(f"{'':>16}  ... and {st['stale_files'] - len(out)} more")
-    if st.get("stale_files") and not st.get("watching"):
+    if stale > len(out):
+        out.append(f"{'':>16}  ... and {stale - len(out)} more")
+    if stale and not st.get("watching"):
         out.append(f"{'':>16}  (new, changed or deleted since the last index run; "
                    f"run `{index_command(Path(st['vault']), index_path)}` to take them in)")
     return out
