@@ -53,7 +53,7 @@ def test_the_cli_reports_a_bad_argument_as_a_usage_error(small_vault, tiny_embed
     out = CliRunner().invoke(cli, ["search", "sync", "--vault", str(small_vault),
                                    "--index", str(tmp_path / "index.sqlite"), "--limit", "0"])
     assert out.exit_code == 2
-    assert "Error: 'limit' must be at least 1" in out.output
+    assert "Error: --limit must be at least 1" in out.output  # the flag as typed, not the protocol's name
     assert "Traceback" not in out.output
 
 

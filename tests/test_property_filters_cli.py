@@ -98,7 +98,7 @@ def test_the_filter_narrows_the_candidates_before_the_top_k(cli):
 def test_a_bad_where_is_an_error_that_says_what_to_write(cli, entry, says):
     r = cli.run("--where", entry)
     assert r.returncode != 0
-    assert says in r.stderr and f"'where' filter {entry!r}" in r.stderr, r.stderr
+    assert says in r.stderr and f"--where filter {entry!r}" in r.stderr, r.stderr
     assert "Traceback" not in r.stderr
 
 

@@ -261,10 +261,13 @@ def _document(rt: Runtime, path: str, line_start: int | None, line_end: int | No
     if heading:
         sec = find_section(sections(note.lines), heading.lstrip("#").strip())
         if sec is None:
-            known = [s.heading for s in sections(note.lines)][:30]
+            known = [repr(s.heading) for s in sections(note.lines)]
+            # Whole names only, within what an error may say: clipped, a name came back cut in two.
+            shown = [h for k, h in enumerate(known) if sum(map(len, known[:k + 1])) + 2 * k <= 300]
+            more = f", and {len(known) - len(shown)} more" if len(shown) < len(known) else ""
             raise InvalidArgument(
                 f"no heading {heading!r} in '{note.path}'; its headings are: "
-                + (", ".join(repr(h) for h in known) if known else "(none)"),
+                + (", ".join(shown) + more if known else "(none)"),
                 param="heading",
             )
         a, b = sec.line_start, sec.line_end

@@ -105,6 +105,17 @@ def test_a_search_naming_what_the_vault_never_mentions_tells_the_model_so(s) -> 
     assert 'warning: the vault never mentions "Joplin"' in text_of(r)
 
 
+@pytest.mark.parametrize("args", [{"path_globs": ["Nope/**"]}, {"where": ["status=nope"]},
+                                  {"query": '+"quantum flux" garden'}])
+def test_filters_that_leave_nothing_are_not_called_a_vault_without_the_answer(s, args) -> None:
+    # The vault holds the garden; the filters left no passage. The text said "low confidence: the notes
+    # probably do not answer this; say so", and a model told the user the notes lack it.
+    r = s.call("search", {"query": "garden", "limit": 3, **args})
+    assert not r.is_error and not r.structured_content["results"], text_of(r)
+    assert "nothing passes the filters below; this does not mean the notes lack it" in text_of(r)
+    assert "probably do not answer" not in text_of(r)
+
+
 def test_a_limit_past_the_maximum_is_clamped_with_the_cli_and_daemon_words(s) -> None:
     # Issue 48: one limit everywhere; MCP refused 51 where the CLI crashed and the daemon clamped.
     r = s.call("search", {"query": "garden", "limit": 205})
@@ -189,6 +200,11 @@ ERRORS = [
     ("search", {"query": "garden", "limit": 0}, "less than the minimum of 1"),
     ("search", {"query": "garden", "mmr_lambda": 0.5}, "set it under [search] in the vault's groove.toml"),
     ("search", {"limit": 3}, "query"),
+    # was: "'arguments': 'query' is a required property"
+    ("search", {"limit": 3}, "invalid arguments for search: missing required argument 'query'"),
+    ("unlinked_connections", {}, "missing required argument 'path'"),
+    # was: "2000 is greater than or equal to the maximum of 50"
+    ("search", {"query": "garden", "offset": 2000}, "'offset' must be below 50, got an integer (2000)"),
     ("search", {"query": "garden", "rerank": True}, "no reranker is configured"),  # a caller mistake, not internal
     ("search", {"query": "garden", "date_from": "2024-13-45"}, "'date_from' must be a date"),
     ("get_document", {"path": "../secret.md"}, "inside the vault"),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import click
 
@@ -40,21 +41,44 @@ class _Group(click.Group):
         as_json = ctx.meta.get(_JSON_ERRORS, False)
         try:
             return super().invoke(ctx)
-        except InvalidArgument as e:
-            _json_error(as_json, e.to_json())
-            raise click.UsageError(escape_controls(str(e))) from e
         except GrooveError as e:
-            _json_error(as_json, e.to_json())
-            click.echo(f"error: {escape_controls(str(e))}", err=True)
-            sys.exit(2)
+            from .common import INDEX_COMMAND, with_index_command
+
+            # "run `groove index`" names the vault: typed in another folder,
+            # the bare command would index that folder.
+            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)),)
+            self._report(e, as_json, self._flag_of(ctx, e))
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})
             raise
         except (click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:
+            # Ctrl-C: 130 as a shell reports it (click's "Aborted!" exits 1, the code of a failure).
+            click.echo("interrupted", err=True)
+            sys.exit(130)
         except Exception as e:  # a bug: the traceback still goes to stderr
             _json_error(as_json, {"code": "internal", "message": f"{type(e).__name__}: {e}"})
             raise
+
+    def _flag_of(self, ctx: click.Context, e: GrooveError) -> str | None:
+        """The option the user typed for the wrong parameter (``--from`` for
+        date_from): the message names the parameter as the protocol does."""
+        param = getattr(e, "param", None)
+        cmd = self.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
+        for p in cmd.params if param and cmd else []:
+            if isinstance(p, click.Option) and p.name == param:
+                return p.opts[0]
+        return None
+
+    @staticmethod
+    def _report(e: GrooveError, as_json: bool, flag: str | None = None) -> NoReturn:
+        _json_error(as_json, e.to_json())
+        if isinstance(e, InvalidArgument):
+            text = str(e).replace(f"'{e.param}'", flag, 1) if flag else str(e)
+            raise click.UsageError(escape_controls(text)) from e
+        click.echo(f"error: {escape_controls(str(e))}", err=True)
+        sys.exit(2)
 
 
 _JSON_ERRORS = "groove.json_errors"

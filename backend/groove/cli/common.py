@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,6 +62,8 @@ def ask_daemon(vault: Path, method: str, params: dict[str, Any], *, required: bo
     from ..daemon.client import RpcError, find_daemon
 
     c = find_daemon(vault, client="groove-cli", must_exist=False)
+    if c is not None:
+        name_the_vault(vault)  # the daemon serves the vault's own index
     if c is None:
         if required:
             raise click.ClickException(f"no groove daemon answers for {vault} "
@@ -202,10 +205,36 @@ def model_option(f):
     )(f)
 
 
+INDEX_COMMAND = "groove.index_command"  # ctx.meta key: the `groove index` command for this vault
+
+
+def index_command(vault: Path, index_path: Path | None = None) -> str:
+    """The `groove index` command that indexes ``vault`` (into ``index_path``), from any folder."""
+    import shlex
+
+    return f"groove index {shlex.quote(str(vault))}" + (
+        f" --index {shlex.quote(str(index_path))}" if index_path else "")
+
+
+def name_the_vault(vault: Path, index_path: Path | None = None) -> None:
+    """Remember the command that indexes this vault, so an error that says
+    "run `groove index`" names the vault (and ``--index``): typed as is in
+    another folder, the bare command would index that folder instead."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta[INDEX_COMMAND] = index_command(vault, index_path)
+
+
+def with_index_command(message: str, command: str | None) -> str:
+    """``message`` with a bare "`groove index`" (or "`groove index --rebuild`") made ``command``."""
+    return re.sub(r"`groove index(?=`| --)", lambda _: f"`{command}", message) if command else message
+
+
 def runtime_from(vault: Path | None, index_path: Path | None = None, model: str | None = None,
                  *, create: bool = True) -> Runtime:
     from ..runtime import open_runtime  # heavy (index, models): only for commands that run in process
 
+    name_the_vault(default_vault(vault), index_path)
     rt = open_runtime(default_vault(vault), index_path=index_path, model=model, create=create)
     for w in rt.config.warnings:
         click.echo(f"warning: {escape_controls(w)}", err=True)

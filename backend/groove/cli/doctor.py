@@ -14,12 +14,20 @@ from ..printable import escape_controls
 
 
 @click.command("doctor")
-@click.option("--vault", type=click.Path(path_type=Path), default=None)
-@click.option("--index", "index_path", type=click.Path(path_type=Path), default=None)
-@click.option("--model", default=None)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--vault", type=click.Path(path_type=Path), default=None,
+              help="Also check this vault's index (default: no index check).")
+@click.option("--index", "index_path", type=click.Path(path_type=Path), default=None,
+              help="Index file to check (default: the vault's, under the user data dir).")
+@click.option("--model", default=None,
+              help="Embedding model to check: a GGUF path or a known name (default: the default model).")
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON ([{name, ok, detail, fix}]).")
 def doctor_cmd(vault: Path | None, index_path: Path | None, model: str | None, as_json: bool) -> None:
-    """Check Python, SQLite/FTS5 trigram, sqlite-vec, llama.cpp, the model and the index."""
+    """Check Python, SQLite/FTS5 trigram, sqlite-vec, llama.cpp, the model and the index.
+
+    Exit 0 when every check passes, 1 otherwise (each failure says how to fix it).
+
+    Example: groove doctor --vault ~/Notes
+    """
     results = run_checks(vault, index_path, model)
     if as_json:
         click.echo(json.dumps([asdict(r) for r in results], indent=2))

@@ -69,6 +69,10 @@ def index_cmd(vault: Path | None, index_path: Path | None, model: str | None, re
         f"deleted {len(summary.deleted)}, skipped {len(summary.skipped)} "
         f"({summary.chunks_embedded} chunks embedded in {summary.seconds:.1f}s; index: {d} notes, {c} chunks)"
     )
+    if d == 0 and not summary.skipped:
+        # Most often the wrong folder (a typo, its parent): say so rather than a quiet "0 notes".
+        click.echo(f"warning: no notes (.md or .canvas files) in {escape_controls(str(rt.vault))} or its folders; "
+                   "is this the vault's folder?", err=True)
     for s in summary.skipped:
         click.echo(f"  skipped {escape_controls(s.path)}: {escape_controls(s.reason)}")
     for p, w in summary.warnings:

@@ -55,9 +55,9 @@ def mcp_cmd(vaults: tuple[Path, ...], index_paths: tuple[Path, ...], model: str 
 
     \b
     stdio (Claude Desktop, Claude Code):  groove mcp --vault ~/Notes
-    HTTP on loopback:                     groove mcp --http --port 8765 --vault ~/Notes
-    Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
-    Several vaults: groove mcp --vault ~/Work --vault ~/Personal
+    HTTP on loopback:       groove mcp --http --port 8765 --vault ~/Notes
+    Add it to Claude Code:  claude mcp add groove -- groove mcp --vault ~/Notes
+    Several vaults:         groove mcp --vault ~/Work --vault ~/Personal
     """
     host, token = http.host, http.token
     if http.use_http and not _is_loopback(host):

@@ -169,7 +169,8 @@ def status_cmd(as_json: bool) -> None:
 @models.command("convert-reranker")
 @click.argument("hf_dir", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--outtype", type=click.Choice(["f16", "f32"]), default="f16", show_default=True)
+@click.option("--outtype", type=click.Choice(["f16", "f32"]), default="f16", show_default=True,
+              help="Float type of the GGUF's weights (f32: twice the size, no rounding).")
 def convert_reranker_cmd(hf_dir: Path, out: Path, outtype: str) -> None:
     """Convert a Hugging Face BERT/XLM-R cross-encoder folder into a rank-pooling GGUF."""
     from groove.models.hf_convert import convert_hf_cross_encoder

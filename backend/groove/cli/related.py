@@ -20,7 +20,8 @@ from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, 
 @click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True, help="Similar notes to list.")
 @click.option("--unlinked", is_flag=True,
               help="Only similar notes no link joins to NOTE (either way); still --limit of them.")
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print {path, similar, backlinks, outgoing, attachments, own_headings}.")
 @daemon_options
 def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: int, unlinked: bool, as_json: bool,
                 daemon: DaemonChoice) -> None:
@@ -32,6 +33,8 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
 
     Example: groove related "Obsidian Sync/Sync settings.md" --vault ~/Notes
     """
+    if not note.strip():  # the shared check names MCP's arguments (path, chunk_id)
+        raise click.UsageError("NOTE is empty: give a note's vault-relative path, as `groove search` prints it")
     params: dict[str, object] = {"path": note, "limit": limit}
     if unlinked:
         params["unlinked_only"] = True

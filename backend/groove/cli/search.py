@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..bounds import MAX_LIMIT
+from . import readable
 from .common import (
     DaemonChoice,
     DashQueryCommand,
@@ -39,7 +40,7 @@ def search_options(f):
     """The pipeline flags, shared by `search` and `eval` (same names as groove.toml)."""
     opts = [
         click.option("--rerank/--no-rerank", "rerank", default=None, help="Cross-encoder reranking (stage 2)."),
-        click.option("--reranker", default=None, help="Reranker model (path or known name); applies to this query."),
+        click.option("--reranker", default=None, help="Reranker model (path or known name) for this run."),
         click.option("--mmr/--no-mmr", "mmr", default=None, help="MMR diversity (stage 3)."),
         click.option("--mmr-lambda", type=float, default=None, help="MMR relevance/diversity balance, 0..1."),
         click.option("--mmr-same-doc-penalty", type=float, default=None,
@@ -151,24 +152,39 @@ def _unspaced(ch: str) -> bool:
             or 0xFF00 <= o <= 0xFFEF or o >= 0x20000)
 
 
-def snippet(content: str, spans: list, width: int = 240) -> Styled:
+SNIPPET_CHARS = 240
+
+
+def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
     """One line of at most ``width`` characters around the first span, the
     spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
     (newlines included) collapse to one space, and a line break between two
-    Japanese or Chinese characters to nothing."""
+    Japanese or Chinese characters to nothing. Markdown's markup is hidden
+    (``readable``): links read as their text, no emphasis or heading marks.
+    The chunk's leading headings
+    are left out unless a span is in them (the hit's line names them), and a
+    cut falls between words, not inside one."""
     offs = _utf8_offsets(content)
     # byte offsets -> character indices (spans always fall on character boundaries)
     char_spans = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in spans]
-    first = char_spans[0][0] if char_spans else 0
+    body = _after_headings(content)  # the hit's line above already names its headings
+    first = char_spans[0][0] if char_spans else body
     lo = max(0, first - width // 3)
+    if first >= body:
+        lo = max(lo, body)
+    lo = _word_start(content, lo, first)
     marks = bytearray(len(content) + 1)
     for a, b in char_spans:
         marks[a:b] = b"\x01" * (b - a)
-    out = Styled("…" if lo else "")
+    out = Styled("…" if lo and lo != body else "")  # headings left out are no cut text
     run: list[str] = []
     run_hl, shown, last_space = False, 0, False
+    keep = readable.shown(content)  # Markdown's markup hidden: links as their text, no ** or ##
     i = lo
     while i < len(content) and shown < width:
+        if not keep[i]:
+            i += 1
+            continue
         ch = content[i]
         hl = bool(marks[i])
         if ch.isspace():
@@ -178,9 +194,9 @@ def snippet(content: str, spans: list, width: int = 240) -> Styled:
             end = i
             while end < len(content) and content[end].isspace():
                 end += 1
-            if "\n" in content[i:end] and end < len(content) and _unspaced(content[i - 1]) \
+            if content.count("\n", i, end) == 1 and end < len(content) and _unspaced(content[i - 1]) \
                     and _unspaced(content[end]):
-                i = end  # a line wrapped inside Japanese or Chinese text: no word gap there
+                i = end  # a line wrapped inside Japanese or Chinese text: no word gap there (a blank line is one)
                 continue
             ch, last_space = " ", True
         else:
@@ -194,9 +210,41 @@ def snippet(content: str, spans: list, width: int = 240) -> Styled:
         i += 1
     if run:
         out.append("".join(run), style=HIGHLIGHT if run_hl else None)
-    if i < len(content) and content[i:].strip():
-        out.append("…")
-    return out
+    if not (i < len(content) and content[i:].strip()):
+        return out.rstrip()
+    if _in_word(content, i):  # cut inside a word: end at the last space instead
+        last = out.plain.rfind(" ", len(out.plain) - 30)
+        if last > len(out.plain) // 2:
+            out = out.slice(0, last)
+    return out.append("…")
+
+
+def _in_word(text: str, i: int) -> bool:
+    """``text[i - 1]`` and ``text[i]`` are letters of one spaced-script word."""
+    return 0 < i < len(text) and text[i - 1].isalnum() and text[i].isalnum() \
+        and not (_unspaced(text[i - 1]) or _unspaced(text[i]))
+
+
+def _word_start(text: str, lo: int, limit: int) -> int:
+    """``lo``, or the start of the next word when ``lo`` falls inside one
+    (never past ``limit``, the first highlight)."""
+    if not _in_word(text, lo):
+        return lo
+    j = lo
+    while j < min(limit, lo + 30) and not text[j].isspace():
+        j += 1
+    return j if j < limit and text[j].isspace() else lo
+
+
+def _after_headings(text: str) -> int:
+    """Where a chunk's text starts after its leading Markdown headings (and blank lines)."""
+    at = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped and not (stripped.startswith("#") and stripped.lstrip("#")[:1] in (" ", "")):
+            break
+        at += len(line)
+    return at if at < len(text) else 0
 
 
 # The filter flags, by their protocol names, as a user typed them.
@@ -231,6 +279,8 @@ def print_response(resp: SearchResponse) -> None:
         out.line("no results")
     # One note per entry (issue 47): its best hit, then its other sections indented
     # beneath. Presentation only; --json stays one hit per chunk.
+    # On a terminal about three lines of text a hit (wrapped by the printer), a pipe the whole 240 characters.
+    shown = SNIPPET_CHARS if out.width is None else max(60, min(SNIPPET_CHARS, 3 * (out.width - 8)))
     notes: dict[str, list] = {}
     for h in resp.results:
         notes.setdefault(h.path, []).append(h)
@@ -242,8 +292,8 @@ def print_response(resp: SearchResponse) -> None:
                 (f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green"))
             if k:
                 lead = (f"     + {h.rank}. ", "bold"), (head, "green")
-            out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))
-            out.line(pad, snippet(h.content, h.match_spans))
+            out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"), hang=len(pad))
+            out.line(pad, snippet(h.content, h.match_spans, width=shown))
             if h.explain is not None:
                 from ..explain_text import describe
 

@@ -11,19 +11,23 @@ from pathlib import Path
 import click
 
 from ..printable import escape_controls
-from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, vault_option
+from .common import DaemonChoice, daemon_options, daemon_or_here, index_command, index_option, vault_option
 
 
 @click.command("status")
 @vault_option
 @index_option
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True,
+              help="Print every field (stale_paths, skipped, exclusions, the daemon's state) as JSON.")
 @click.option("--why", "why", metavar="PATH", default=None,
               help="Say which rule (hidden folders, .grooveignore, Obsidian's Excluded files) leaves this note out.")
 @daemon_options
 def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: str | None,
                daemon: DaemonChoice) -> None:
-    """Show what the index holds and whether it is up to date."""
+    """Show what the index holds and whether it is up to date.
+
+    Example: groove status --vault ~/Notes
+    """
     st = daemon_or_here(vault, index_path, "index_status", {"why": why} if why is not None else {},
                         daemon)
     if as_json:
@@ -31,6 +35,8 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
         return
     for k in ("vault", "index_path", "documents", "chunks", "model", "dim", "last_indexed_iso", "stale_files"):
         click.echo(f"{k:>16}: {escape_controls(str(st[k]))}")
+    for line in stale_lines(st, index_path):
+        click.echo(line)
     if "watching" in st:  # the daemon's own state
         queued = st.get("pending_changes") or 0
         doing = "indexing" if st.get("indexing") else "idle"
@@ -55,6 +61,24 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
         click.echo(f"{'':>16}  ... and {st['skipped_count'] - len(st['skipped'])} more")
     for w in st["warnings"]:
         click.echo(f"warning: {escape_controls(w)}", err=True)
+
+
+STALE_SHOWN = 10  # changed notes named under stale_files; the JSON has up to 100
+
+
+def stale_lines(st: dict, index_path: Path | None) -> list[str]:
+    """Which notes changed since the last index run, and the command that
+    takes them in: a count alone left people to guess both. A watching
+    daemon takes them in by itself, so it gets no command."""
+    paths = st.get("stale_paths") or []
+    stale = st.get("stale_files") or 0  # None: the vault could not be scanned (a moved folder)
+    out = [f"{'':>16}  {escape_controls(p)}" for p in paths[:STALE_SHOWN]]
+    if stale > len(out):
+        out.append(f"{'':>16}  ... and {stale - len(out)} more")
+    if stale and not st.get("watching"):
+        out.append(f"{'':>16}  (new, changed or deleted since the last index run; "
+                   f"run `{index_command(Path(st['vault']), index_path)}` to take them in)")
+    return out
 
 
 def copy_lines(st: dict) -> list[str]:

@@ -5,14 +5,18 @@ the daemon (issue 16), and the hit list needs four colours and bold, not
 layout. Styles use rich's words ("bold cyan", "black on yellow") so the
 other commands' rich output and this one read alike. Colour only goes to a
 terminal, never to a pipe; ``NO_COLOR`` turns it off and ``FORCE_COLOR`` on
-(https://no-color.org). Lines are not wrapped: the terminal does that, and a
-pipe gets whole lines to grep.
+(https://no-color.org). On a terminal, lines wrap at spaces (or between
+Japanese/Chinese characters) to its width, continued under their indent;
+the terminal's own wrap cut words and lost the indent. A pipe gets whole
+lines to grep.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from typing import IO
 
@@ -65,6 +69,24 @@ class Styled:
         self.plain += text
         return self
 
+    def extend(self, other: Styled) -> Styled:
+        """``other`` appended, its styles kept."""
+        at = len(self.plain)
+        self.spans += [Span(sp.start + at, sp.end + at, sp.style) for sp in other.spans]
+        self.plain += other.plain
+        return self
+
+    def rstrip(self) -> Styled:
+        return self.slice(0, len(self.plain.rstrip(" ")))
+
+    def slice(self, start: int, end: int) -> Styled:
+        """The text from ``start`` to ``end``, its styles clipped to it."""
+        out = Styled()
+        out.plain = self.plain[start:end]  # escaped already
+        out.spans = [Span(max(s.start, start) - start, min(s.end, end) - start, s.style)
+                     for s in self.spans if s.start < end and s.end > start]
+        return out
+
     def render(self, colour: bool) -> str:
         if not colour:
             return self.plain
@@ -106,22 +128,88 @@ def _windows_vt(stream: IO[str]) -> bool:
         return False
 
 
+def cells(ch: str) -> int:
+    """Terminal columns of one character: 2 for wide (CJK) ones, 0 for marks and joiners."""
+    if unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+_NO_LINE_START = set("、。，．・：；！？）」』】〕〉》ー々ぁぃぅぇぉっゃゅょァィゥェォッャュョ")
+_NO_LINE_END = set("（「『【〔〈《")
+
+
+def _breakable(a: str, b: str) -> bool:
+    """A line may end between ``a`` and ``b``: one of them is a wide character
+    (Japanese and Chinese need no space to break), but not before a closing
+    mark or small kana, nor after an opening bracket."""
+    return (cells(a) == 2 or cells(b) == 2) and b not in _NO_LINE_START and a not in _NO_LINE_END
+
+
+def wrap(text: Styled, width: int, hang: int) -> list[Styled]:
+    """``text`` in lines of at most ``width`` columns, broken at a space (which
+    is dropped) or next to a wide character, a word longer than a line cut
+    where it must; lines after the first start with ``hang`` spaces."""
+    plain, lines, start, first = text.plain, [], 0, True
+    while True:
+        room = width - (0 if first else hang)
+        used, i, cut = 0, start, -1
+        while i < len(plain):
+            w = cells(plain[i])
+            if used + w > room and i > start:
+                break
+            if plain[i] == " ":
+                cut = i
+            elif i > start and _breakable(plain[i - 1], plain[i]):
+                cut = i
+            used += w
+            i += 1
+        if i >= len(plain):
+            lines.append(text.slice(start, len(plain)))
+            break
+        if plain[i] == " " or _breakable(plain[i - 1], plain[i]):
+            cut = i
+        end = cut if cut > start else i
+        lines.append(text.slice(start, end).rstrip())
+        start = end
+        while start < len(plain) and plain[start] == " ":
+            start += 1
+        if start >= len(plain):
+            break
+        first = False
+    return [line if k == 0 else Styled(" " * hang).extend(line) for k, line in enumerate(lines)]
+
+
+def terminal_width(stream: IO[str]) -> int | None:
+    """The columns of the terminal ``stream`` writes to; None for a pipe or a file."""
+    if not (hasattr(stream, "isatty") and stream.isatty()):
+        return None
+    return max(20, shutil.get_terminal_size((80, 24)).columns)
+
+
 class Printer:
-    """Prints styled lines to one stream, coloured when it is a terminal."""
+    """Prints styled lines to one stream, coloured when it is a terminal and
+    wrapped to its width."""
 
     def __init__(self, stream: IO[str] | None = None) -> None:
         self.stream = stream or sys.stdout
         self.colour = wants_colour(self.stream)
+        self.width = terminal_width(self.stream)
 
-    def line(self, *parts: Styled | tuple[str, str | None] | str) -> None:
+    def line(self, *parts: Styled | tuple[str, str | None] | str, hang: int | None = None) -> None:
+        """One line of ``parts``; on a terminal wrapped, the rest under ``hang``
+        columns (default: the line's own indent)."""
         text = Styled()
         for p in parts:
             if isinstance(p, Styled):
-                for s in p.spans:
-                    text.spans.append(Span(s.start + len(text.plain), s.end + len(text.plain), s.style))
-                text.plain += p.plain
+                text.extend(p)
             elif isinstance(p, tuple):
                 text.append(*p)
             else:
                 text.append(p)
-        self.stream.write(text.render(self.colour) + "\n")
+        if self.width is None or sum(map(cells, text.plain)) <= self.width:
+            self.stream.write(text.render(self.colour) + "\n")
+            return
+        indent = len(text.plain) - len(text.plain.lstrip(" ")) if hang is None else hang
+        for piece in wrap(text, self.width, min(indent, self.width // 2)):
+            self.stream.write(piece.render(self.colour) + "\n")

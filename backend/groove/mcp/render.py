@@ -29,7 +29,12 @@ def _answer(h: dict[str, Any]) -> str:
 def render_search(query: str, resp: dict[str, Any]) -> str:
     hits = resp["results"]
     head = f'{len(hits)} result{"s" if len(hits) != 1 else ""} for "{query}"'
-    if resp.get("low_confidence"):
+    if not hits and resp.get("filter_applied"):
+        # The filters left nothing: that says nothing of what the notes hold,
+        # so no "the notes probably do not answer this" (it read as a verdict).
+        head += (": nothing passes the filters below; this does not mean the notes lack it. Loosen or drop a "
+                 "filter and search again")
+    elif resp.get("low_confidence"):
         # One sentence for the model: what the flag means and what to do (ADR 0251).
         head += (" (low confidence: the notes probably do not answer this; say so, or rephrase, rather than "
                  "answer from these closest passages)")

@@ -54,6 +54,16 @@ def _message(err: jsonschema.ValidationError) -> str:
         want = err.validator_value if err.validator == "type" else [s["type"] for s in err.validator_value]
         want = [_TYPE_NAMES.get(w, w) for w in (want if isinstance(want, list) else [want]) if w != "null"]
         return f"'{where}' must be {' or '.join(want)}, got {_describe(err.instance)}"
+    if err.validator in ("exclusiveMaximum", "exclusiveMinimum"):
+        # jsonschema's "2000 is greater than or equal to the maximum of 50" read as if 50 were allowed.
+        side = "below" if err.validator == "exclusiveMaximum" else "above"
+        return f"'{where}' must be {side} {err.validator_value}, got {_describe(err.instance)}"
+    if err.validator == "required" and isinstance(err.instance, dict):
+        # jsonschema says "'path' is a required property" of "arguments": name what is missing.
+        missing = [k for k in err.validator_value if k not in err.instance]
+        at = "" if where == "arguments" else f" in '{where}'"
+        return f"missing required argument{'s' if len(missing) > 1 else ''} " \
+               f"{', '.join(repr(k) for k in missing)}{at}"
     if err.validator in ("maxLength", "maxItems") and isinstance(err.instance, (str, list)):
         # The bound table (bounds.py): say the bound, not the whole value back.
         unit = "characters" if isinstance(err.instance, str) else "items"
