@@ -1,9 +1,9 @@
 """The socket protocol's constants and checks: version, framing limit,
 notification names, error codes and how groove's errors map onto them, and
-validation against ``schemas/protocol.json`` (generated from
-``schemas/models.py``: params on the server, results in the tests).
+validation against ``wire/protocol.json`` (generated from
+``wire/models.py``: params on the server, results in the tests).
 docs/protocol.md is the narrative of the same contract; the methods are
-service.OPERATIONS plus the connection's own hello, cancel and subscribe.
+``operations.OPERATIONS`` plus the connection's own hello, cancel and subscribe.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from ..bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
 from ..errors import (
     BadQuery,
     EmbedderMismatch,
@@ -25,6 +24,7 @@ from ..errors import (
     clip,
     lone_surrogate_at,
 )
+from ..wire.bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
 
 PROTOCOL_VERSION = 1
 
@@ -111,7 +111,7 @@ def is_bug(exc: BaseException) -> bool:
 
 # ----------------------------------------------------------------------------- schemas
 
-SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "protocol.json"
+SCHEMA_PATH = Path(__file__).parents[1] / "wire" / "protocol.json"
 
 
 @lru_cache(maxsize=1)

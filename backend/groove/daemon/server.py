@@ -24,10 +24,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__, service
+from .. import __version__, operations
 from ..errors import clip
 from ..runtime import Runtime
-from ..status_types import IndexStatus
+from ..wire.status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
 from .outbox import Outbox
@@ -324,7 +324,7 @@ class Connection:
     def cancel(self, target: Any) -> bool:
         with self._lock:
             st = self.pending.get(target)
-            op = service.OPERATIONS.get(st.method) if st is not None else None
+            op = operations.OPERATIONS.get(st.method) if st is not None else None
             if st is None or st.cancelled or op is None or not op.cancellable:
                 return False
             st.cancelled = True
@@ -350,7 +350,7 @@ class Daemon:
         self._stopping = threading.Event()
         # The operation table, as is, but for what goes through the index worker.
         self.handlers: dict[str, Callable[[dict], Any]] = {
-            name: functools.partial(service.call, rt, name) for name in service.OPERATIONS
+            name: functools.partial(operations.call, rt, name) for name in operations.OPERATIONS
         }
         self.handlers.update(index_status=self._index_status, reindex=self._reindex)
         # Methods of the connection itself, answered on its reader thread.
@@ -375,9 +375,9 @@ class Daemon:
         return sorted(self.methods - {"hello"})
 
     def _index_status(self, p: dict) -> IndexStatus:
-        # The worker's state first, then the counts (see service.index_status).
+        # The worker's state first, then the counts (see operations.index_status).
         busy, pending = self.worker.busy, self.worker.pending_paths()
-        st = service.index_status(self.rt, why=p.get("why"))
+        st = operations.index_status(self.rt, why=p.get("why"))
         st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
         st["watch_problem"] = getattr(self.watcher, "problem", None)  # the folder is gone or was replaced (ADR 0152)

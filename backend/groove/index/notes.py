@@ -10,10 +10,10 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from ..bounds import MAX_KNN_K
 from ..storage.db import Index
 from ..storage.migrations import LINK_TARGET_TAIL, rows_version
 from ..vault.links import NoteName
+from ..wire.bounds import MAX_KNN_K
 
 
 def documents_signature(idx: Index) -> tuple:

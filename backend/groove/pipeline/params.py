@@ -1,7 +1,7 @@
 """Search parameters as a surface passes them, and as the pipeline runs them.
 
 ``SearchParams`` is their one definition: the pipeline runs it, and the
-wire's schema (``schemas/protocol.json``, hence the plugins' TypeScript
+wire's schema (``wire/protocol.json``, hence the plugins' TypeScript
 type) and the MCP search tool's arguments (``mcp/search_args.py``) are
 generated from it, bounds and descriptions included. Adding a parameter is
 a field here (its bound, and its docstring as its description), the stage
@@ -17,15 +17,15 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
-from ..bounds import MAX_FILTER_ITEMS, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
+from ..wire.bounds import MAX_FILTER_ITEMS, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from .where import Condition, parse_where
 
 if TYPE_CHECKING:
-    from .. import constraints as c
+    from ..wire import constraints as c
 else:
-    from ..lazy_constraints import constraints as c  # pydantic's Field among them: loaded for a schema only
+    from ..wire.lazy_constraints import constraints as c  # pydantic's Field among them: loaded for a schema only
 
 @dataclass(frozen=True)
 class SearchParams:

@@ -1,6 +1,6 @@
 """The wire shapes of every operation, as pydantic models: the params each
 socket method accepts and the result it returns, the notifications, and
-MCP's output schemas. ``schemas/protocol.json`` is generated from them
+MCP's output schemas. ``wire/protocol.json`` is generated from them
 (``generate.py``); a test keeps the committed file equal to the output.
 
 A search is not restated here: ``pipeline.params.SearchParams`` is the one
@@ -19,12 +19,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, NonNeg, Tag
-from ..note_types import Document, NotePage, NoteText, Related, ResolvedLink, TagList, UnlinkedConnections
-from ..notes import MAX_RELATED
 from ..pipeline.params import SearchParams
-from ..status_types import IndexProgress, IndexStatus, ReindexSummary
-from ..types import SearchResponse
+from .bounds import MAX_RELATED
+from .constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, NonNeg, Tag
+from .note_types import Document, NotePage, NoteText, Related, ResolvedLink, TagList, UnlinkedConnections
+from .search import SearchResponse
+from .status_types import IndexProgress, IndexStatus, ReindexSummary
 
 EventName = Literal["index.progress", "index.changed"]
 
@@ -148,7 +148,7 @@ class IndexChanged(Result):
 # ----------------------------------------------------------------------------- the tables
 
 # Every socket method: (params, result). The operations among them are
-# service.OPERATIONS; hello, cancel and subscribe belong to the connection.
+# operations.OPERATIONS; hello, cancel and subscribe belong to the connection.
 METHODS: dict[str, tuple[type, type]] = {
     "hello": (HelloParams, Hello),
     "search": (SearchParams, SearchResponse),

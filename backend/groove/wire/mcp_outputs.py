@@ -10,10 +10,10 @@ from typing import Annotated, Literal
 from annotated_types import Ge
 from typing_extensions import NotRequired
 
-from ..note_types import Document
-from ..schemas.models import Result
-from ..status_types import IndexStatus
-from ..types import SearchHit, SearchResponse
+from .models import Result
+from .note_types import Document
+from .search import SearchHit, SearchResponse
+from .status_types import IndexStatus
 
 
 @dataclass
