@@ -160,9 +160,12 @@ def test_the_query_package_is_the_bottom_layer() -> None:
 
 
 # The package's layers, lowest first: a module imports only from its own
-# layer or those below it (issue 51). ``groove.query`` covers the query_*
-# modules beside it. The surfaces (service, mcp, daemon, cli) sit above all.
-LAYERS = ["groove.query", "groove.engines", "groove.storage", "groove.index", "groove.pipeline"]
+# layer or those below it (issue 51). ``groove.wire``, the contract's types,
+# is the floor everything may name; ``groove.query`` covers the query_*
+# modules beside it; the operations sit on the pipeline. The surfaces (mcp,
+# daemon, cli) sit above all.
+LAYERS = ["groove.wire", "groove.query", "groove.engines", "groove.storage", "groove.index", "groove.pipeline",
+          "groove.operations"]
 
 
 def _layer(module: str) -> int | None:

@@ -346,7 +346,7 @@ export interface SearchHit {
   explain?: Record<string, unknown> | null;
 }
 
-/** ``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``); null or absent = the vault's groove.toml. */
+/** ``SearchParams`` on the wire (``from_json``/``to_json``); null or absent = the vault's groove.toml. */
 export interface SearchParams {
   /** What to look for, in natural language. */
   query: string;

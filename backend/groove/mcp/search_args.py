@@ -17,8 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
-from ..pipeline.params import SearchParams
 from ..wire.bounds import MAX_LIMIT, MAX_QUERY_CHARS
+from ..wire.search import SearchParams
 from .budget import DEFAULT_MAX_TOKENS
 from .session import MaxTokens
 

@@ -19,11 +19,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..pipeline.params import SearchParams
 from .bounds import MAX_RELATED
 from .constraints import MAX_INT, MAX_PATH_CHARS, Date, Glob, NonNeg, Tag
 from .note_types import Document, NotePage, NoteText, Related, ResolvedLink, TagList, UnlinkedConnections
-from .search import SearchResponse
+from .search import SearchParams, SearchResponse
 from .status_types import IndexProgress, IndexStatus, ReindexSummary
 
 EventName = Literal["index.progress", "index.changed"]

@@ -1,4 +1,5 @@
-"""A search's result on the wire: ``SearchResponse`` and its ``SearchHit``s.
+"""A search on the wire: its request (``SearchParams``) and its result
+(``SearchResponse`` and its ``SearchHit``s).
 
 Offsets: every ``byte_*`` field and every ``MatchSpan`` is a UTF-8 byte offset
 (``byte_*`` into the note's text without a byte-order mark: the file's bytes
@@ -14,6 +15,7 @@ classes by pydantic, field docstrings included (``__pydantic_config__``).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -161,3 +163,82 @@ class SearchResponse:
         in-process pipeline returns (so surfaces print both the same way)."""
         return cls([SearchHit.from_json(h) for h in d["results"]], d["low_confidence"], d["filter_applied"],
                    list(d["warnings"]), d.get("confidence"))
+
+
+# ----------------------------------------------------------------------------- the request
+
+
+# The one definition of a search request: the pipeline runs it
+# (``pipeline.params.resolve_params``), and the wire's schema (protocol.json,
+# hence the plugins' TypeScript type) and the MCP search tool's arguments
+# (mcp/search_args.py) are generated from it, bounds and descriptions included.
+@dataclass(frozen=True)
+class SearchParams:
+    """``SearchParams`` on the wire (``from_json``/``to_json``);
+    null or absent = the vault's groove.toml."""
+
+    __pydantic_config__ = {"extra": "forbid", "use_attribute_docstrings": True}
+
+    query: Annotated[str, constraints.Field(max_length=constraints.MAX_QUERY_CHARS)]
+    """What to look for, in natural language."""
+    limit: Annotated[int, constraints.Field(ge=1, le=constraints.MAX_INT)] | None = None
+    rerank: bool | None = None
+    """Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."""
+    # named → applies unconditionally
+    reranker: Annotated[str, constraints.Field(max_length=constraints.MAX_PATH_CHARS)] | None = None
+    mmr: bool | None = None
+    """Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."""
+    mmr_lambda: constraints.Unit | None = None
+    """MMR balance: 1 = relevance only, 0 = diversity only."""
+    mmr_same_doc_penalty: Annotated[float, constraints.Field(ge=0)] | None = None
+    """Extra MMR penalty for another passage of a note already picked."""
+    parent_retriever: bool | None = None
+    """Return the surrounding section (or the whole short note) instead of the bare passage."""
+    path_globs: Annotated[tuple[constraints.Glob, ...], constraints.Field(max_length=constraints.MAX_FILTER_ITEMS)] = ()
+    """Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."""
+    tags_any: Annotated[tuple[constraints.Tag, ...], constraints.Field(max_length=constraints.MAX_FILTER_ITEMS)] = ()
+    """Only notes with at least one of these tags."""
+    tags_all: Annotated[tuple[constraints.Tag, ...], constraints.Field(max_length=constraints.MAX_FILTER_ITEMS)] = ()
+    """Only notes with all of these tags (no '#')."""
+    date_from: constraints.Date | None = None
+    """Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the
+    frontmatter date or created, else the file's modification day."""
+    date_to: constraints.Date | None = None
+    """Only notes dated on/before this day (YYYY-MM-DD)."""
+    where: Annotated[tuple[constraints.Where, ...], constraints.Field(max_length=constraints.MAX_FILTER_ITEMS)] = ()
+    """Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``,
+    ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
+    order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
+    answer_spans: bool | None = None
+    """Mark each hit's sentence(s) answering the query by meaning (`answer_spans`). On unless false."""
+    min_confidence_ratio: constraints.Unit | None = None
+    """Threshold for low_confidence (advanced; omit)."""
+    explain: bool | None = None
+    """Give each result an `explain` object: which retrieval legs found it (vector, full text, note, named
+    note) with its rank and RRF contribution in each, the fused score, and what reranking, MMR and the parent
+    retriever did; and the response a `confidence` object saying why low_confidence is what it is. For
+    debugging a ranking; omit otherwise."""
+    # Development knob used by eval: which stage-1 legs run. Not on the wire.
+    legs: constraints.SkipJsonSchema[str] = "hybrid"  # "hybrid" | "vector" | "fts"
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> SearchParams:
+        """The protocol's search params (validated by the surface) -> SearchParams;
+        missing or null fields fall back to groove.toml."""
+        kw: dict[str, Any] = {f.name: d[f.name] for f in dataclasses.fields(cls)
+                              if f.name != "legs" and d.get(f.name) is not None}
+        args: dict[str, Any] = {k: tuple(v) if k in _TUPLES else v for k, v in kw.items()}
+        return cls(**args)
+
+    def to_json(self) -> dict[str, Any]:
+        """SearchParams -> the protocol's search params (unset fields left out)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if f.name == "legs" or v is None or v == () or (f.name == "explain" and not v):
+                continue
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
+
+
+_TUPLES = frozenset(f.name for f in dataclasses.fields(SearchParams) if f.default == ())  # lists on the wire
