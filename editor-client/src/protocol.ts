@@ -39,6 +39,34 @@ export interface Cancelled {
   cancelled: boolean;
 }
 
+/** `SearchResponse.confidence`: why `low_confidence` is what it is; only when the search set `explain` */
+export interface ConfidenceExplain {
+  low_confidence: boolean;
+  rule: "calibrated" | "margin" | "off" | "empty" | "no-vector";
+  score?: number;
+  threshold?: number;
+  best_passage_z?: number;
+  known_share?: number;
+  across_languages?: boolean;
+  unknown_names?: string[];
+  /** A hit is the note the whole query names: never low (ADR 0251) */
+  named_note?: boolean;
+}
+
+/** Output of `groove connect-info [--vault PATH] [--start] --json` on success */
+export interface ConnectInfo {
+  vault: string;
+  transport: "unix" | "tcp";
+  /** Socket path (unix) or "127.0.0.1:PORT" (tcp) */
+  address: string;
+  token: string;
+  pid: number | null;
+  running: boolean;
+  /** 1, "1.2" or {major, minor}: see `parseProtocolVersion` */
+  protocol_version: number | string | ProtocolVersion;
+  protocol?: ProtocolVersion;
+}
+
 export interface Connection {
   path: string;
   title: string;
@@ -95,6 +123,28 @@ export interface HelloParams {
   token: string;
   client?: string;
   protocol_version?: number;
+}
+
+/** `SearchHit.explain`, as the pipeline writes it today (docs/protocol.md) */
+export interface HitExplain {
+  legs: HitLegs;
+  fused_score: number;
+  stage1_rank: number;
+  rerank?: RerankExplain;
+  mmr?: MmrExplain;
+  final_rank?: number;
+  expanded?: boolean;
+}
+
+/** The stage-1 legs that found the hit, by name */
+export interface HitLegs {
+  vector?: LegExplain;
+  full_text?: LegExplain;
+  title?: LegExplain;
+  note?: LegExplain;
+  /** The full-text leg's sole holder of a query word, ranked first (ADR 0221) */
+  sole_holder?: LegExplain;
+  named_note?: LegExplain;
 }
 
 export interface IndexChanged {
@@ -159,6 +209,40 @@ export interface IndexWarning {
   warning: string;
 }
 
+export interface JsonRpcError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: "2.0";
+  method: string;
+  params?: unknown;
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: "2.0";
+  id: number | string;
+  method: string;
+  params?: unknown;
+}
+
+export interface JsonRpcResponse {
+  jsonrpc: "2.0";
+  id: number | null;
+  result?: unknown;
+  error?: JsonRpcError;
+}
+
+/** One retrieval leg's part in a hit's rank */
+export interface LegExplain {
+  rank: number;
+  rrf: number;
+  cosine?: number;
+  coverage?: number;
+}
+
 export type LineRange = [number, number];
 
 export interface Link {
@@ -206,6 +290,11 @@ export interface LowConfidenceStatus {
   cross_language_scripts?: Array<"latin" | "cjk"> | null;
 }
 
+export interface MmrExplain {
+  rank_before: number | null;
+  rank_after: number;
+}
+
 export interface NoteEntry {
   path: string;
   title: string;
@@ -247,6 +336,11 @@ export interface OwnHeading {
   /** The first line with this link ([[#Heading]] or [[#^block]]: a place in the note itself) */
   line: number;
   occurrences?: number;
+}
+
+export interface ProtocolVersion {
+  major: number;
+  minor: number;
 }
 
 export interface ReadNoteParams {
@@ -302,6 +396,11 @@ export interface RelatedNotesParams {
   limit?: number | null;
   chunk_id?: number | null;
   unlinked_only?: boolean | null;
+}
+
+export interface RerankExplain {
+  score: number;
+  rank: number;
 }
 
 export interface ResolveLinkParams {
@@ -503,7 +602,21 @@ export interface NotificationParams {
 }
 export type EventName = keyof NotificationParams;
 
-/** Every JSON-RPC error code a daemon sends (`ErrorCode` in ./wire names them). */
+/** Every JSON-RPC error code a daemon sends. */
 export const ERROR_CODES = [-32000, -32001, -32002, -32003, -32600, -32601, -32602, -32700, -32800] as const;
+
+/** The JSON-RPC error codes by name. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  Internal: -32000,
+  BadQuery: -32001,
+  PathNotFound: -32002,
+  IndexMissing: -32003,
+  Cancelled: -32800,
+} as const;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export * from "./wire";

@@ -1,5 +1,6 @@
 """The socket protocol's constants and checks: version, framing limit,
-notification names, error codes and how groove's errors map onto them, and
+notification names, how groove's errors map onto the error codes
+(``wire/rpc.py`` declares the codes), and
 validation against ``wire/protocol.json`` (generated from
 ``wire/models.py``: params on the server, results in the tests).
 docs/protocol.md is the narrative of the same contract; the methods are
@@ -25,21 +26,15 @@ from ..errors import (
     lone_surrogate_at,
 )
 from ..wire.bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
-
-PROTOCOL_VERSION = 1
-
-# JSON-RPC 2.0 codes, then groove's own (-32000..-32099 are "server errors").
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL = -32000
-BAD_QUERY = -32001
-PATH_NOT_FOUND = -32002
-INDEX_MISSING = -32003
-CANCELLED = -32800
-ERROR_CODES = (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL, BAD_QUERY, PATH_NOT_FOUND,
-               INDEX_MISSING, CANCELLED)
+from ..wire.rpc import (  # the version, the codes and their names are the wire's
+    BAD_QUERY,
+    INDEX_MISSING,
+    INTERNAL,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PATH_NOT_FOUND,
+    JsonRpcError,
+)
 
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
 
@@ -59,8 +54,8 @@ class RpcError(Exception):
         self.message = message
         self.data = data
 
-    def to_json(self) -> dict[str, Any]:
-        err: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_json(self) -> JsonRpcError:
+        err: JsonRpcError = {"code": self.code, "message": self.message}
         if self.data is not None:
             err["data"] = self.data
         return err

@@ -27,6 +27,7 @@ from typing import Any
 from .. import __version__, operations
 from ..errors import clip
 from ..runtime import Runtime
+from ..wire import rpc
 from ..wire.status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
@@ -144,7 +145,7 @@ class Connection:
                                 return self.close_silently()
                             discarding = True
                             self.reply_error(None, RpcError(
-                                protocol.INVALID_REQUEST,
+                                rpc.INVALID_REQUEST,
                                 f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
                         if discarding:
                             buf.clear()
@@ -158,7 +159,7 @@ class Connection:
                         if not self.authenticated:
                             return self.close_silently()
                         self.reply_error(None, RpcError(
-                            protocol.INVALID_REQUEST,
+                            rpc.INVALID_REQUEST,
                             f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
                         continue
                     if line.strip() and not self._safe_handle(line):
@@ -249,7 +250,7 @@ class Connection:
             inline_ok = (method == "search" and len(self.pending) == (1 if is_call else 0)
                          and not self._inbuf_has_line())
         if dup:
-            self.reply_error(rid, RpcError(protocol.INVALID_REQUEST, f"id {rid!r} is already pending"))
+            self.reply_error(rid, RpcError(rpc.INVALID_REQUEST, f"id {rid!r} is already pending"))
         elif inline_ok:
             self._execute(rid if is_call else None, method, req.params, state)
         else:
@@ -291,7 +292,7 @@ class Connection:
         result: Any = None
         err: RpcError | None = None
         if state.cancelled:
-            err = RpcError(protocol.CANCELLED, "cancelled")
+            err = RpcError(rpc.CANCELLED, "cancelled")
         else:
             state.started = True
             self.daemon.in_flight.add(+1)
@@ -306,7 +307,7 @@ class Connection:
             finally:
                 self.daemon.in_flight.add(-1)
         if state.cancelled:
-            err, result = RpcError(protocol.CANCELLED, "cancelled"), None
+            err, result = RpcError(rpc.CANCELLED, "cancelled"), None
         with self._lock:
             if rid is not None:
                 self.pending.pop(rid, None)
@@ -364,7 +365,7 @@ class Daemon:
     # -- handlers ----------------------------------------------------------------
     def hello_result(self) -> dict:
         return {
-            "protocol_version": protocol.PROTOCOL_VERSION,
+            "protocol_version": rpc.PROTOCOL_VERSION,
             "server_version": __version__,
             "vault": str(self.rt.vault),
             "capabilities": self.capabilities(),

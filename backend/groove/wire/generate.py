@@ -4,8 +4,10 @@
     python -m groove.wire.generate --check  # exit 1 if it is out of date
 
 The document keeps the layout docs/protocol.md describes: ``$defs``, then
-per method ``params`` and ``result`` (each a ``$ref``), the notifications
-and the error object. pydantic's schemas are tidied for readers: no
+per method ``params`` and ``result`` (each a ``$ref``), the notifications,
+the named types no method returns (connect-info, the JSON-RPC envelope, the
+explain objects: ``rpc.py``, ``explain.py``), the error codes by name and
+the error object. pydantic's schemas are tidied for readers: no
 generated titles or defaults, ``X | None`` as ``"type": [X, "null"]``.
 """
 
@@ -19,8 +21,9 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
-from ..daemon.protocol import ERROR_CODES, PROTOCOL_VERSION
+from .explain import EXPLAIN
 from .models import METHODS, NOTIFICATIONS
+from .rpc import ENVELOPE, ERROR_CODES, ERROR_NAMES, PROTOCOL_VERSION
 
 PATH = Path(__file__).with_name("protocol.json")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
@@ -60,6 +63,8 @@ def protocol_schema() -> dict[str, Any]:
         inputs.append(((method, "result"), "serialization", TypeAdapter(result)))
     for name, t in NOTIFICATIONS.items():
         inputs.append(((name, "notification"), "serialization", TypeAdapter(t)))
+    for t in (*ENVELOPE, *EXPLAIN):  # named types no method returns as such
+        inputs.append(((t.__name__, "type"), "serialization", TypeAdapter(t)))
     refs, defs = TypeAdapter.json_schemas(inputs, ref_template="#/$defs/{model}")
     defs = {name: _tidy(sub) for name, sub in defs.get("$defs", {}).items()}
     # Spans are [start, end] pairs; their schema is left loose for MCP's
@@ -68,10 +73,13 @@ def protocol_schema() -> dict[str, Any]:
         defs["SearchHit"]["properties"][spans]["items"] = {"$ref": "#/$defs/ByteSpan"}
     methods: dict[str, Any] = {}
     notifications: dict[str, Any] = {}
+    types: dict[str, Any] = {}
     for (name, kind), _mode in refs:
         sub = _tidy(refs[(name, kind), _mode])
         if kind == "notification":
             notifications[name] = sub
+        elif kind == "type":
+            types[name] = sub
         else:
             methods.setdefault(name, {})[kind] = sub
     return {
@@ -83,6 +91,10 @@ def protocol_schema() -> dict[str, Any]:
         "$defs": dict(sorted(defs.items())),
         "methods": methods,
         "notifications": notifications,
+        # connect-info, the JSON-RPC envelope and the explain objects (typed
+        # loosely in the results: SearchHit.explain, SearchResponse.confidence)
+        "types": types,
+        "error_codes": ERROR_NAMES,
         "error": {
             "type": "object",
             "required": ["code", "message"],

@@ -9,10 +9,12 @@ compile against follow the models in two steps, and tests/test_protocol_ts.py
 fails when either file drifts. It runs from a source checkout (the
 TypeScript lives beside the package, not in the wheel). Every ``$defs`` entry becomes a type of the
 same name, each method a ``Methods`` entry and ``<Method>Params`` /
-``<Method>Result`` names, each notification a ``Notifications`` entry. What
-the schema does not say (the version handshake, the JSON-RPC envelope, the
-error codes' names, the explain objects, connect-info) is written by hand in
-``editor-client/src/wire.ts``, which the generated file re-exports.
+``<Method>Result`` names, each notification a ``Notifications`` entry, the
+error codes as ``ErrorCode`` by name. The named types no method returns
+(connect-info, the JSON-RPC envelope, the explain objects) are ``$defs``
+too. Only logic is written by hand: ``editor-client/src/wire.ts`` (the
+version handshake, capabilities), which imports these types and which the
+generated file re-exports.
 """
 
 from __future__ import annotations
@@ -132,8 +134,12 @@ def render(schema: dict[str, Any]) -> str:
     out += [f"  {json.dumps(n)}: {_ref(s)};" for n, s in schema["notifications"].items()]
     out += ["}", "export type EventName = keyof NotificationParams;", ""]
     codes = ", ".join(str(c) for c in schema["error"]["properties"]["code"]["enum"])
-    out += ["/** Every JSON-RPC error code a daemon sends (`ErrorCode` in ./wire names them). */",
-            f"export const ERROR_CODES = [{codes}] as const;", "", 'export * from "./wire";', ""]
+    out += ["/** Every JSON-RPC error code a daemon sends. */",
+            f"export const ERROR_CODES = [{codes}] as const;", "",
+            "/** The JSON-RPC error codes by name. */", "export const ErrorCode = {"]
+    out += [f"  {name}: {code}," for name, code in schema["error_codes"].items()]
+    out += ["} as const;", "export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];", "",
+            'export * from "./wire";', ""]
     return "\n".join(out)
 
 
