@@ -108,6 +108,7 @@ export interface GetDocumentParams {
   line_start?: number | null;
   line_end?: number | null;
   heading?: string | null;
+  /** Cut the text at a line boundary above this many characters (default 40,000) */
   max_chars?: number | null;
 }
 
@@ -201,6 +202,7 @@ export interface IndexStatus {
 }
 
 export interface IndexStatusParams {
+  /** A vault-relative path: the answer's ``why`` says which rule, if any, leaves it out (ADR 0190) */
   why?: string | null;
 }
 
@@ -395,6 +397,7 @@ export interface RelatedNotesParams {
   path?: string | null;
   limit?: number | null;
   chunk_id?: number | null;
+  /** Leave out the similar notes a link already joins to this one (either way), before ``limit`` applies */
   unlinked_only?: boolean | null;
 }
 
