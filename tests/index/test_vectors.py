@@ -266,7 +266,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
     re-scored in full. On vectors shaped like e5's, the nearest rows always
     come back in order; what it may miss is the rare row near the k-th score."""
-    from groove.storage import migrations as schema
+    from groove.storage import migrations
 
     n, dim, k = 30_000, 96, 200
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
@@ -280,7 +280,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     idx = Index(tmp_path / "index.sqlite")
     try:
         with idx.atomic() as c:
-            schema.create_vec_tables(c, dim)
+            migrations.create_vec_tables(c, dim)
             c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                           [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
         idx.vectors.warm(idx.conn)
