@@ -1,4 +1,4 @@
-"""The wire's named types (``wire/rpc.py``) are what the code sends:
+"""The wire's named types (``wire/rpc.py``, ``wire/envelope.py``) are what the code sends:
 connect-info, the error object, the error codes' names."""
 
 from __future__ import annotations
@@ -39,3 +39,19 @@ def test_the_wire_package_imports_nothing_of_groove_above_it():
                 raise AssertionError(f"{f.name} imports ..{node.module}")
             if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("groove"):
                 assert (node.module or "").startswith("groove.wire"), f"{f.name} imports {node.module}"
+
+
+def test_the_cli_daemon_path_reads_the_codes_without_typing_imports():
+    # `groove search` against a running daemon imports the client, the codes
+    # and the search result: none of that may pull typing_extensions or
+    # pydantic in (the envelope's TypedDicts live apart, in envelope.py).
+    import os
+    import subprocess
+    import sys
+
+    probe = ("import sys, groove.daemon.client, groove.wire.rpc, groove.wire.search; "
+             "print('typing_extensions' in sys.modules, 'pydantic' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": str(WIRE.parents[1])}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["False", "False"]

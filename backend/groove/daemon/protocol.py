@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     BadQuery,
@@ -26,15 +26,17 @@ from ..errors import (
     lone_surrogate_at,
 )
 from ..wire.bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
-from ..wire.rpc import (  # the version, the codes and their names are the wire's
+from ..wire.rpc import (  # the codes are the wire's
     BAD_QUERY,
     INDEX_MISSING,
     INTERNAL,
     INVALID_PARAMS,
     INVALID_REQUEST,
     PATH_NOT_FOUND,
-    JsonRpcError,
 )
+
+if TYPE_CHECKING:
+    from ..wire.envelope import JsonRpcError
 
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
 

@@ -6,7 +6,7 @@
 The document keeps the layout docs/protocol.md describes: ``$defs``, then
 per method ``params`` and ``result`` (each a ``$ref``), the notifications,
 the named types no method returns (connect-info, the JSON-RPC envelope, the
-explain objects: ``rpc.py``, ``explain.py``), the error codes by name and
+explain objects: ``envelope.py``, ``explain.py``), the error codes by name and
 the error object. pydantic's schemas are tidied for readers: no
 generated titles or defaults, ``X | None`` as ``"type": [X, "null"]``.
 """
@@ -21,9 +21,10 @@ from typing import Any
 from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
+from .envelope import ENVELOPE
 from .explain import EXPLAIN
 from .models import METHODS, NOTIFICATIONS
-from .rpc import ENVELOPE, ERROR_CODES, ERROR_NAMES, PROTOCOL_VERSION
+from .rpc import ERROR_CODES, ERROR_NAMES, PROTOCOL_VERSION
 
 PATH = Path(__file__).with_name("protocol.json")
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
