@@ -31,7 +31,7 @@ from test_indexer import write
 CHILD = r"""
 import json, sys
 from pathlib import Path
-from groove import service
+from groove import operations
 from groove.pipeline import SearchParams
 from groove.models.llama_embedder import LlamaEmbedder
 from groove.runtime import open_runtime

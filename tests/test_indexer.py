@@ -173,7 +173,7 @@ _KILLABLE = textwrap.dedent(
     from pathlib import Path
     from groove.models.llama_embedder import LlamaEmbedder
     from groove.runtime import open_runtime
-    from groove import service
+    from groove import operations
     vault, index, model = sys.argv[1:4]
     rt = open_runtime(Path(vault), index_path=Path(index))
     rt._embedder = LlamaEmbedder(model, max_tokens=256)
