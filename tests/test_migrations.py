@@ -147,7 +147,10 @@ import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])  # that tree's tests/, for make_runtime
 from helpers import make_runtime
-from groove import operations
+try:
+    from groove import operations
+except ImportError:  # the previous release's tree: the table was groove/service.py
+    from groove import service as operations
 from groove.models.llama_embedder import LlamaEmbedder
 vault, tmp, model, build = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5] == "build"
 rt = make_runtime(vault, LlamaEmbedder(model, max_tokens=256), tmp)
