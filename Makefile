@@ -96,11 +96,11 @@ probe-vectors: install
 	from groove.models.registry import load_embedder; from groove.models.llama_embedder import file_sha256; \
 	e = load_embedder(None); w(e, file_sha256(e.model_path))"
 
-# The wire contract after a change to schemas/models.py or pipeline/params.py: protocol.json, then
+# The wire contract after a change to wire/models.py or pipeline/params.py: protocol.json, then
 # the plugins' TypeScript types from it (tests fail while either is stale).
 protocol: install
-	$(PY) -m groove.schemas.generate
-	$(PY) -m groove.schemas.typescript
+	$(PY) -m groove.wire.generate
+	$(PY) -m groove.wire.typescript
 
 clean:
 	rm -rf $(VENV) node_modules test-artifacts dist

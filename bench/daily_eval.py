@@ -32,7 +32,7 @@ def main() -> None:
     a = ap.parse_args()
     from groove.eval.golden import load_golden
     from groove.eval.run import EvalSession, SearchOptions, resolve_vaults
-    from groove.related import related_notes
+    from groove.operations.related import related_notes
 
     golden = load_golden(a.golden)
     judged = [json.loads(line) for line in a.related.read_text(encoding="utf-8").splitlines() if line.strip()]

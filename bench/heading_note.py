@@ -46,7 +46,7 @@ def prose(size: int) -> str:
 
 
 def index_one(root: Path, name: str, text: str, model: str | None) -> tuple[int, float, float, int]:
-    from groove import service
+    from groove import operations
     from groove.runtime import open_runtime
 
     vault = root / name
@@ -56,7 +56,7 @@ def index_one(root: Path, name: str, text: str, model: str | None) -> tuple[int,
     rt.embedder.embed_passages(["warm up"])  # the model load is not the note's cost
     tokens = rt.embedder.count_tokens(text)  # what "its text costs" is made of
     t0, c0 = time.perf_counter(), time.process_time()
-    summary = service.reindex(rt)
+    summary = operations.reindex(rt)
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     rt.close()
     assert len(summary.indexed) == 1, summary.skipped

@@ -83,7 +83,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--note-bytes", default="2000-6000", help="size range of the real note that is edited")
     a = ap.parse_args()
-    from groove import service
+    from groove import operations
     from groove.indexer import index_vault
     from groove.runtime import open_runtime
     from groove.storage.store import embed_text, note_text, note_vectors
@@ -104,7 +104,7 @@ def main() -> None:
         rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
         rt._embedder = RandomVectors(real)
         t0 = time.perf_counter()
-        s = service.reindex(rt)
+        s = operations.reindex(rt)
         docs, chunks = rt.index.counts()
         print(f"{docs} notes, {chunks} chunks indexed with random vectors in {time.perf_counter() - t0:.0f} s; "
               f"edited note: {target.name} ({target.stat().st_size} bytes)")
@@ -125,7 +125,7 @@ def main() -> None:
         full, only, alone = [], [], []
         for i in range(a.repeat):
             for label, fn, acc in [
-                ("groove index", lambda: service.reindex(rt), full),
+                ("groove index", lambda: operations.reindex(rt), full),
                 ("watcher", lambda: index_vault(vault, rt.index, real, cfg, only={"edited.md"}), only),
             ]:
                 edit(i * 2 + len(acc))

@@ -34,7 +34,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=2, help="rounds of (index, raw); the best of each counts")
     ap.add_argument("--note-views", action="store_true", help="also time the two-view note vectors (ADR 0128)")
     a = ap.parse_args()
-    from groove import service
+    from groove import operations
     from groove.index.calibration import PROBES, shipped_probe_vectors
     from groove.models.llama_embedder import file_sha256
     from groove.runtime import open_runtime
@@ -52,7 +52,7 @@ def main() -> None:
             rt = open_runtime(vault, index_path=Path(tmp) / f"index{rep}.sqlite")
             rt._embedder = emb
             t0 = time.perf_counter()
-            s = service.reindex(rt)
+            s = operations.reindex(rt)
             t_index.append(time.perf_counter() - t0)
             texts = [embed_text(ctx, content) for ctx, content in rt.index.conn.execute(
                 "SELECT context, content FROM chunks")]
@@ -91,7 +91,7 @@ def main() -> None:
 def _note_view_cost(a) -> float:
     """Indexing time with the shipped note vectors (one summary embedding)
     over the two-view mean of ADR 0077 (two)."""
-    from groove import service
+    from groove import operations
     from groove.runtime import open_runtime
     from groove.storage import store
 
@@ -111,7 +111,7 @@ def _note_view_cost(a) -> float:
                 rt = open_runtime(vault, index_path=Path(tmp) / f"{name}{rep}.sqlite")
                 rt._embedder = emb
                 t0 = time.perf_counter()
-                service.reindex(rt)
+                operations.reindex(rt)
                 times[name].append(time.perf_counter() - t0)
                 rt.close()
     store.note_vectors = shipped

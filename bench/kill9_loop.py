@@ -43,14 +43,14 @@ CHILD = textwrap.dedent(
     from pathlib import Path
     from groove.models.registry import load_embedder
     from groove.runtime import open_runtime
-    from groove import service
+    from groove import operations
     vault, index, model = sys.argv[1:4]
     rt = open_runtime(Path(vault), index_path=Path(index))
     rt._embedder = load_embedder(model)
     def on(ev):
         if ev["phase"] == "embed":
             print("done", ev["done"], ev["total"], flush=True)
-    service.reindex(rt, progress=on)
+    operations.reindex(rt, progress=on)
     print("finished", flush=True)
     """
 )

@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     args = ap.parse_args()
 
-    from groove import service
+    from groove import operations
     from groove.runtime import open_runtime
 
     tmp = scratch_dir("groove-long-line-")
@@ -80,7 +80,7 @@ def main() -> None:
     index = tmp / "index.sqlite"
     rt = open_runtime(vault, index_path=index, model=args.model)
     t0 = time.perf_counter()
-    service.reindex(rt)
+    operations.reindex(rt)
     print(f"indexed {args.mb} MB one-line note + 1 ordinary note in {time.perf_counter() - t0:.1f}s")
     rt.close()
 

@@ -42,13 +42,13 @@ def median_ms(xs: list[float]) -> float:
 
 
 def open_runtime_warm(vault: Path, index: Path | None, model: str | None):
-    from groove import service
+    from groove import operations
     from groove.runtime import open_runtime
 
     rt = open_runtime(vault, index_path=index, model=model)
     if rt.index.counts()[0] == 0:
         print("indexing (first run)…", file=sys.stderr)
-        service.reindex(rt)
+        operations.reindex(rt)
     return rt
 
 
@@ -73,7 +73,7 @@ def run_interleaved(rt, args: list[str], env: dict, url: str, reps: int) -> dict
     from mcp.client.stdio import StdioServerParameters, stdio_client
     from mcp.client.streamable_http import streamable_http_client
 
-    from groove import service
+    from groove import operations
     from groove.pipeline import SearchParams
 
     async def go() -> dict[str, float]:
@@ -87,7 +87,7 @@ def run_interleaved(rt, args: list[str], env: dict, url: str, reps: int) -> dict
                 for rnd in range(reps + 1):  # round 0 warms up (model load, caches)
                     for q in QUERIES:
                         t0 = time.perf_counter()
-                        service.search(rt, SearchParams(query=q, limit=10), max_limit=50)
+                        operations.search(rt, SearchParams(query=q, limit=10), max_limit=50)
                         t1 = time.perf_counter()
                         a = await stdio.call_tool("search", {"query": q, "limit": 10})
                         t2 = time.perf_counter()
@@ -114,9 +114,9 @@ def main() -> None:
 
     env = {k: v for k, v in os.environ.items() if k.startswith("GROOVE_")}
     rt = open_runtime_warm(a.vault, a.index, a.model)
-    from groove import service
+    from groove import operations
 
-    st = service.index_status(rt)
+    st = operations.index_status(rt)
     args = ["--vault", str(a.vault), "--standalone"]
     if a.index:
         args += ["--index", str(a.index)]

@@ -45,7 +45,7 @@ def main() -> None:
         queries = [d["query"] for d in lines if d.get("lang", a.lang) == a.lang]
     import dataclasses
 
-    from groove import service
+    from groove import operations
     from groove.pipeline import SearchParams
     from groove.runtime import open_runtime
 
@@ -59,7 +59,7 @@ def main() -> None:
             rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
         rt._embedder = emb
         if not a.index:
-            service.reindex(rt)
+            operations.reindex(rt)
         s = rt.config.search
         original = dataclasses.replace(
             rt.config, search=dataclasses.replace(
@@ -89,16 +89,16 @@ def main() -> None:
         rt_cached = dataclasses.replace(rt, _embedder=Cached())
         embed, search, orig, prev, unc, seq = [], [], [], [], [], []
         for q in queries:
-            service.search(rt, SearchParams(q))  # warm
-            service.search(rt_cached, SearchParams(q))  # and fill the cache
+            operations.search(rt, SearchParams(q))  # warm
+            operations.search(rt_cached, SearchParams(q))  # and fill the cache
             # interleave so machine noise hits every side alike
             for _ in range(a.repeat):
                 embed += timed(lambda: emb.embed_query(q), 1)
-                search += timed(lambda: service.search(rt, SearchParams(q)), 1)
-                orig += timed(lambda: service.search(rt_orig, SearchParams(q)), 1)
-                prev += timed(lambda: service.search(rt_prev, SearchParams(q)), 1)
-                unc += timed(lambda: service.search(rt_unc, SearchParams(q)), 1)
-                seq += [embed[-1] + timed(lambda: service.search(rt_cached, SearchParams(q)), 1)[0]]
+                search += timed(lambda: operations.search(rt, SearchParams(q)), 1)
+                orig += timed(lambda: operations.search(rt_orig, SearchParams(q)), 1)
+                prev += timed(lambda: operations.search(rt_prev, SearchParams(q)), 1)
+                unc += timed(lambda: operations.search(rt_unc, SearchParams(q)), 1)
+                seq += [embed[-1] + timed(lambda: operations.search(rt_cached, SearchParams(q)), 1)[0]]
     print(f"query embedding : p50 {median(embed) * 1e3:6.1f} ms  p95 {pct(embed, .95) * 1e3:6.1f} ms")
     print(f"stage-1 search  : p50 {median(search) * 1e3:6.1f} ms  p95 {pct(search, .95) * 1e3:6.1f} ms")
     print(f"original fusion : p50 {median(orig) * 1e3:6.1f} ms  p95 {pct(orig, .95) * 1e3:6.1f} ms")

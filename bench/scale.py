@@ -386,7 +386,7 @@ def main() -> None:
     from groove.pipeline.filters import build_restriction
     from groove.pipeline.fusion import _blob, _nearest, hybrid_candidates
     from groove.query import parse_query
-    from groove.storage import migrations as schema
+    from groove.storage import migrations
     from groove.storage.db import Index
 
     src = [EVAL / "vault-en", EVAL / "vault-ja"] if a.lang == "en+ja" else [EVAL / f"vault-{a.lang}"]
@@ -405,7 +405,7 @@ def main() -> None:
         path = a.keep if a.keep is not None else scratch_dir("groove-scale-") / "index.sqlite"
         idx = Index(path)
         with idx.atomic() as c:
-            schema.create_vec_tables(c, DIM)
+            migrations.create_vec_tables(c, DIM)
     cfg = SearchConfig()
     sizes = sorted({s for s in (2_000, 20_000, a.chunks) if s <= a.chunks})
     have = 0

@@ -65,7 +65,7 @@ def main() -> None:
     home = Path(tempfile.mkdtemp(prefix="gb-", dir="/tmp"))
     os.environ["GROOVE_HOME"] = str(home)
     os.environ.setdefault("GROOVE_TOKEN_STORE", "file")
-    from groove import service
+    from groove import operations
     from groove.daemon import discovery
     from groove.daemon.client import DaemonClient
     from groove.pipeline import SearchParams
@@ -92,14 +92,14 @@ def main() -> None:
 
             rt = open_runtime(vault, model=a.model)
             for q in QUERIES:  # warm both sides
-                service.search(rt, SearchParams(query=q))
+                operations.search(rt, SearchParams(query=q))
                 c.search(q)
             inproc: list[float] = []
             sock: list[float] = []
             for _ in range(a.repeat):
                 for q in QUERIES:  # interleaved, so load drift hits both alike
                     t = time.perf_counter()
-                    service.search(rt, SearchParams(query=q))
+                    operations.search(rt, SearchParams(query=q))
                     inproc.append(time.perf_counter() - t)
                     t = time.perf_counter()
                     c.search(q)

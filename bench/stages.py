@@ -40,7 +40,7 @@ def main() -> None:
     ap.add_argument("--reranker", default=None, help="a real GGUF cross-encoder (default: the tiny one)")
     a = ap.parse_args()
 
-    from groove import service
+    from groove import operations
     from groove.models.reranker import LlamaReranker
     from groove.pipeline import SearchParams, _hit, resolve_params, run_search
     from groove.pipeline.filters import build_restriction
@@ -73,7 +73,7 @@ def main() -> None:
         rt = open_runtime(vault, index_path=Path(tmp) / "index.sqlite")
         rt._embedder = emb
         rt._rerankers[rr_path] = reranker
-        service.reindex(rt)
+        operations.reindex(rt)
         docs, chunks = rt.index.counts()
         cfg = rt.config.search
 

@@ -40,7 +40,7 @@ def main() -> None:
 
     from groove.engines.vectors import cache as vectors
     from groove.models.registry import load_embedder
-    from groove.storage import migrations as schema
+    from groove.storage import migrations
     from groove.storage.db import Index
 
     if not all((EVAL / v).is_dir() for v in VAULTS):
@@ -64,7 +64,7 @@ def main() -> None:
 
     idx = Index(scratch_dir("groove-head-") / "index.sqlite")
     with idx.atomic() as c:
-        schema.create_vec_tables(c, rows.shape[1])
+        migrations.create_vec_tables(c, rows.shape[1])
         c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                       [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
     scores = queries @ rows.T

@@ -143,7 +143,7 @@ def main() -> None:
         raise SystemExit(f"needs the eval vaults ({EVAL})")
 
     from groove.config import IndexConfig
-    from groove.storage import migrations as schema
+    from groove.storage import migrations
     from groove.storage.db import Index
     from scale import build
 
@@ -152,7 +152,7 @@ def main() -> None:
     for lang in langs:
         idx = Index(tmp / f"{lang}.sqlite")
         with idx.atomic() as c:
-            schema.create_vec_tables(c, DIM)
+            migrations.create_vec_tables(c, DIM)
         t = time.perf_counter()
         n = build(idx, _NewSentences(lang, random.Random(5)), random.Random(7), _RandomVectors(7), 0, a.chunks,
                   IndexConfig().chunk_tokens)

@@ -49,13 +49,13 @@ def make_runtime(vault: Path, embedder, tmp_path: Path, config=None):
 
 def indexed_runtime(tmp: Path, notes: dict[str, str], embedder):
     """A Runtime on a vault of ``notes`` (path -> text) under ``tmp``, indexed."""
-    from groove import service
+    from groove import operations
 
     vault = tmp / "vault"
     for rel, text in notes.items():
         write_note(vault, rel, text)
     rt = make_runtime(vault, embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt
 
 

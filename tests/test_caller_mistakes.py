@@ -11,7 +11,7 @@ import shutil
 import pytest
 from click.testing import CliRunner
 
-from groove import service
+from groove import operations
 from groove.cli import cli
 from groove.config import SearchConfig
 from groove.errors import BadQuery, InvalidArgument
@@ -33,7 +33,7 @@ def test_a_bad_search_parameter_is_an_invalid_argument_naming_it(params, param):
 
 def test_rerank_without_a_configured_reranker_is_the_callers_mistake(small_vault, tiny_embedder, tmp_path):
     rt = make_runtime(small_vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     with pytest.raises(InvalidArgument, match="no reranker is configured") as e:
         run_search(rt, SearchParams("sync", rerank=True))
     assert e.value.param == "rerank"
@@ -48,7 +48,7 @@ def test_rerank_without_a_configured_reranker_is_the_callers_mistake(small_vault
 
 def test_the_cli_reports_a_bad_argument_as_a_usage_error(small_vault, tiny_embedder, tmp_path):
     rt = make_runtime(small_vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     rt.close()
     out = CliRunner().invoke(cli, ["search", "sync", "--vault", str(small_vault),
                                    "--index", str(tmp_path / "index.sqlite"), "--limit", "0"])
@@ -59,11 +59,11 @@ def test_the_cli_reports_a_bad_argument_as_a_usage_error(small_vault, tiny_embed
 
 def test_index_status_reports_a_vault_it_cannot_scan_as_a_warning(small_vault, tiny_embedder, tmp_path):
     rt = make_runtime(small_vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
-    assert service.index_status(rt)["stale_files"] == 0
-    assert service.index_status(rt)["warnings"] == []
+    operations.reindex(rt)
+    assert operations.index_status(rt)["stale_files"] == 0
+    assert operations.index_status(rt)["warnings"] == []
     shutil.rmtree(small_vault)  # the folder went away under a running server
-    st = service.index_status(rt)
+    st = operations.index_status(rt)
     assert st["stale_files"] is None
     assert len(st["warnings"]) == 1 and "could not scan the vault" in st["warnings"][0]
     assert st["documents"] > 0  # the rest of the report still comes from the index

@@ -8,7 +8,7 @@ import pytest
 
 from groove.cli.search import print_response
 from groove.cli.styled import Printer, Styled, sgr, wants_colour
-from groove.types import SearchResponse
+from groove.wire.search import SearchResponse
 
 HIT = {"path": "a/[draft].md", "title": "Draft", "heading_path": ["Draft", "Plan"], "level": 2,
        "content": "The plan is to sync twice a day.", "score": 0.5, "rank": 1, "match_spans": [[16, 20]],

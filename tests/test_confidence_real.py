@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.pipeline import SearchParams
 from helpers import make_runtime
 
@@ -37,7 +37,7 @@ def indexed_kitchen(tmp: Path, embedder, ignore=None):
     """The kitchen notebook copied to ``tmp`` (less what ``ignore`` leaves out), indexed."""
     shutil.copytree(KITCHEN, tmp / "vault", ignore=ignore)
     rt = make_runtime(tmp / "vault", embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt
 
 
@@ -49,24 +49,24 @@ def kitchen_rt(tmp_path_factory, default_embedder):
 
 
 def test_the_index_run_calibrated_the_vault(kitchen_rt):
-    st = service.index_status(kitchen_rt)["low_confidence"]
+    st = operations.index_status(kitchen_rt)["low_confidence"]
     assert st["calibrated"] is True and st["rule"] == "calibrated"
 
 
 @pytest.mark.parametrize("q", UNANSWERABLE)
 def test_nonsense_and_questions_the_notebook_does_not_cover_are_flagged(kitchen_rt, q):
-    resp = service.search(kitchen_rt, SearchParams(q))
+    resp = operations.search(kitchen_rt, SearchParams(q))
     assert resp.results and resp.low_confidence, q
 
 
 @pytest.mark.parametrize("q", ANSWERABLE)
 def test_questions_the_notebook_answers_are_not_flagged(kitchen_rt, q):
-    resp = service.search(kitchen_rt, SearchParams(q))
+    resp = operations.search(kitchen_rt, SearchParams(q))
     assert not resp.low_confidence and resp.warnings == [], q
 
 
 def test_the_old_margin_rule_missed_most_of_what_the_calibrated_rule_flags(kitchen_rt):
-    old = [service.search(kitchen_rt, SearchParams(q, min_confidence_ratio=0.12)).low_confidence
+    old = [operations.search(kitchen_rt, SearchParams(q, min_confidence_ratio=0.12)).low_confidence
            for q in UNANSWERABLE]
     assert sum(old) <= len(UNANSWERABLE) // 2
 
@@ -88,17 +88,17 @@ def english_kitchen_rt(tmp_path_factory, default_embedder):
 
 
 def test_a_vault_of_english_notes_reads_japanese_questions_across_languages(english_kitchen_rt):
-    st = service.index_status(english_kitchen_rt)["low_confidence"]
+    st = operations.index_status(english_kitchen_rt)["low_confidence"]
     assert st["cross_language_scripts"] == ["cjk"]
 
 
 @pytest.mark.parametrize("q", ACROSS_ANSWERABLE)
 def test_japanese_questions_the_english_notes_answer_are_not_flagged(english_kitchen_rt, q):
-    resp = service.search(english_kitchen_rt, SearchParams(q))
+    resp = operations.search(english_kitchen_rt, SearchParams(q))
     assert resp.results and not resp.low_confidence, q
 
 
 @pytest.mark.parametrize("q", ACROSS_UNANSWERABLE)
 def test_japanese_questions_the_english_notes_do_not_cover_are_still_flagged(english_kitchen_rt, q):
-    resp = service.search(english_kitchen_rt, SearchParams(q))
+    resp = operations.search(english_kitchen_rt, SearchParams(q))
     assert resp.results and resp.low_confidence, q

@@ -22,15 +22,16 @@ from pathlib import Path
 
 import pytest
 
-from groove import notes, service
+from groove import operations
 from groove.errors import NoteNotFound
+from groove.operations import notes
 from helpers import make_runtime
 from test_indexer import write
 
 CHILD = r"""
 import json, sys
 from pathlib import Path
-from groove import service
+from groove import operations
 from groove.pipeline import SearchParams
 from groove.models.llama_embedder import LlamaEmbedder
 from groove.runtime import open_runtime
@@ -38,8 +39,8 @@ from groove.runtime import open_runtime
 vault, index, model = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 rt = open_runtime(vault, index_path=index)
 rt._embedder = LlamaEmbedder(model, max_tokens=256)
-s = service.reindex(rt)
-hits = service.search(rt, SearchParams(query="aardvark", limit=10)).results
+s = operations.reindex(rt)
+hits = operations.search(rt, SearchParams(query="aardvark", limit=10)).results
 print(json.dumps({"deleted": s.deleted, "indexed": s.indexed, "skipped": [[k.path, k.reason] for k in s.skipped],
                   "hits": sorted({h.path for h in hits if "aardvark" in h.content})}))
 """
@@ -97,7 +98,7 @@ def test_a_path_that_matches_notes_differing_only_in_case_is_refused_with_both(t
         pytest.skip("a case-insensitive file system holds one of them only")
     write(vault, "Guide.md", "# Guide\n\nOnly one.\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     with pytest.raises(NoteNotFound) as e:
         notes.get_document(rt, "README.md")
     assert "'Readme.md', 'readme.md'" in str(e.value) and "differ only in case" in str(e.value)
@@ -138,15 +139,15 @@ def test_a_note_that_grows_past_max_file_bytes_leaves_search_until_it_fits(tmp_p
     rt = make_runtime(vault, tiny_embedder, tmp_path, config=Config(index=IndexConfig(max_file_bytes=2_000)))
 
     def okapi() -> set[str]:
-        hits = service.search(rt, SearchParams(query="okapi", limit=10)).results
+        hits = operations.search(rt, SearchParams(query="okapi", limit=10)).results
         return {h.path for h in hits if "okapi" in h.content}
 
-    service.reindex(rt)
+    operations.reindex(rt)
     assert okapi() == {"grows.md"}
     note.write_text("# Grows\n\nThe okapi paragraph.\n" + "more words " * 400, encoding="utf-8")
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert s.deleted == ["grows.md"] and "too large" in {k.path: k.reason for k in s.skipped}["grows.md"]
     assert okapi() == set()  # not the old text of a note the index no longer reads
     note.write_text("# Grows\n\nThe okapi paragraph, short again.\n", encoding="utf-8")
-    service.reindex(rt)
+    operations.reindex(rt)
     assert okapi() == {"grows.md"}

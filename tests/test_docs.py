@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from groove.cli import cli
-from groove.schemas.models import METHODS
+from groove.wire.models import METHODS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import paths, service
+from groove import operations, paths
 from groove.runtime import open_runtime
 from helpers import run_groove, write_note
 from other_user import run_as_other
@@ -94,7 +94,7 @@ def test_a_groove_home_made_first_by_another_user_is_refused_in_process(shared, 
     with pytest.raises(paths.UnsafeFolder, match=f"belongs to uid {_other().pw_uid}") as e:
         rt = open_runtime(vault)
         rt._embedder = tiny_embedder
-        service.reindex(rt)
+        operations.reindex(rt)
     assert str(home) in str(e.value) and "GROOVE_HOME" in str(e.value)
     assert SECRET not in other_reads(index)
 
@@ -128,7 +128,7 @@ def test_an_index_file_planted_in_an_own_folder_is_refused(tmp_path, vault, tiny
         with pytest.raises(paths.UnsafeFolder, match=f"index file {planted} belongs to uid {_other().pw_uid}"):
             rt = open_runtime(vault, index_path=index)
             rt._embedder = tiny_embedder
-            service.reindex(rt)
+            operations.reindex(rt)
         assert SECRET.encode() not in planted.read_bytes()
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.errors import ModelFailed
 from groove.pipeline import SearchParams
 from helpers import make_runtime
@@ -85,7 +85,7 @@ def hostile(tmp_path) -> Path:
 
 def test_a_hostile_vault_indexes_to_the_end_and_reports_each_bad_file(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     reasons = {sk.path: sk.reason for sk in s.skipped}
     assert set(reasons) == set(EXPECTED_SKIPS), reasons
     for path, words in EXPECTED_SKIPS.items():
@@ -100,7 +100,7 @@ def test_a_hostile_vault_indexes_to_the_end_and_reports_each_bad_file(hostile, t
     docs = {r[0] for r in rt.index.conn.execute("SELECT path FROM documents")}
     assert set(SEARCHABLE.values()) | {"empty.md"} <= docs
     for word, path in SEARCHABLE.items():
-        hits = [h.path for h in service.search(rt, SearchParams(word, limit=3)).results]
+        hits = [h.path for h in operations.search(rt, SearchParams(word, limit=3)).results]
         assert path in hits, (word, hits)
     assert_consistent(rt)
 
@@ -109,13 +109,13 @@ def test_a_hostile_vault_indexes_to_the_end_and_reports_each_bad_file(hostile, t
 def test_a_note_with_control_characters_in_its_name_opens_by_the_path_search_gave(hostile, tiny_embedder, tmp_path):
     """Issue 15 D16: indexed and found, so it must open too (the surfaces
     escape such names when they print or log them)."""
-    from groove import notes, related
     from groove.errors import PathOutsideVault
+    from groove.operations import notes, related
 
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     for word in ("controlnameword", "newlinenameword"):
-        hit = service.search(rt, SearchParams(word, limit=1)).results[0]
+        hit = operations.search(rt, SearchParams(word, limit=1)).results[0]
         doc = notes.get_document(rt, hit.path)
         assert word in doc["content"], hit.path
         assert related.related_notes(rt, hit.path) is not None
@@ -125,7 +125,7 @@ def test_a_note_with_control_characters_in_its_name_opens_by_the_path_search_gav
 
 def test_a_bom_does_not_hide_the_frontmatter_and_offsets_skip_it(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     title, tags = rt.index.conn.execute("SELECT title, tags FROM documents WHERE path = 'bom.md'").fetchone()
     assert title == "Bom Title" and "bomtag" in tags
     text = (hostile / "bom.md").read_bytes()[3:]  # what an editor holds: the text without its BOM
@@ -139,7 +139,7 @@ def test_a_bom_does_not_hide_the_frontmatter_and_offsets_skip_it(hostile, tiny_e
 @pytest.mark.parametrize("name, codec", [("utf16le.md", "utf-16-le"), ("utf16be.md", "utf-16-be")])
 def test_utf16_notes_are_decoded_and_their_ranges_point_into_their_text(hostile, tiny_embedder, tmp_path, name, codec):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     text = (hostile / name).read_bytes().decode(codec).lstrip("\ufeff")
     lines = text.split("\n")
     rows = list(rt.index.conn.execute(
@@ -155,18 +155,18 @@ def test_a_second_run_is_incremental_and_does_not_retry_skipped_notes(hostile, t
     from groove import indexer
 
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    first = service.reindex(rt)
+    first = operations.reindex(rt)
     read: list[str] = []
     real_read = indexer._read
     monkeypatch.setattr(indexer, "_read", lambda nf, cfg: (read.append(nf.path), real_read(nf, cfg))[1])
-    again = service.reindex(rt)
+    again = operations.reindex(rt)
     assert again.indexed == [] and again.chunks_embedded == 0
     assert {(s.path, s.reason) for s in again.skipped} == {(s.path, s.reason) for s in first.skipped}
     assert read == [], "unchanged notes (and notes skipped for their content) were read again"
-    assert service.index_status(rt)["stale_files"] == 0
+    assert operations.index_status(rt)["stale_files"] == 0
     # Fixing a skipped note gets it indexed on the next run.
     (hostile / "binary.md").write_text("# Fixed\n\nrepairedword\n", encoding="utf-8")
-    third = service.reindex(rt)
+    third = operations.reindex(rt)
     assert third.indexed == ["binary.md"]
     assert "binary.md" not in {s.path for s in third.skipped}
 
@@ -177,7 +177,7 @@ def test_a_watcher_batch_naming_a_file_as_the_os_does_is_indexed_not_aborted(hos
     # UnicodeEncodeError in record_skipped, so nothing of it was recorded).
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
     as_os_names = {os.fsdecode(SJIS_NAME), "x.md", "binary.md", "bom.md"}
-    s = service.reindex(rt, only=as_os_names)
+    s = operations.reindex(rt, only=as_os_names)
     reasons = {sk.path: sk.reason for sk in s.skipped}
     assert {"x.md", "binary.md"} <= set(reasons)
     assert any("not valid UTF-8" in r for r in reasons.values()), reasons
@@ -186,8 +186,8 @@ def test_a_watcher_batch_naming_a_file_as_the_os_does_is_indexed_not_aborted(hos
 
 def test_index_status_lists_the_skipped_notes_with_their_reasons(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    service.reindex(rt)
-    st = service.index_status(rt)
+    operations.reindex(rt)
+    st = operations.index_status(rt)
     assert st["skipped_count"] == len(EXPECTED_SKIPS)
     assert {s["path"] for s in st["skipped"]} == set(EXPECTED_SKIPS)
     assert all(s["reason"] for s in st["skipped"])
@@ -222,7 +222,7 @@ def test_a_note_whose_parser_fails_is_skipped_and_the_run_goes_on(hostile, tiny_
 
     monkeypatch.setattr(indexer, "parse_file", parse_file)
     rt = make_runtime(hostile, tiny_embedder, tmp_path)
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     reasons = {sk.path: sk.reason for sk in s.skipped}
     assert "could not be parsed (RecursionError" in reasons["good/pears.md"]
     assert "good/apples.md" in s.indexed
@@ -246,7 +246,7 @@ class _PoisonedEmbedder:
 
 def test_a_note_the_model_cannot_embed_is_skipped_and_the_others_are_indexed(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, _PoisonedEmbedder(tiny_embedder, "velmtastic"), tmp_path)
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     reasons = {sk.path: sk.reason for sk in s.skipped}
     assert "could not be embedded (RuntimeError: llama_decode returned -1)" in reasons["good/pears.md"]
     assert {"good/apples.md", "good/plain.md", "bomb.md"} <= set(s.indexed)
@@ -256,7 +256,7 @@ def test_a_note_the_model_cannot_embed_is_skipped_and_the_others_are_indexed(hos
 def test_a_broken_model_stops_the_run_with_one_clear_error(hostile, tiny_embedder, tmp_path):
     rt = make_runtime(hostile, _PoisonedEmbedder(tiny_embedder, None), tmp_path)
     with pytest.raises(ModelFailed, match="fails on any text"):
-        service.reindex(rt)
+        operations.reindex(rt)
     assert rt.index.counts() == (0, 0)
     assert_consistent(rt)
 

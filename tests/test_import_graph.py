@@ -147,7 +147,7 @@ def test_the_graph_reads_relative_and_function_level_imports() -> None:
 
 
 def test_the_query_package_is_the_bottom_layer() -> None:
-    """``query`` <- ``index`` <- ``pipeline`` <- ``service`` <- surfaces: the
+    """``query`` <- ``index`` <- ``pipeline`` <- ``operations`` <- surfaces: the
     query package reads a query and nothing else, so it imports no other
     part of groove but its errors, and every layer above may import it."""
     g = import_graph()
@@ -160,9 +160,12 @@ def test_the_query_package_is_the_bottom_layer() -> None:
 
 
 # The package's layers, lowest first: a module imports only from its own
-# layer or those below it (issue 51). ``groove.query`` covers the query_*
-# modules beside it. The surfaces (service, mcp, daemon, cli) sit above all.
-LAYERS = ["groove.query", "groove.engines", "groove.storage", "groove.index", "groove.pipeline"]
+# layer or those below it (issue 51). ``groove.wire``, the contract's types,
+# is the floor everything may name; ``groove.query`` covers the query_*
+# modules beside it; the operations sit on the pipeline. The surfaces (mcp,
+# daemon, cli) sit above all.
+LAYERS = ["groove.wire", "groove.query", "groove.engines", "groove.storage", "groove.index", "groove.pipeline",
+          "groove.operations"]
 
 
 def _layer(module: str) -> int | None:
@@ -200,10 +203,10 @@ def test_no_module_is_over_500_lines():
 
 
 def test_the_wire_types_annotations_resolve_on_a_fresh_import() -> None:
-    # groove.types names its constraint types through a lazy proxy (the lean
+    # groove.wire.search names its constraint types through a lazy proxy (the lean
     # CLI path never loads annotated_types): evaluating the annotations in a
     # fresh interpreter must still find them, and the lean import must not.
-    probe = ("import sys, typing, groove.types as t; lean = 'annotated_types' not in sys.modules; "
+    probe = ("import sys, typing, groove.wire.search as t; lean = 'annotated_types' not in sys.modules; "
              "hints = {c.__name__: typing.get_type_hints(c, include_extras=True) for c in "
              "(t.ExpandedRange, t.SearchHit, t.SearchResponse)}; "
              "print(lean, hints['ExpandedRange']['byte_range'].__name__, 'annotated_types' in sys.modules)")

@@ -13,7 +13,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import IndexConfig
 from groove.errors import IndexMissing, IndexUnusable
 from groove.indexer import index_vault
@@ -30,7 +30,7 @@ def build(tmp: Path, embedder) -> tuple[Path, Path]:
     for rel, text in NOTES.items():
         write_note(vault, rel, text)
     rt = make_runtime(vault, embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     rt.close()
     return vault, tmp / "index.sqlite"
 
@@ -46,7 +46,7 @@ def raw(index: Path, sql: str, *args: object) -> list[tuple]:
 def search(vault: Path, index: Path, embedder, query: str = "harbour crane") -> list[str]:
     rt = make_runtime(vault, embedder, index.parent)
     try:
-        return [h["path"] for h in service.call(rt, "search", {"query": query})["results"]]
+        return [h["path"] for h in operations.call(rt, "search", {"query": query})["results"]]
     finally:
         rt.close()
 
@@ -76,15 +76,15 @@ def test_a_damaged_index_is_named_and_not_reported_unchanged(tmp_path, tiny_embe
     damage(index)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     with pytest.raises(IndexUnusable, match=r"is damaged .*groove index --rebuild"):
-        service.reindex(rt)  # not 150 notes "unchanged"
+        operations.reindex(rt)  # not 150 notes "unchanged"
     try:
-        hits = [h["path"] for h in service.call(rt, "search", {"query": "harbour crane"})["results"]]
+        hits = [h["path"] for h in operations.call(rt, "search", {"query": "harbour crane"})["results"]]
     except IndexUnusable as e:  # the pages a search reads may or may not be the damaged ones
         assert "--rebuild" in str(e)
     else:
         assert hits
     # The offered way out works: a rebuild over the damaged file.
-    service.reindex(rt, force=True)
+    operations.reindex(rt, force=True)
     rt.close()
     assert raw(index, "PRAGMA quick_check") == [("ok",)]
     assert search(vault, index, tiny_embedder)
@@ -154,9 +154,9 @@ def _search_and_update(vault: Path, index: Path, model: Path) -> list[str]:
     for create in (False, True):
         rt = open_runtime(vault, index_path=index, create=create)
         rt._embedder = embedder
-        out.append(str(len(service.call(rt, "search", {"query": "harbour crane"})["results"])))
+        out.append(str(len(operations.call(rt, "search", {"query": "harbour crane"})["results"])))
     try:
-        service.reindex(rt)
+        operations.reindex(rt)
     except Exception as e:  # noqa: BLE001 - the message is what is checked
         out.append(f"{type(e).__name__} {e}")
     return out

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import indexer, service
+from groove import indexer, operations
 from groove.storage import store
 from helpers import make_runtime
 
@@ -32,7 +32,7 @@ def indexed(tmp_path, tiny_embedder):
     write(vault, "b.md", "# Beta\n\nBananas are yellow.\n")
     write(vault, "sub/c.md", "# Gamma\n\nCherries and grapes.\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     return vault, rt
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.errors import EmbedderMismatch, VaultError
 from groove.runtime import open_runtime
 from groove.storage import store
@@ -67,21 +67,21 @@ def vault(tmp_path) -> Path:
 
 def test_second_run_reembeds_nothing(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    first = service.reindex(rt)
+    first = operations.reindex(rt)
     assert len(first.indexed) == 3
-    again = service.reindex(rt)
+    again = operations.reindex(rt)
     assert again.indexed == [] and again.unchanged == 3 and again.chunks_embedded == 0
     assert_consistent(rt)
 
 
 def test_editing_adding_and_deleting_touch_only_those_notes(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     before = chunk_rows(rt)
     write(vault, "a.md", "# Alpha\n\nThe first note about pears now.\n")
     write(vault, "d.md", "# Delta\n\nDates.\n")
     (vault / "b.md").unlink()
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert sorted(s.indexed) == ["a.md", "d.md"] and s.deleted == ["b.md"]
     after = chunk_rows(rt)
     assert after["sub/c.md"] == before["sub/c.md"], "an untouched note's chunks changed"
@@ -92,20 +92,20 @@ def test_editing_adding_and_deleting_touch_only_those_notes(vault, tiny_embedder
 
 def test_touching_a_file_without_changing_it_reembeds_nothing(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     os.utime(vault / "a.md", (time.time() + 10, time.time() + 10))
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert s.indexed == [] and s.chunks_embedded == 0
 
 
 def test_renamed_and_moved_notes_keep_their_vectors(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     before = chunk_rows(rt)
     (vault / "moved").mkdir()
     os.rename(vault / "sub/c.md", vault / "moved/c.md")
     os.rename(vault / "b.md", vault / "b-renamed.md")
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert s.chunks_embedded == 0
     assert sorted(s.renamed) == [("b.md", "b-renamed.md"), ("sub/c.md", "moved/c.md")]
     after = chunk_rows(rt)
@@ -127,7 +127,7 @@ def test_bad_files_are_skipped_with_reasons_and_the_rest_is_indexed(vault, tiny_
     os.symlink(vault / "missing-target.md", vault / "dangling.md")
     cfg = Config(index=IndexConfig(max_file_bytes=100_000))
     rt = make_runtime(vault, tiny_embedder, tmp_path, config=cfg)
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     reasons = {sk.path: sk.reason for sk in s.skipped}
     assert "binary" in reasons["binary.md"]
     assert "too large" in reasons["huge.md"] and "max_file_bytes" in reasons["huge.md"]
@@ -146,7 +146,7 @@ def test_a_file_deleted_while_indexing_is_skipped(vault, tiny_embedder, tmp_path
         if ev["phase"] == "scan":
             (vault / "b.md").unlink()
 
-    s = service.reindex(rt, progress=on)
+    s = operations.reindex(rt, progress=on)
     assert {sk.path: sk.reason for sk in s.skipped}["b.md"] == "deleted while indexing"
     assert_consistent(rt)
 
@@ -158,11 +158,11 @@ def test_a_vault_that_does_not_exist_is_a_clear_error(tmp_path):
 
 def test_a_different_embedder_is_refused_not_mixed(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     rt.index.set_meta("embedder", '{"model_id": "other-model", "dim": 384, "file_hash": "x"}')
     with pytest.raises(EmbedderMismatch, match="--rebuild"):
-        service.reindex(rt)
-    s = service.reindex(rt, force=True)
+        operations.reindex(rt)
+    s = operations.reindex(rt, force=True)
     assert len(s.indexed) == 3
     assert_consistent(rt)
 
@@ -173,7 +173,7 @@ _KILLABLE = textwrap.dedent(
     from pathlib import Path
     from groove.models.llama_embedder import LlamaEmbedder
     from groove.runtime import open_runtime
-    from groove import service
+    from groove import operations
     vault, index, model = sys.argv[1:4]
     rt = open_runtime(Path(vault), index_path=Path(index))
     rt._embedder = LlamaEmbedder(model, max_tokens=256)
@@ -181,7 +181,7 @@ _KILLABLE = textwrap.dedent(
         if ev["phase"] == "embed":
             print("done", ev["done"], flush=True)
             time.sleep(0.05)  # slow enough to be killed mid-run
-    service.reindex(rt, progress=on)
+    operations.reindex(rt, progress=on)
     print("finished", flush=True)
     """
 )
@@ -214,7 +214,7 @@ def test_sigkill_mid_run_leaves_a_consistent_index_that_the_next_run_completes(
     assert_consistent(rt)  # the killed run left whole notes only
     partial = rt.index.counts()[0]
     assert 0 < partial < 120
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert len(s.indexed) == 120 - partial  # it resumes, it doesn't start over
     assert rt.index.counts()[0] == 120
     assert_consistent(rt)
@@ -224,7 +224,7 @@ def test_a_thread_that_releases_its_connection_leaves_no_connection_behind(vault
     import threading
 
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     before = len(rt.index._all)
 
     def reader():
@@ -263,7 +263,7 @@ def _first_chunk_vector(rt, path: str) -> np.ndarray:
 def test_a_note_vector_is_the_mean_of_its_summarys_query_view_and_its_first_chunk(vault, tiny_model_path, tmp_path):
     emb = _two_view_embedder(tiny_model_path)
     rt = make_runtime(vault, emb, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     note = parse_note("b.md", (vault / "b.md").read_bytes(), chunk_tokens=rt.config.index.chunk_tokens,
                       count_tokens=emb.count_tokens)
     text = note_text(note)
@@ -279,7 +279,7 @@ def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembeddi
         vault, tiny_model_path, tmp_path, recipe, view):
     emb = _two_view_embedder(tiny_model_path)
     rt = make_runtime(vault, emb, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     shipped = _note_vectors(rt)
     chunks_before = list(rt.index.conn.execute("SELECT rowid, embedding FROM vec_chunks ORDER BY rowid"))
     # Make it an index of an earlier recipe: stale note vectors, older recipe number.
@@ -296,7 +296,7 @@ def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembeddi
                       (doc_id, np.asarray(stale, dtype=np.float32).tobytes()))
     assert not np.allclose(_note_vectors(rt)["a.md"], shipped["a.md"], atol=1e-4)
 
-    s = service.reindex(rt)  # no --rebuild needed
+    s = operations.reindex(rt)  # no --rebuild needed
     assert s.chunks_embedded == 0 and s.indexed == []
     assert rt.index.embedder_info()["recipe"] == store.EMBED_RECIPE
     for path, v in _note_vectors(rt).items():
@@ -307,31 +307,31 @@ def test_an_index_of_an_earlier_note_vector_recipe_is_upgraded_without_reembeddi
 
 def test_an_index_of_an_older_recipe_still_asks_for_a_rebuild(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     rt.index.set_meta("embedder", json.dumps({**rt.index.embedder_info(), "recipe": 1}))
     with pytest.raises(EmbedderMismatch, match="--rebuild"):
-        service.reindex(rt)
+        operations.reindex(rt)
 
 
 def test_a_status_that_says_idle_never_carries_counts_read_while_a_job_ran(vault, tiny_embedder, tmp_path):
     # The race behind a flaky daemon test: the job finished between the counts
     # and the "indexing" flag, so a stale count was reported as idle.
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     real_counts = rt.index.counts
 
     def counts_while_the_job_ends():
         out = real_counts()
-        service._reindex_state.pop(id(rt), None)  # the job ends right after the counts were read
+        operations.table._reindex_state.pop(id(rt), None)  # the job ends right after the counts were read
         return out
 
-    service._reindex_state[id(rt)] = {"phase": "embed", "done": 1, "total": 2}
+    operations.table._reindex_state[id(rt)] = {"phase": "embed", "done": 1, "total": 2}
     rt.index.counts = counts_while_the_job_ends
     try:
-        assert service.index_status(rt)["indexing"] is True
+        assert operations.index_status(rt)["indexing"] is True
     finally:
         rt.index.counts = real_counts
-        service._reindex_state.pop(id(rt), None)
+        operations.table._reindex_state.pop(id(rt), None)
 
 
 @pytest.mark.needs_default_model
@@ -380,8 +380,8 @@ def test_a_long_note_does_not_hold_the_notes_queued_before_it(tmp_path, tiny_emb
                                       for i in range(EMBED_BATCH_CHUNKS + 8)))
     rt = make_runtime(vault, _KilledOnLongBatches(tiny_embedder, EMBED_BATCH_CHUNKS), tmp_path)
     with pytest.raises(KeyboardInterrupt):
-        service.reindex(rt)
+        operations.reindex(rt)
     assert set(chunk_rows(rt)) == {"a.md", "b.md"}
     rt._embedder = tiny_embedder
-    assert len(service.reindex(rt).indexed) == 1  # the next run does the long note alone
+    assert len(operations.reindex(rt).indexed) == 1  # the next run does the long note alone
     assert set(chunk_rows(rt)) == {"a.md", "b.md", "z-long.md"}

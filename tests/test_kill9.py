@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from groove import service
+from groove import operations
 from helpers import HEALTHY, index_contents, index_health, make_runtime
 from test_hostile_vault import build_hostile_vault
 from test_indexer import _KILLABLE, write
@@ -28,7 +28,7 @@ def test_three_kills_at_random_points_leave_an_intact_index_and_lose_nothing(tmp
     for i in range(60):
         write(vault, f"plain/n{i:02}.md", f"# Note {i}\n\nText {i} on topic {i % 5}.\n\n## Part\n\nMore {i}.\n")
     ref_rt = make_runtime(vault, tiny_embedder, tmp_path / "ref")
-    service.reindex(ref_rt)
+    operations.reindex(ref_rt)
     want, want_skipped = index_contents(ref_rt.index.path), _skipped(ref_rt)
     index = tmp_path / "index.sqlite"
     rng = random.Random(15)
@@ -46,6 +46,6 @@ def test_three_kills_at_random_points_leave_an_intact_index_and_lose_nothing(tmp
         assert {k: health[k] for k in HEALTHY} == HEALTHY
     rt = make_runtime(vault, tiny_embedder, tmp_path)
     assert rt.index.path == index
-    service.reindex(rt)
+    operations.reindex(rt)
     assert index_contents(index) == want
     assert _skipped(rt) == want_skipped

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.vault.markdown import parse_links
 from helpers import run_groove
 from stagekit import indexed_runtime
@@ -78,7 +78,7 @@ def rt(tiny_embedder, tmp_path_factory):
 
 
 def test_related_lists_the_table_link_resolved_and_no_link_in_code(rt):
-    r = service.call(rt, "related_notes", {"path": SOURCE})
+    r = operations.call(rt, "related_notes", {"path": SOURCE})
     out = {(o["target"], o["path"], o["heading"]) for o in r["outgoing"]}
     assert ("Basic formatting syntax", "Basic formatting syntax.md", None) in out
     assert ("Tables", "Tables.md", "Make a table") in out
@@ -87,7 +87,7 @@ def test_related_lists_the_table_link_resolved_and_no_link_in_code(rt):
 
 
 def test_related_lists_an_image_embed_as_an_attachment_and_own_headings_apart(rt):
-    r = service.call(rt, "related_notes", {"path": SOURCE})
+    r = operations.call(rt, "related_notes", {"path": SOURCE})
     assert [(a["target"], a["embed"]) for a in r["attachments"]] == [("Sleep-2026-01.webp", True),
                                                                       ("Manual.pdf", False)]
     assert [(h["heading"], h["block"]) for h in r["own_headings"]] == [("Details", None)]
@@ -95,7 +95,7 @@ def test_related_lists_an_image_embed_as_an_attachment_and_own_headings_apart(rt
 
 
 def test_get_document_marks_attachments(rt):
-    d = service.call(rt, "get_document", {"path": SOURCE})
+    d = operations.call(rt, "get_document", {"path": SOURCE})
     marked = {ln["target"]: ln["attachment"] for ln in d["links"]}
     assert marked["Sleep-2026-01.webp"] is True and marked["Manual.pdf"] is True
     assert marked["Basic formatting syntax"] is False

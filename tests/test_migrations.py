@@ -147,17 +147,20 @@ import json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])  # that tree's tests/, for make_runtime
 from helpers import make_runtime
-from groove import service
+try:
+    from groove import operations
+except ImportError:  # the previous release's tree: the table was groove/service.py
+    from groove import service as operations
 from groove.models.llama_embedder import LlamaEmbedder
 vault, tmp, model, build = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5] == "build"
 rt = make_runtime(vault, LlamaEmbedder(model, max_tokens=256), tmp)
 try:
     if build:
-        service.reindex(rt)
-    out = {q: service.call(rt, "search", {"query": q, "explain": True}) for q in json.loads(sys.argv[6])}
-    out["list_notes"] = service.call(rt, "list_notes", {"folder": "", "sort": "title", "limit": 3})
-    out["recent_notes"] = service.call(rt, "recent_notes", {"days": 3650})
-    out["list_tags"] = service.call(rt, "list_tags", {})
+        operations.reindex(rt)
+    out = {q: operations.call(rt, "search", {"query": q, "explain": True}) for q in json.loads(sys.argv[6])}
+    out["list_notes"] = operations.call(rt, "list_notes", {"folder": "", "sort": "title", "limit": 3})
+    out["recent_notes"] = operations.call(rt, "recent_notes", {"days": 3650})
+    out["list_tags"] = operations.call(rt, "list_tags", {})
 finally:
     rt.close()
 print(json.dumps(out, sort_keys=True, ensure_ascii=False))

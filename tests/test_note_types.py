@@ -16,8 +16,9 @@ import pytest
 from pydantic import TypeAdapter
 from typing_extensions import NotRequired, is_typeddict
 
-from groove import note_types, service, status_types
-from groove.schemas.generate import PATH as PROTOCOL_JSON
+from groove import operations
+from groove.wire import note_types, status_types
+from groove.wire.generate import PATH as PROTOCOL_JSON
 from helpers import canvas_node, make_runtime, obsidian_canvas, write_note
 
 
@@ -38,7 +39,7 @@ def rt(tmp_path_factory, tiny_model_path):
                                                        canvas_node("n2", "file", 300, 0, file="Home.md")]))
     (vault / "pic.png").write_bytes(b"PNG")
     r = make_runtime(vault, LlamaEmbedder(tiny_model_path, max_tokens=256), tmp)
-    service.reindex(r)
+    operations.reindex(r)
     yield r
     r.close()
 
@@ -85,33 +86,33 @@ def _is(method: str, value: object, t: type) -> int:
     {"path": "Big.md", "max_chars": 100}, {"path": "Board.canvas"},
 ], ids=["whole", "heading", "lines", "truncated", "canvas"])
 def test_a_document_is_a_document_key_for_key(rt, params):
-    d = service.call(rt, "get_document", params)
+    d = operations.call(rt, "get_document", params)
     assert _is("get_document", d, note_types.Document) == 1 + len(d["links"])
     assert d["links"] or params["path"] == "Big.md"  # the nested Link objects are checked too
 
 
 def test_a_note_text_is_a_note_text(rt):
-    assert _is("read_note", service.call(rt, "read_note", {"path": "Home.md"}), note_types.NoteText) == 1
+    assert _is("read_note", operations.call(rt, "read_note", {"path": "Home.md"}), note_types.NoteText) == 1
 
 
 @pytest.mark.parametrize("link", ["[[Plan#Goals|goals]]", "[[Plan#Nope]]", "[[Plan#^blk1]]", "[[Plan#^zz]]",
                                   "[[Missing]]", "[[pic.png]]", "[[Plan]]"])
 def test_a_resolved_link_is_a_resolved_link_whichever_branch_answers(rt, link):
-    r = service.call(rt, "resolve_link", {"link": link, "from_path": "Home.md"})
+    r = operations.call(rt, "resolve_link", {"link": link, "from_path": "Home.md"})
     _is("resolve_link", r, note_types.ResolvedLink)
     assert ("warning" in r) == (r["anchor_found"] is False)
 
 
 @pytest.mark.parametrize("params", [{"path": "Home.md"}, {"path": "Plan.md", "unlinked_only": True, "limit": 2}])
 def test_related_notes_and_their_parts_are_their_types(rt, params):
-    r = service.call(rt, "related_notes", params)
+    r = operations.call(rt, "related_notes", params)
     n = _is("related_notes", r, note_types.Related)
     assert n == 1 + sum(len(r[k]) for k in ("similar", "backlinks", "outgoing", "attachments", "own_headings"))
     assert r["similar"] and (r["backlinks"] or r["outgoing"])
 
 
 def test_unlinked_connections_are_their_type(rt):
-    r = service.call(rt, "unlinked_connections", {"path": "a/Dup.md"})
+    r = operations.call(rt, "unlinked_connections", {"path": "a/Dup.md"})
     assert _is("unlinked_connections", r, note_types.UnlinkedConnections) == 1 + len(r["connections"]) > 1
 
 
@@ -119,7 +120,7 @@ def test_unlinked_connections_are_their_type(rt):
                                            ("recent_notes", {"limit": 1}), ("list_tags", {})])
 def test_a_listing_is_its_type(rt, method, params):
     t = note_types.TagList if method == "list_tags" else note_types.NotePage
-    r = service.call(rt, method, params)
+    r = operations.call(rt, method, params)
     assert _is(method, r, t) == 1 + len(r["tags" if method == "list_tags" else "notes"]) > 1
 
 
@@ -128,11 +129,11 @@ def test_a_reindex_summary_declares_every_key_the_run_sends(rt, tmp_path):
     (vault / "bin.md").write_bytes(b"\x00\x01binary" * 40)  # skipped
     (vault / "a" / "Dup.md").rename(vault / "a" / "Dup2.md")  # renamed
     try:
-        r = service.call(rt, "reindex", {})
+        r = operations.call(rt, "reindex", {})
     finally:
         (vault / "bin.md").unlink()
         (vault / "a" / "Dup2.md").rename(vault / "a" / "Dup.md")
-        service.reindex(rt)
+        operations.reindex(rt)
     assert r["renamed"] == [["a/Dup.md", "a/Dup2.md"]] and r["skipped"][0]["path"] == "bin.md"
     assert list(r) == list(typing.get_type_hints(status_types.ReindexSummary)), "every key, declared, in order"
     _is("reindex", r, status_types.ReindexSummary)

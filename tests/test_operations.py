@@ -10,15 +10,15 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from groove import service
+from groove import operations
 from groove.daemon import protocol
 from groove.daemon.server import Daemon
 from groove.pipeline import SearchParams
 from groove.runtime import open_runtime
-from groove.schemas import generate
-from groove.schemas.models import METHODS
-from groove.schemas.models import SearchParams as SearchParamsModel
-from groove.types import SearchHit, SearchResponse
+from groove.wire import generate
+from groove.wire.models import METHODS
+from groove.wire.models import SearchParams as SearchParamsModel
+from groove.wire.search import SearchHit, SearchResponse
 from helpers import make_runtime
 
 CONNECTION_METHODS = {"hello", "cancel", "subscribe"}
@@ -26,11 +26,11 @@ CONNECTION_METHODS = {"hello", "cancel", "subscribe"}
 
 def test_the_committed_protocol_json_is_the_generated_one():
     assert generate.PATH.read_text(encoding="utf-8") == generate.render(), (
-        "schemas/protocol.json is out of date: run python -m groove.schemas.generate")
+        "wire/protocol.json is out of date: run python -m groove.wire.generate")
 
 
 def test_every_operation_has_a_schema_and_every_schema_an_operation():
-    assert set(METHODS) == set(service.OPERATIONS) | CONNECTION_METHODS
+    assert set(METHODS) == set(operations.OPERATIONS) | CONNECTION_METHODS
     assert set(protocol.schemas()["methods"]) == set(METHODS)
 
 
@@ -74,12 +74,12 @@ def test_search_params_survive_the_wire(p):
 
 def test_a_search_response_survives_the_wire_and_matches_its_schema(small_vault, tiny_embedder, tmp_path):
     rt = make_runtime(small_vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
-    resp = service.search(rt, SearchParams("sync conflicts", limit=5, parent_retriever=True))
+    operations.reindex(rt)
+    resp = operations.search(rt, SearchParams("sync conflicts", limit=5, parent_retriever=True))
     wire = json.loads(json.dumps(resp.to_json()))
     assert resp.results and not list(protocol.validator("result", "search").iter_errors(wire))
     assert SearchResponse.from_json(wire) == resp
-    assert service.call(rt, "search", {"query": "sync conflicts", "limit": 5, "parent_retriever": True}) == wire
+    assert operations.call(rt, "search", {"query": "sync conflicts", "limit": 5, "parent_retriever": True}) == wire
     rt.close()
 
 

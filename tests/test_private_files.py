@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import paths, service
+from groove import operations, paths
 from groove.storage.db import Index
 from helpers import make_runtime
 from test_indexer import write
@@ -39,7 +39,7 @@ def test_the_index_its_wal_and_shm_are_created_0600_in_0700_folders(tmp_path, ti
 
     rt = open_runtime(vault)  # the default location, under the data dir
     rt._embedder = tiny_embedder
-    service.reindex(rt)
+    operations.reindex(rt)
     db = rt.index.path
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
         assert p.exists() and mode(p) == 0o600, (p, oct(mode(p)))
@@ -50,7 +50,7 @@ def test_an_index_of_an_older_groove_readable_by_all_is_tightened_on_open(tmp_pa
     vault = tmp_path / "vault"
     write(vault, "a.md", "# A\n\ntext\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     db = rt.index.path
     rt.close()
     for p in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):

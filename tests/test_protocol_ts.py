@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from groove.schemas import typescript as protocol_ts
+from groove.wire import typescript as protocol_ts
 
 
 def _schema() -> dict:
@@ -14,7 +14,7 @@ def _schema() -> dict:
 
 def test_the_committed_protocol_ts_is_the_one_generated_from_protocol_json():
     assert protocol_ts.OUT.read_text(encoding="utf-8") == protocol_ts.render(_schema()), (
-        "editor-client/src/protocol.ts is out of date: run `make protocol` (python -m groove.schemas.typescript)")
+        "editor-client/src/protocol.ts is out of date: run `make protocol` (python -m groove.wire.typescript)")
 
 
 def test_a_new_search_param_in_the_schema_reaches_the_typescript_type():

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.pipeline import SearchParams
 from helpers import SAMPLE_VAULT, make_runtime
 
@@ -20,13 +20,13 @@ def sample_rt(tmp_path_factory, default_embedder):
     vault = tmp / "vault"
     shutil.copytree(SAMPLE_VAULT, vault)
     rt = make_runtime(vault, default_embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     yield rt
     rt.close()
 
 
 def paths(rt, q: str, **kw) -> list[str]:
-    resp = service.search(rt, SearchParams(q, **kw))
+    resp = operations.search(rt, SearchParams(q, **kw))
     return list(dict.fromkeys(h.path for h in resp.results))
 
 
@@ -47,13 +47,13 @@ def test_a_two_character_japanese_word_is_found(sample_rt):
 
 
 def test_an_exclusion_removes_the_notes_that_contain_the_word(sample_rt):
-    resp = service.search(sample_rt, SearchParams("conflicting copies -synchronisation"))
+    resp = operations.search(sample_rt, SearchParams("conflicting copies -synchronisation"))
     assert resp.results
     assert all("synchronisation" not in h.content.lower() for h in resp.results)
 
 
 def test_hits_carry_spans_that_slice_back_to_query_words(sample_rt):
-    resp = service.search(sample_rt, SearchParams('"conflict file"'))
+    resp = operations.search(sample_rt, SearchParams('"conflict file"'))
     top = resp.results[0]
     data = top.content.encode()
     assert top.match_spans
@@ -84,7 +84,7 @@ def test_a_query_costs_at_most_1_3x_the_original_fusion(sample_rt):
         for q in queries:
             for rt, out in ((sample_rt, shipped_t), (original, original_t)):
                 t = time.perf_counter()
-                service.search(rt, SearchParams(q))
+                operations.search(rt, SearchParams(q))
                 out.append(time.perf_counter() - t)
     ratio = statistics.median(shipped_t) / statistics.median(original_t)
     print(f"shipped / original fusion (p50): {ratio:.2f}")

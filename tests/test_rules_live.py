@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from groove import service
+from groove import operations
 from groove.cli import cli
 from groove.errors import NoteNotFound
 from groove.pipeline import SearchParams
@@ -35,23 +35,24 @@ def _vault(root: Path) -> Path:
 @pytest.fixture
 def rt(tmp_path: Path, tiny_embedder):
     rt = make_runtime(_vault(tmp_path), tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     yield rt
     rt.close()
 
 
 def _everything(rt) -> dict[str, set[str]]:
     """Every path each surface of the index returns."""
-    hits = service.search(rt, SearchParams("secrettoken salary", limit=50)).results
+    hits = operations.search(rt, SearchParams("secrettoken salary", limit=50)).results
     return {
         "search": {h.path for h in hits},
-        "list_notes": {n["path"] for n in service.call(rt, "list_notes", {"limit": 200})["notes"]},
-        "recent_notes": {n["path"] for n in service.call(rt, "recent_notes", {"limit": 200})["notes"]},
-        "related": {s["path"] for s in service.call(rt, "related_notes", {"path": "Home.md", "limit": 50})["similar"]}
-        | {b["path"] for b in service.call(rt, "related_notes", {"path": "Home.md"})["backlinks"]}
-        | {o["path"] for o in service.call(rt, "related_notes", {"path": "Home.md"})["outgoing"] if o["path"]},
+        "list_notes": {n["path"] for n in operations.call(rt, "list_notes", {"limit": 200})["notes"]},
+        "recent_notes": {n["path"] for n in operations.call(rt, "recent_notes", {"limit": 200})["notes"]},
+        "related": {s["path"]
+                    for s in operations.call(rt, "related_notes", {"path": "Home.md", "limit": 50})["similar"]}
+        | {b["path"] for b in operations.call(rt, "related_notes", {"path": "Home.md"})["backlinks"]}
+        | {o["path"] for o in operations.call(rt, "related_notes", {"path": "Home.md"})["outgoing"] if o["path"]},
         "unlinked": {c["path"] for c in
-                     service.call(rt, "unlinked_connections", {"path": "Plans.md", "limit": 50})["connections"]},
+                     operations.call(rt, "unlinked_connections", {"path": "Plans.md", "limit": 50})["connections"]},
     }
 
 
@@ -64,7 +65,7 @@ def test_a_rule_written_after_the_index_hides_its_notes_on_every_surface(rt, rul
     before = _everything(rt)
     for surface in ("search", "list_notes", "recent_notes", "related"):
         assert _secret(before[surface]), surface  # the test can fail: the notes are there before the rule
-    tags = {t["tag"]: t["count"] for t in service.call(rt, "list_tags", {})["tags"]}
+    tags = {t["tag"]: t["count"] for t in operations.call(rt, "list_tags", {})["tags"]}
     assert tags["secrettag"] == SECRETS
 
     if rule == "grooveignore":
@@ -78,22 +79,22 @@ def test_a_rule_written_after_the_index_hides_its_notes_on_every_surface(rt, rul
     for surface, paths in after.items():
         assert _secret(paths) == set(), surface
     assert after["list_notes"] == {"Home.md", "Plans.md"}
-    page = service.call(rt, "list_notes", {"limit": 1})
+    page = operations.call(rt, "list_notes", {"limit": 1})
     assert page["total"] == 2 and page["next_offset"] == 1  # counted and paged without them
-    assert service.call(rt, "recent_notes", {})["total"] == 2
-    tags = {t["tag"]: t["count"] for t in service.call(rt, "list_tags", {})["tags"]}
+    assert operations.call(rt, "recent_notes", {})["total"] == 2
+    tags = {t["tag"]: t["count"] for t in operations.call(rt, "list_tags", {})["tags"]}
     assert "secrettag" not in tags and tags["publictag"] == 2
     with pytest.raises(NoteNotFound):
-        service.call(rt, "get_document", {"path": "Secret/diary3.md"})
+        operations.call(rt, "get_document", {"path": "Secret/diary3.md"})
 
     # The exclusion is applied inside the legs, before top-k: a limit below
     # the number of hidden notes still returns the public note.
-    resp = service.search(rt, SearchParams("secrettoken", limit=3))
+    resp = operations.search(rt, SearchParams("secrettoken", limit=3))
     assert [h.path for h in resp.results] and not _secret({h.path for h in resp.results})
     assert "Plans.md" in {h.path for h in resp.results}
     assert any("left out by the vault's rules as they are now" in w for w in resp.warnings)
-    assert service.search(rt, SearchParams("secrettoken", path_globs=["Secret/**"])).results == []
-    assert service.call(rt, "resolve_link", {"link": "[[Secret/diary0]]", "from_path": "Home.md"})["exists"] is False
+    assert operations.search(rt, SearchParams("secrettoken", path_globs=["Secret/**"])).results == []
+    assert operations.call(rt, "resolve_link", {"link": "[[Secret/diary0]]", "from_path": "Home.md"})["exists"] is False
 
     # Removing the rule brings them back, still without a reindex.
     if rule == "grooveignore":
@@ -141,8 +142,8 @@ def test_a_glob_pathspec_cannot_read_is_the_callers_mistake(rt, glob: str) -> No
     from groove.errors import InvalidArgument
 
     with pytest.raises(InvalidArgument) as e:
-        service.call(rt, "list_notes", {"glob": glob})
+        operations.call(rt, "list_notes", {"glob": glob})
     assert e.value.param == "glob"
     with pytest.raises(InvalidArgument) as e:
-        service.search(rt, SearchParams("garden", path_globs=[glob], legs="fts"))
+        operations.search(rt, SearchParams("garden", path_globs=[glob], legs="fts"))
     assert e.value.param == "path_globs"

@@ -11,9 +11,10 @@ import jsonschema
 import pytest
 from pydantic import TypeAdapter
 
-from groove import service, status_types
+from groove import operations
 from groove.daemon.server import Daemon
-from groove.schemas.generate import PATH as PROTOCOL_JSON
+from groove.wire import status_types
+from groove.wire.generate import PATH as PROTOCOL_JSON
 from helpers import make_runtime, write_note
 
 
@@ -25,7 +26,7 @@ def rt(tmp_path, tiny_embedder):
     (vault / "bin.md").write_bytes(b"\x00\x01binary" * 40)
     (vault / ".grooveignore").write_text("drafts/\n", encoding="utf-8")
     r = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(r)
+    operations.reindex(r)
     write_note(vault, "c.md", "# C\n\nnew\n")  # stale: stale_paths is not empty
     yield r
     r.close()
@@ -41,7 +42,7 @@ def wire_schema(method: str) -> dict:
 
 
 def test_the_status_the_operation_builds_is_its_type_key_for_key_in_order(rt):
-    st = service.index_status(rt, why="drafts/x.md")
+    st = operations.index_status(rt, why="drafts/x.md")
     keys = declared(status_types.IndexStatus)
     assert list(st) == [k for k in keys if k in st], "a key the type does not declare, or out of its order"
     assert set(wire_schema("index_status")["$defs"]["IndexStatus"]["required"]) <= set(st)
@@ -68,7 +69,7 @@ def test_the_daemons_status_adds_its_keys_last_as_the_type_declares(rt):
 
 def test_a_progress_event_is_an_index_progress(rt):
     events: list[dict] = []
-    service.reindex(rt, progress=events.append)
+    operations.reindex(rt, progress=events.append)
     adapter = TypeAdapter(status_types.IndexProgress)
     for ev in events:
         adapter.validate_python(ev)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from groove import service
+from groove import operations
 from helpers import make_runtime, write_note
 
 
@@ -42,7 +42,7 @@ def test_an_older_text_is_not_written_over_a_newer_one(tmp_path, tiny_embedder, 
     write_note(vault, "Plan.md", "# Plan\n\nversion one: the otter plan.\n")
     write_note(vault, "Other.md", "# Other\n\nsomething else entirely.\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     write_note(vault, "Plan.md", "# Plan\n\nversion two: the beaver plan.\n")
 
     def save_and_index_elsewhere() -> None:
@@ -52,12 +52,12 @@ def test_an_older_text_is_not_written_over_a_newer_one(tmp_path, tiny_embedder, 
         assert r.returncode == 0, r.stderr
 
     rt._embedder = SavedWhileEmbedding(tiny_embedder, save_and_index_elsewhere)
-    summary = service.reindex(rt)  # read v2, then (while embedding) v3 is saved and indexed elsewhere
+    summary = operations.reindex(rt)  # read v2, then (while embedding) v3 is saved and indexed elsewhere
     assert "Plan.md" not in summary.indexed
     assert any(p == "Plan.md" and "changed while" in w for p, w in summary.warnings)
     assert "heron" in stored_text(rt, "Plan.md"), stored_text(rt, "Plan.md")
     rt._embedder = tiny_embedder
-    again = service.reindex(rt)
+    again = operations.reindex(rt)
     assert again.indexed == [] and "heron" in stored_text(rt, "Plan.md")
     rt.close()
 
@@ -67,6 +67,6 @@ def test_a_run_without_a_rival_still_stores_everything(tmp_path, tiny_embedder):
     for i in range(5):
         write_note(vault, f"n{i}.md", f"# N{i}\n\nnote {i} text\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    s = service.reindex(rt)
+    s = operations.reindex(rt)
     assert sorted(s.indexed) == [f"n{i}.md" for i in range(5)] and not s.warnings
     rt.close()

@@ -38,7 +38,6 @@ from .index import boilerplate, calibration, rules_now
 from .models.base import Embedder
 from .models.llama_embedder import file_sha256
 from .note_vector_upgrade import upgrade_note_vectors
-from .status_types import ReindexSummary
 from .storage import store
 from .storage.db import Index, exclusive_lock, remove_index_files
 from .types import ParsedNote
@@ -46,6 +45,7 @@ from .vault.daily_notes import DAILY_NOTES_FILE, DailyNotes, daily_notes
 from .vault.encoding import binary_reason, decode_note_bytes
 from .vault.reader import CHANGED_WHILE_READ, NotANote, parse_file, read_consistently
 from .vault.scan import NoteFile, Skipped, content_hash, shown_path
+from .wire.status_types import ReindexSummary
 
 log = logging.getLogger("groove.indexer")
 _read = read_consistently  # a module name, so a test can stand in for the file system

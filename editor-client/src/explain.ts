@@ -3,8 +3,7 @@
  * same words as the CLI's `--explain` and the MCP text: the legs that found
  * the hit with their rank and RRF share, the fused score, then stages 2–4.
  */
-import type { SearchHit, SearchResponse } from "./protocol";
-import type { ConfidenceExplain, HitExplain } from "./wire";
+import type { ConfidenceExplain, HitExplain, SearchHit, SearchResponse } from "./protocol";
 
 /** A hit's `explain` (typed loosely on the wire) as one line. */
 export function describeExplain(explain: NonNullable<SearchHit["explain"]>): string {

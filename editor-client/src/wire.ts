@@ -1,11 +1,11 @@
 /**
- * What the generated ./protocol.ts cannot say, because protocol.json does not:
- * the version handshake (with the shapes older and newer daemons announce),
- * the JSON-RPC envelope, the error codes' names, the `explain` objects' fields
- * (typed loosely on the wire: they grow with the pipeline) and connect-info.
+ * The wire's hand logic: the version handshake (with the shapes older and
+ * newer daemons announce) and reading a hello's capabilities. Every type is
+ * generated (./protocol.ts, from backend/groove/wire: connect-info, the
+ * JSON-RPC envelope, the error codes, the `explain` objects).
  * Type-only imports from ./protocol: it re-exports this module.
  */
-import type { HelloResult } from "./protocol";
+import type { HelloResult, ProtocolVersion } from "./protocol";
 
 /** The protocol this client speaks: `major` must equal the daemon's; a
  * daemon with a newer `minor` only adds methods, params and fields. A test
@@ -13,96 +13,6 @@ import type { HelloResult } from "./protocol";
 export const CLIENT_PROTOCOL: ProtocolVersion = { major: 1, minor: 0 };
 /** What the client sends as `protocol_version` in hello (the major). */
 export const PROTOCOL_VERSION = CLIENT_PROTOCOL.major;
-
-export interface ProtocolVersion {
-  major: number;
-  minor: number;
-}
-
-/** Output of `groove connect-info [--vault PATH] [--start] --json` on success. */
-export interface ConnectInfo {
-  vault: string;
-  transport: "unix" | "tcp";
-  /** Socket path (unix) or "127.0.0.1:PORT" (tcp). */
-  address: string;
-  token: string;
-  pid: number | null;
-  running: boolean;
-  /** 1, "1.2" or {major, minor}: see `parseProtocolVersion`. */
-  protocol_version: number | string | ProtocolVersion;
-  protocol?: ProtocolVersion;
-}
-
-/** One retrieval leg's part in a hit's rank (docs/protocol.md, SearchParams). */
-export interface LegExplain {
-  rank: number;
-  rrf: number;
-  cosine?: number;
-  coverage?: number;
-}
-
-/** `SearchHit.explain`, as the pipeline writes it today (docs/protocol.md). */
-export interface HitExplain {
-  legs: Partial<Record<"vector" | "full_text" | "title" | "note" | "named_note", LegExplain>>;
-  fused_score: number;
-  stage1_rank: number;
-  rerank?: { score: number; rank: number };
-  mmr?: { rank_before: number | null; rank_after: number };
-  final_rank?: number;
-  expanded?: boolean;
-}
-
-/** `SearchResponse.confidence`: why `low_confidence` is what it is; only when the search set `explain`. */
-export interface ConfidenceExplain {
-  low_confidence: boolean;
-  rule: "calibrated" | "margin" | "off" | "empty" | "no-vector";
-  score?: number;
-  threshold?: number;
-  best_passage_z?: number;
-  known_share?: number;
-  across_languages?: boolean;
-  unknown_names?: string[];
-}
-
-/** The JSON-RPC error codes by name; a test keeps them equal to the schema's `ERROR_CODES`. */
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  Internal: -32000,
-  BadQuery: -32001,
-  PathNotFound: -32002,
-  IndexMissing: -32003,
-  Cancelled: -32800,
-} as const;
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
-
-export interface JsonRpcError {
-  code: number;
-  message: string;
-  data?: unknown;
-}
-
-export interface JsonRpcRequest {
-  jsonrpc: "2.0";
-  id: number | string;
-  method: string;
-  params?: unknown;
-}
-
-export interface JsonRpcResponse {
-  jsonrpc: "2.0";
-  id: number | null;
-  result?: unknown;
-  error?: JsonRpcError;
-}
-
-export interface JsonRpcNotification {
-  jsonrpc: "2.0";
-  method: string;
-  params?: unknown;
-}
 
 /**
  * A daemon's protocol version from connect-info or hello, in any of the

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from groove.wire import rpc
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def test_a_bad_search_argument_is_invalid_params_naming_it(daemon, groove_home, 
     with daemon.client() as c:
         with pytest.raises(RpcError) as e:
             c.call("search", params)
-    assert e.value.code == protocol.INVALID_PARAMS, e.value.message
+    assert e.value.code == rpc.INVALID_PARAMS, e.value.message
     assert e.value.data == {"parameter": param}
     assert "internal" not in e.value.message
 
@@ -40,17 +40,17 @@ def test_a_bad_note_argument_is_invalid_params_naming_it(daemon, groove_home):
         daemon.wait_idle(c)
         with pytest.raises(RpcError) as e:
             c.call("get_document", {"path": "journal/note001.md", "heading": "No such heading"})
-        assert e.value.code == protocol.INVALID_PARAMS and e.value.data == {"parameter": "heading"}
+        assert e.value.code == rpc.INVALID_PARAMS and e.value.data == {"parameter": "heading"}
         with pytest.raises(RpcError) as e:
             c.call("resolve_link", {"link": "   "})
-        assert e.value.code == protocol.INVALID_PARAMS and e.value.data == {"parameter": "link"}
+        assert e.value.code == rpc.INVALID_PARAMS and e.value.data == {"parameter": "link"}
 
 
 def test_a_request_id_of_5000_digits_is_a_parse_error_and_the_connection_lives(daemon, groove_home):
     with daemon.client() as c:
         c.send_raw(b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "index_status"}\n')
         err = c.wait_notification("$error", 10)
-        assert err["code"] == protocol.PARSE_ERROR
+        assert err["code"] == rpc.PARSE_ERROR
         assert c.index_status()["documents"] >= 0
 
 
@@ -102,7 +102,7 @@ def test_a_lone_surrogate_in_a_request_gets_exactly_one_answer(daemon, groove_ho
     assert len(replies) == 3, got[-500:]
     answer = next(r for r in replies[1:] if r["id"] != 8)  # the id-less error for a bad id is null
     if "error" in answer:
-        assert answer["error"]["code"] in (protocol.INVALID_PARAMS, protocol.INVALID_REQUEST), answer
+        assert answer["error"]["code"] in (rpc.INVALID_PARAMS, rpc.INVALID_REQUEST), answer
         assert "internal" not in answer["error"]["message"]
     assert any(r["id"] == 8 and "result" in r for r in replies)
 
@@ -115,7 +115,7 @@ def test_an_error_quotes_at_most_a_short_piece_of_the_input(daemon, groove_home)
                        {"query": "x" * 100_000}):
             with pytest.raises(RpcError) as e:
                 c.call("search", params)
-            assert e.value.code == protocol.INVALID_PARAMS
+            assert e.value.code == rpc.INVALID_PARAMS
             assert len(e.value.message) + len(str(e.value.data)) < 600, e.value.message[:300]
         with pytest.raises(RpcError) as e:
             c.call("get_document", {"path": "y" * 100_000 + ".md"})

@@ -12,6 +12,7 @@ import pytest
 
 from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from groove.wire import rpc
 from helpers import quoted_hits as _found
 
 from .conftest import poll
@@ -56,7 +57,7 @@ def test_the_read_gate_names_obsidians_rule(daemon, groove_home):
             for method in ("get_document", "related_notes"):  # the Obsidian panel shows related_notes' message
                 with pytest.raises(RpcError) as e:
                     c.call(method, {"path": path})
-                assert e.value.code == protocol.PATH_NOT_FOUND
+                assert e.value.code == rpc.PATH_NOT_FOUND
                 assert f"excluded by Obsidian's Excluded files (userIgnoreFilters: {entry})" in e.value.message
         assert c.resolve_link("[[Daily]]", from_path="Home.md")["exists"] is False
         assert _found(c, "scaffoldword") == [] and _found(c, "excalidrawword") == []

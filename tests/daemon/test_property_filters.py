@@ -13,6 +13,7 @@ import pytest
 
 from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from groove.wire import rpc
 
 from .conftest import poll
 
@@ -65,11 +66,11 @@ def test_a_bad_where_is_an_invalid_argument_naming_the_entry(daemon, groove_home
         for entry, says in (("type", "no operator"), ("type<meeting", "orders numbers and dates")):
             with pytest.raises(RpcError) as e:
                 c.call("search", {"query": "quinceword", "where": [entry]})
-            assert e.value.code == protocol.INVALID_PARAMS and e.value.data == {"parameter": "where"}
+            assert e.value.code == rpc.INVALID_PARAMS and e.value.data == {"parameter": "where"}
             assert says in e.value.message and repr(entry) in e.value.message
         with pytest.raises(RpcError) as e:  # the schema's bound, before any work
             c.call("search", {"query": "quinceword", "where": ["a=b"] * 101})
-        assert e.value.code == protocol.INVALID_PARAMS and "where" in e.value.message
+        assert e.value.code == rpc.INVALID_PARAMS and "where" in e.value.message
 
 
 def test_edits_while_watched_move_notes_in_and_out_of_a_filter(daemon, groove_home):

@@ -14,6 +14,7 @@ import pytest
 
 from groove.daemon import discovery, protocol
 from groove.daemon.client import ConnectError, DaemonClient, RpcError, open_socket
+from groove.wire import rpc
 
 from .conftest import new_daemon
 
@@ -229,13 +230,13 @@ def test_malformed_line_gets_parse_error_and_connection_stays_usable(daemon):
     with daemon.client() as c:
         c.send_raw(b"{this is not json\n")
         err = c.wait_notification("$error", 5)
-        assert err["code"] == protocol.PARSE_ERROR
+        assert err["code"] == rpc.PARSE_ERROR
         c.send_raw(b'[{"jsonrpc": "2.0", "id": 99, "method": "index_status"}]\n')
-        assert c.wait_notification("$error", 5)["code"] == protocol.INVALID_REQUEST
+        assert c.wait_notification("$error", 5)["code"] == rpc.INVALID_REQUEST
         c.send_raw(b"[" * 100_000 + b"\n")  # nesting deeper than the decoder's recursion limit
-        assert c.wait_notification("$error", 5)["code"] == protocol.PARSE_ERROR
+        assert c.wait_notification("$error", 5)["code"] == rpc.PARSE_ERROR
         c.send_raw(b"\xff\xfe{}\n")
-        assert c.wait_notification("$error", 5)["code"] == protocol.PARSE_ERROR
+        assert c.wait_notification("$error", 5)["code"] == rpc.PARSE_ERROR
         assert c.index_status()["documents"] >= 0
 
 
@@ -245,7 +246,7 @@ def test_oversized_request_is_refused_and_connection_stays_usable(daemon):
                           "params": {"query": "a" * (protocol.MAX_REQUEST_BYTES + 100)}}).encode() + b"\n"
         c.send_raw(big)
         err = c.wait_notification("$error", 10)
-        assert err["code"] == protocol.INVALID_REQUEST and "larger" in err["message"]
+        assert err["code"] == rpc.INVALID_REQUEST and "larger" in err["message"]
         assert_valid("result", "index_status", c.index_status())
 
 
@@ -253,19 +254,19 @@ def test_error_codes_for_unknown_method_bad_params_and_bad_query(daemon):
     with daemon.client() as c:
         with pytest.raises(RpcError) as e:
             c.call("frobnicate", {})
-        assert e.value.code == protocol.METHOD_NOT_FOUND
+        assert e.value.code == rpc.METHOD_NOT_FOUND
         with pytest.raises(RpcError) as e:
             c.call("search", {"query": "x", "limt": 3})
-        assert e.value.code == protocol.INVALID_PARAMS and "limt" in e.value.message
+        assert e.value.code == rpc.INVALID_PARAMS and "limt" in e.value.message
         with pytest.raises(RpcError) as e:
             c.call("search", {"query": "x", "mmr_lambda": 3})
-        assert e.value.code == protocol.INVALID_PARAMS and e.value.data["parameter"] == "mmr_lambda"
+        assert e.value.code == rpc.INVALID_PARAMS and e.value.data["parameter"] == "mmr_lambda"
         with pytest.raises(RpcError) as e:
             c.search("-coffee")
-        assert e.value.code == protocol.BAD_QUERY
+        assert e.value.code == rpc.BAD_QUERY
         with pytest.raises(RpcError) as e:
             c.call("get_document", {"path": "../../etc/passwd"})
-        assert e.value.code == protocol.PATH_NOT_FOUND
+        assert e.value.code == rpc.PATH_NOT_FOUND
 
 
 def test_every_method_result_matches_its_schema(daemon):
@@ -300,7 +301,7 @@ def test_cancel_drops_pending_searches_with_cancelled_error(daemon):
                 assert_valid("result", "search", p.result(30))
                 outcomes.append(False)
             except RpcError as e:
-                assert e.code == protocol.CANCELLED
+                assert e.code == rpc.CANCELLED
                 outcomes.append(True)
         assert outcomes == cancelled, "cancelled: true exactly for the requests that then fail with -32800"
         assert any(cancelled), "typing fast: queued searches must be droppable"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from groove.wire import rpc
 
 SECRET = "DIARY SECRET"
 
@@ -48,7 +48,7 @@ def test_the_socket_refuses_to_read_an_excluded_note(daemon, groove_home, trick)
         for method, params in (("get_document", {"path": trick}), ("related_notes", {"path": trick})):
             with pytest.raises(RpcError) as e:
                 c.call(method, params)
-            assert e.value.code == protocol.PATH_NOT_FOUND, (method, e.value.message)
+            assert e.value.code == rpc.PATH_NOT_FOUND, (method, e.value.message)
             assert SECRET not in e.value.message
         link = c.resolve_link("[[private/diary]]", from_path="Home.md")
         assert link["exists"] is False and link["path"] is None

@@ -15,6 +15,7 @@ import pytest
 from groove.daemon import protocol, requests
 from groove.daemon.server import Connection, Daemon, _Pending
 from groove.runtime import open_runtime
+from groove.wire import rpc
 
 TOKEN = "t" * 32
 
@@ -22,20 +23,20 @@ TOKEN = "t" * 32
 def test_a_line_that_is_not_json_is_refused_with_a_parse_error_and_no_id():
     got = requests.parse_line(b'{"jsonrpc": "2.0", "id": 1,')
     assert isinstance(got, requests.Refused)
-    assert got.rid is None and got.error is not None and got.error.code == protocol.PARSE_ERROR
+    assert got.rid is None and got.error is not None and got.error.code == rpc.PARSE_ERROR
 
 
 def test_a_lone_surrogate_in_a_calls_params_is_refused_naming_the_parameter():
     got = requests.parse_line(b'{"jsonrpc":"2.0","id":7,"method":"search","params":{"query":"a\\ud800"}}')
     assert isinstance(got, requests.Refused)
     assert got.rid == 7 and got.error is not None
-    assert got.error.code == protocol.INVALID_PARAMS and got.error.data == {"parameter": "query"}
+    assert got.error.code == rpc.INVALID_PARAMS and got.error.data == {"parameter": "query"}
 
 
 def test_a_lone_surrogate_in_a_message_without_an_id_is_refused_with_a_null_id():
     got = requests.parse_line(b'{"jsonrpc":"2.0","method":"search","params":{"query":"a\\ud800"}}')
     assert isinstance(got, requests.Refused)
-    assert got.rid is None and got.error is not None and got.error.code == protocol.INVALID_REQUEST
+    assert got.rid is None and got.error is not None and got.error.code == rpc.INVALID_REQUEST
 
 
 @pytest.mark.parametrize("msg,valid,is_call", [
@@ -57,7 +58,7 @@ def test_the_envelope_says_whether_a_message_is_a_request_and_whether_it_wants_a
 
 def test_a_batch_is_refused_as_such_and_a_bad_id_is_not_echoed():
     rid, err = requests.envelope_error(requests.Request.of([{"jsonrpc": "2.0"}]))
-    assert rid is None and err.code == protocol.INVALID_REQUEST and "batch" in err.message
+    assert rid is None and err.code == rpc.INVALID_REQUEST and "batch" in err.message
     rid, err = requests.envelope_error(requests.Request.of({"jsonrpc": "2.0", "id": 1.5, "method": "x"}))
     assert rid is None and err.message == "not a JSON-RPC 2.0 request"
 
@@ -76,10 +77,10 @@ def test_the_call_check_names_the_unknown_method_the_wrong_params_and_the_bad_pa
         return e.value
 
     unknown = error_of({"method": "serch"})
-    assert unknown.code == protocol.METHOD_NOT_FOUND and unknown.data == {"methods": ["hello", "search"]}
-    assert error_of({"method": "search", "params": ["q"]}).code == protocol.INVALID_PARAMS
+    assert unknown.code == rpc.METHOD_NOT_FOUND and unknown.data == {"methods": ["hello", "search"]}
+    assert error_of({"method": "search", "params": ["q"]}).code == rpc.INVALID_PARAMS
     bad_limit = error_of({"method": "search", "params": {"query": "q", "limit": 0}})
-    assert bad_limit.code == protocol.INVALID_PARAMS and bad_limit.data == {"parameter": "limit"}
+    assert bad_limit.code == rpc.INVALID_PARAMS and bad_limit.data == {"parameter": "limit"}
     requests.check_call(requests.Request.of({"jsonrpc": "2.0", "id": 1, "method": "search",
                                              "params": {"query": "q", "limit": 3}}), methods)
 
@@ -130,16 +131,16 @@ def test_a_hello_with_the_token_authenticates_and_is_answered(conn):
                                 "params": {"token": TOKEN, "client": "steps"}})) is True
     assert c.authenticated and c.client_name == "steps"
     reply = read_reply(client)
-    assert reply["id"] == 1 and reply["result"]["protocol_version"] == protocol.PROTOCOL_VERSION
+    assert reply["id"] == 1 and reply["result"]["protocol_version"] == rpc.PROTOCOL_VERSION
 
 
 def test_after_hello_a_bad_line_is_answered_and_the_connection_stays(conn):
     c, client = conn
     c.authenticated = True
     assert c._handle_line(b"{") is True
-    assert read_reply(client)["error"]["code"] == protocol.PARSE_ERROR
+    assert read_reply(client)["error"]["code"] == rpc.PARSE_ERROR
     assert c._handle_line(line({"jsonrpc": "2.0", "id": 2, "method": "nope"})) is True
-    assert read_reply(client)["error"]["code"] == protocol.METHOD_NOT_FOUND
+    assert read_reply(client)["error"]["code"] == rpc.METHOD_NOT_FOUND
 
 
 def test_a_call_whose_id_is_already_pending_is_refused_and_the_first_keeps_its_id(conn):
@@ -149,7 +150,7 @@ def test_a_call_whose_id_is_already_pending_is_refused_and_the_first_keeps_its_i
     c.pending[5] = first
     c._schedule(requests.Request.of({"jsonrpc": "2.0", "id": 5, "method": "search", "params": {"query": "q"}}))
     reply = read_reply(client)
-    assert reply["id"] == 5 and reply["error"]["code"] == protocol.INVALID_REQUEST
+    assert reply["id"] == 5 and reply["error"]["code"] == rpc.INVALID_REQUEST
     assert "already pending" in reply["error"]["message"]
     assert c.pending == {5: first}
 

@@ -13,6 +13,7 @@ import pytest
 
 from groove.daemon import protocol
 from groove.daemon.client import RpcError
+from groove.wire import rpc
 from unlinked_vault import INDEXED, LINKED, NOTES, SOURCE, write_vault
 
 from .conftest import poll
@@ -69,7 +70,7 @@ def test_a_wrong_unlinked_only_is_refused_by_name(daemon, groove_home):
     with daemon.client() as c:
         with pytest.raises(RpcError) as e:
             c.call("related_notes", {"path": SOURCE, "unlinked_only": "yes"})
-        assert e.value.code == protocol.INVALID_PARAMS and "unlinked_only" in e.value.message
+        assert e.value.code == rpc.INVALID_PARAMS and "unlinked_only" in e.value.message
 
 
 def test_a_link_written_while_watched_moves_the_note_to_linked(daemon, groove_home):

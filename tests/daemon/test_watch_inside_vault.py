@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.daemon.watcher import IndexWorker, VaultWatcher
 from helpers import make_runtime, write_note
 
@@ -47,7 +47,7 @@ def test_symlinks_out_of_the_vault_add_no_watches_and_no_jobs(tmp_path: Path, ti
     (vault / "ext").symlink_to(outside, target_is_directory=True)
     (vault / "loop").symlink_to(".", target_is_directory=True)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     worker = IndexWorker(rt)
     worker.start()
     watcher = VaultWatcher(rt, worker, debounce_ms=100)
@@ -72,10 +72,10 @@ def test_symlinks_out_of_the_vault_add_no_watches_and_no_jobs(tmp_path: Path, ti
 
         # A change inside is seen (the test can fail): a note in a new folder too.
         write_note(vault, "c/three.md", "# Three\n\nwombatword inside\n")
-        poll(lambda: service.call(rt, "list_notes", {"folder": "c"})["total"] == 1, 30, "the new note")
+        poll(lambda: operations.call(rt, "list_notes", {"folder": "c"})["total"] == 1, 30, "the new note")
         poll(lambda: inotify_watches() - base == 4, 30, "the new folder to be watched")
         (vault / "c" / "four.md").write_text("# Four\n", encoding="utf-8")
-        poll(lambda: service.call(rt, "list_notes", {"folder": "c"})["total"] == 2, 30, "a note in the new folder")
+        poll(lambda: operations.call(rt, "list_notes", {"folder": "c"})["total"] == 2, 30, "a note in the new folder")
     finally:
         watcher.stop()
         worker.stop()

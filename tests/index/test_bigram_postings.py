@@ -13,7 +13,7 @@ import apsw
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.engines.lexical import fts, shortcjk, word_index, word_postings
 from groove.pipeline import SearchParams, resolve_params
@@ -59,7 +59,7 @@ def indexed(tmp_path_factory, tiny_embedder):
     for i in range(70):
         (vault / ("sub" if i % 3 == 0 else "") / f"n{i:03d}.md").write_text(_note(rng, i), encoding="utf-8")
     rt = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt
 
 
@@ -215,14 +215,14 @@ def test_a_refresh_of_the_bigram_index_equals_a_fresh_build(tmp_path, tiny_embed
     for i in range(40):
         (vault / f"n{i:03d}.md").write_text(_note(rng, i), encoding="utf-8")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     conn = rt.index.conn
     base = word_index.build(conn)
     assert base is not None and base.bigrams is not None
     (vault / "n001.md").write_text(_note(rng, 1) + "\n새로운 낱말과 新的词语\n", encoding="utf-8")
     (vault / "n002.md").unlink()
     (vault / "n003.md").rename(vault / "renamed.md")
-    service.reindex(rt)
+    operations.reindex(rt)
     got, want = word_index.refresh(conn, base), word_index.build(conn)
     assert got is not None and want is not None and got.bigrams is not None and want.bigrams is not None
     assert got.bigrams.version == want.bigrams.version != base.bigrams.version

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from groove import service
+from groove import operations
 from groove.storage import chunks
 from helpers import make_runtime
 
@@ -16,7 +16,7 @@ def test_a_notes_first_chunk_skips_excluded_ones_in_file_order(tmp_path, tiny_em
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURE, vault)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     idx = rt.index
     by_doc: dict[int, list[int]] = {}
     for doc_id, cid in idx.conn.execute("SELECT doc_id, id FROM chunks ORDER BY doc_id, ordinal"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.engines.lexical import fts
 from groove.query import parse_query
 from helpers import make_runtime
@@ -27,7 +27,7 @@ def rt(tmp_path, tiny_embedder):
     _write(v, "Rare.md", "# Rare\n\nA phoenix rises.\n")
     _write(v, "保管庫.md", "# 保管庫\n\n保管庫の保存場所はどこでも選べます。\n")
     rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt
 
 

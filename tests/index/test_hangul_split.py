@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.index import hangul_split, vocabulary
 from groove.pipeline import SearchParams
 from groove.query import parse_query
@@ -41,8 +41,8 @@ def test_a_korean_query_without_spaces_searches_the_words_of_the_spaced_one(rt, 
     conn = rt.index.conn
     assert hangul_split.with_vault_words(conn, parse_query(squashed)).short_terms == parse_query(spaced).short_terms
     assert parse_query(squashed).short_terms == [parse_query(squashed).short_terms[0]]  # the compiler alone: one word
-    got = service.search(rt, SearchParams(squashed, legs="fts")).results
-    want = service.search(rt, SearchParams(spaced, legs="fts")).results
+    got = operations.search(rt, SearchParams(squashed, legs="fts")).results
+    want = operations.search(rt, SearchParams(spaced, legs="fts")).results
     assert got and [h.path for h in got] == [h.path for h in want]
 
 
@@ -84,12 +84,12 @@ def test_one_search_looks_each_word_up_once(rt, monkeypatch):
     calls: list[str] = []
     real = hangul_split.pieces
     monkeypatch.setattr(hangul_split, "pieces", lambda conn, t: calls.append(t) or real(conn, t))
-    resp = service.search(rt, SearchParams("태그검색", explain=True))
+    resp = operations.search(rt, SearchParams("태그검색", explain=True))
     assert resp.results and calls == ["태그검색"]
 
 
 def test_match_spans_highlight_the_words_found(rt):
-    hit = service.search(rt, SearchParams("태그검색", legs="fts")).results[0]
+    hit = operations.search(rt, SearchParams("태그검색", legs="fts")).results[0]
     data = hit.content.encode()
     assert {data[s.start:s.end].decode() for s in hit.match_spans} == {"태그", "검색"}
 
@@ -104,6 +104,6 @@ def test_the_split_can_be_switched_off_to_measure_it(rt):
 
     cfg = rt.config.search
     off = replace(rt, config=replace(rt.config, search=replace(cfg, query=replace(cfg.query, hangul_split=False))))
-    on_hits = service.search(rt, SearchParams("태그검색", legs="fts")).results
-    off_hits = service.search(off, SearchParams("태그검색", legs="fts")).results
+    on_hits = operations.search(rt, SearchParams("태그검색", legs="fts")).results
+    off_hits = operations.search(off, SearchParams("태그검색", legs="fts")).results
     assert on_hits and not off_hits

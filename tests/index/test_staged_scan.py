@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from groove.engines.vectors import cache as vectors
-from groove.storage import migrations as schema
+from groove.storage import migrations
 from groove.storage.db import Index
 from helpers import like_e5
 
@@ -24,7 +24,7 @@ def big(tmp_path_factory):
     x = like_e5(60_040, 384, rng)
     idx = Index(tmp_path_factory.mktemp("staged") / "index.sqlite")
     with idx.atomic() as c:
-        schema.create_vec_tables(c, 384)
+        migrations.create_vec_tables(c, 384)
         c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                       [(i + 1, v.tobytes()) for i, v in enumerate(x[:60_000])])
     yield idx, x[:60_000], x[60_000:]

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.engines.chunk_set import ChunkSet
 from groove.engines.vectors import cache as vectors
 from groove.storage.db import Index
@@ -31,7 +31,7 @@ def indexed(tmp_path, tiny_embedder, monkeypatch):
     vault = tmp_path / "vault"
     shutil.copytree(FIXTURE, vault)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     rt.index.vectors.warm(rt.index.conn)
     return rt, vault, tiny_embedder
 
@@ -156,7 +156,7 @@ def test_a_write_by_this_connection_or_another_drops_the_copy_and_a_kept_copy_re
     assert before is not None
 
     (vault / "Zebra.md").write_text("# Zebra\n\nzebra stripes on the savanna\n", encoding="utf-8")
-    service.reindex(rt)  # this process, this thread's connection
+    operations.reindex(rt)  # this process, this thread's connection
     assert idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None) is None
     _loaded(idx)
     after = idx.vectors.nearest(idx.conn, "vec_chunks", blob, 3, None)
@@ -185,25 +185,25 @@ def test_index_status_says_whether_the_vector_copy_serves(indexed, monkeypatch):
     fresh = Index(rt.index.path)
     saved, rt.index = rt.index, fresh
     try:
-        st = service.index_status(rt)["vector_copy"]
+        st = operations.index_status(rt)["vector_copy"]
         assert st["state"] == "off" and st["rows"] is None  # a one-shot process keeps none
         fresh.keep_vectors()
-        assert service.index_status(rt)["vector_copy"]["state"] in ("loading", "ready")
+        assert operations.index_status(rt)["vector_copy"]["state"] in ("loading", "ready")
         _loaded(fresh)
-        st = service.index_status(rt)["vector_copy"]
+        st = operations.index_status(rt)["vector_copy"]
         chunks = fresh.conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
         assert st["state"] == "ready" and st["rows"] == chunks and st["megabytes"] >= 0 and st["load_seconds"] >= 0
         assert st["head_scan"] is False  # far under HEAD_MIN_ROWS
         with fresh.atomic() as c:  # any row change makes it stale
             c.execute("UPDATE documents SET title = title || ' ' WHERE id = (SELECT min(id) FROM documents)")
-        assert service.index_status(rt)["vector_copy"]["state"] in ("stale", "loading")
+        assert operations.index_status(rt)["vector_copy"]["state"] in ("stale", "loading")
         monkeypatch.setattr(vectors, "MIN_ROWS", 10**9)
         monkeypatch.setattr(fresh.vectors, "_next_load_at", 0.0)
         fresh.vectors.load_if_stale(fresh.conn)
         deadline = time.monotonic() + 20
-        while service.index_status(rt)["vector_copy"]["state"] != "small" and time.monotonic() < deadline:
+        while operations.index_status(rt)["vector_copy"]["state"] != "small" and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert service.index_status(rt)["vector_copy"]["state"] == "small"
+        assert operations.index_status(rt)["vector_copy"]["state"] == "small"
     finally:
         rt.index = saved
         fresh.close()
@@ -266,7 +266,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     """A table past HEAD_MIN_ROWS is scanned on its leading axes only, then
     re-scored in full. On vectors shaped like e5's, the nearest rows always
     come back in order; what it may miss is the rare row near the k-th score."""
-    from groove.storage import migrations as schema
+    from groove.storage import migrations
 
     n, dim, k = 30_000, 96, 200
     monkeypatch.setattr(vectors, "MIN_ROWS", 1000)
@@ -280,7 +280,7 @@ def test_the_head_scan_misses_only_rows_near_the_kth_score(tmp_path, monkeypatch
     idx = Index(tmp_path / "index.sqlite")
     try:
         with idx.atomic() as c:
-            schema.create_vec_tables(c, dim)
+            migrations.create_vec_tables(c, dim)
             c.executemany("INSERT INTO vec_chunks(rowid, embedding) VALUES (?, ?)",
                           [(i + 1, v.tobytes()) for i, v in enumerate(rows)])
         idx.vectors.warm(idx.conn)

@@ -14,7 +14,7 @@ import apsw
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.engines.lexical import fts, word_index, word_postings, word_runs
 from groove.index import vocabulary
@@ -74,7 +74,7 @@ def indexed(tmp_path_factory, tiny_embedder):
     for i in range(90):
         (vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
     rt = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt, filler
 
 
@@ -256,13 +256,13 @@ def test_a_long_lived_process_builds_it_in_the_background_and_again_after_a_writ
         first = _wait_ready(idx)
         vault = rt.vault
         (vault / "zebra.md").write_text("# Zebra\n\nzebra stripes and the sync\n", encoding="utf-8")
-        service.reindex(rt)
+        operations.reindex(rt)
         assert idx.word_postings() is None or idx.word_postings() is not first  # stale: FTS5 answers meanwhile
         second = _wait_ready(idx)
         assert second is not first and second.df(idx.conn, "zebra") == 1
     finally:
         (rt.vault / "zebra.md").unlink(missing_ok=True)
-        service.reindex(rt)
+        operations.reindex(rt)
         idx.close()
 
 
@@ -326,7 +326,7 @@ def test_the_known_word_share_is_the_same_read_from_the_word_index(indexed, word
 
 def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
     rt, _ = indexed
-    st = service.index_status(rt)["word_index"]
+    st = operations.index_status(rt)["word_index"]
     assert st["state"] == "off" and st["rows"] is None  # this process keeps none
     monkeypatch.setattr(word_postings, "MIN_ROWS", 10)
     monkeypatch.setattr(word_index, "SPACING", 0.0)
@@ -335,16 +335,16 @@ def test_index_status_says_whether_the_word_index_ranks(indexed, monkeypatch):
     try:
         idx.keep_word_index()
         _wait_ready(idx)
-        st = service.index_status(rt)["word_index"]
-        assert st["state"] == "ready" and st["rows"] == service.index_status(rt)["chunks"]
+        st = operations.index_status(rt)["word_index"]
+        assert st["state"] == "ready" and st["rows"] == operations.index_status(rt)["chunks"]
         assert st["megabytes"] > 0 and st["build_seconds"] >= 0
         monkeypatch.setattr(word_postings, "MIN_ROWS", 10**9)
         idx.words = word_index.WordPostingsCache()
         idx.keep_word_index()
         deadline = time.monotonic() + 10
-        while service.index_status(rt)["word_index"]["state"] == "building" and time.monotonic() < deadline:
+        while operations.index_status(rt)["word_index"]["state"] == "building" and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert service.index_status(rt)["word_index"]["state"] == "small"
+        assert operations.index_status(rt)["word_index"]["state"] == "small"
     finally:
         idx.words = saved
 
@@ -359,7 +359,7 @@ def own_vault(tmp_path, tiny_embedder, monkeypatch):
     for i in range(40):
         (vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt, filler, rng
 
 
@@ -372,7 +372,7 @@ def test_a_refresh_rereads_only_rewritten_notes_and_equals_a_fresh_build(own_vau
     (vault / "n002.md").unlink()
     (vault / "n003.md").rename(vault / "renamed.md")
     (vault / "new.md").write_text("# Brand new\n\nquokka wallaby and the sync\n", encoding="utf-8")
-    service.reindex(rt)
+    operations.reindex(rt)
     got = word_index.refresh(conn, base)
     want = word_index.build(conn)
     assert got is not None and want is not None and got.version == want.version != base.version
@@ -401,7 +401,7 @@ def test_many_rewritten_notes_are_built_anew_rather_than_refreshed(own_vault):
     base = word_index.build(rt.index.conn)
     for i in range(10):  # a quarter of the notes
         (rt.vault / f"n{i:03d}.md").write_text(_note(rng, filler, i), encoding="utf-8")
-    service.reindex(rt)
+    operations.reindex(rt)
     assert word_index.refresh(rt.index.conn, base) is None
 
 
@@ -411,7 +411,7 @@ def test_a_touched_note_keeps_every_row_under_the_new_version(own_vault):
     note = rt.vault / "n005.md"
     st = note.stat()
     os.utime(note, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))  # same bytes, a new mtime
-    service.reindex(rt)
+    operations.reindex(rt)
     got = word_index.refresh(rt.index.conn, base)
     assert got is not None and got.version != base.version and got.slots is base.slots
 

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from groove import notes, related, service
+from groove import operations
 from groove.errors import InvalidArgument, NoteNotFound, PathOutsideVault
-from groove.note_types import ResolvedLink
+from groove.operations import notes, related
 from groove.runtime import Runtime, open_runtime
 from groove.vault.gate import safe_path
 from groove.vault.sections import find_section, sections
+from groove.wire.note_types import ResolvedLink
 
 ESCAPES = [
     "../secret.md",
@@ -42,7 +43,7 @@ def rt(vault: Path, tiny_model: Path, tmp_path_factory: pytest.TempPathFactory) 
 
     r = open_runtime(vault, index_path=tmp_path_factory.mktemp("idx") / "notes.sqlite")
     r._embedder = LlamaEmbedder(tiny_model, family="generic")  # no registry needed for these tests
-    service.reindex(r)
+    operations.reindex(r)
     yield r
     r.close()
 
@@ -296,7 +297,7 @@ def test_links_to_notes_not_indexed_yet_resolve_and_indexed_names_come_first(tmp
     (v / "Home.md").write_text("# Home\n\n[[Fresh]] [[Deep/Later]] [[Dup]] [[Ghost]]\n", encoding="utf-8")
     (v / "Dup.md").write_text("# Dup\n\nindexed\n", encoding="utf-8")
     rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     (v / "Fresh.md").write_text("# Fresh\n", encoding="utf-8")  # on disk, not indexed
     (v / "x" / "Deep").mkdir()
     (v / "x" / "Deep" / "Later.md").write_text("# Later\n", encoding="utf-8")

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from groove.mcp import search_args
-from groove.pipeline.params import SearchParams
-from groove.schemas.generate import PATH as PROTOCOL_JSON
+from groove.wire.generate import PATH as PROTOCOL_JSON
+from groove.wire.search import SearchParams
 from mcp_support import SyncSession, inproc_session
 
 BOUNDS = ("maximum", "minimum", "exclusiveMaximum", "maxLength", "minLength", "maxItems", "pattern")

@@ -14,7 +14,7 @@ import pytest
 from pydantic import TypeAdapter
 from test_mcp_notes import ESCAPES
 
-from groove.mcp.outputs import McpIndexStatus
+from groove.wire.mcp_outputs import McpIndexStatus
 from mcp_support import TOOLS, SyncSession, stdio_session, text_of
 
 
@@ -73,7 +73,7 @@ def test_lists_tools_with_llm_facing_schemas(s) -> None:
 
 
 def test_search_returns_the_pipeline_answer_as_structured_content(s, local_rt, indexed) -> None:
-    from groove import service
+    from groove import operations
     from groove.pipeline import SearchParams
 
     r = s.call("search", {"query": "garden plan", "limit": 3})
@@ -83,7 +83,7 @@ def test_search_returns_the_pipeline_answer_as_structured_content(s, local_rt, i
                        "next_offset", "truncated", "approx_tokens"}
     assert sc["confidence"] is None  # only an explained search says why
     assert sc["truncated"] is False and all(h.pop("content_truncated") is False for h in sc["results"])
-    want = service.search(local_rt, SearchParams(query="garden plan", limit=3)).to_json()
+    want = operations.search(local_rt, SearchParams(query="garden plan", limit=3)).to_json()
     assert {k: sc[k] for k in want} == want
     assert 0 < len(sc["results"]) <= 3
     db = apsw.Connection(str(indexed), flags=apsw.SQLITE_OPEN_READONLY)
@@ -148,7 +148,7 @@ def test_search_filters_and_stage_options(s) -> None:
 
 
 def test_note_tools_answer_like_groove_notes(s, local_rt) -> None:
-    from groove import notes, related
+    from groove.operations import notes, related
 
     calls = [
         ("get_document", {"path": "Projects/Plan.md", "heading": "Goals"},

@@ -14,8 +14,8 @@ import pytest
 from pydantic import TypeAdapter
 
 from conftest import write_vault
-from groove import note_types, status_types
-from groove.mcp.outputs import McpIndexStatus
+from groove.wire import note_types, status_types
+from groove.wire.mcp_outputs import McpIndexStatus
 from mcp_support import TOOLS, SyncSession, groove_index, stdio_session, text_of
 
 BUDGET = 15_000  # characters of the whole tools/list result

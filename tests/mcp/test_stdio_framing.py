@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from groove import bounds
+from groove.wire import bounds
 from mcp_support import GROOVE
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="pipes and signals as on POSIX")

@@ -18,7 +18,7 @@ import pytest
 from groove.config import Config, MMRConfig, ParentRetrieverConfig, SearchConfig
 from groove.indexer import index_vault
 from groove.runtime import Runtime, open_runtime
-from groove.types import SearchHit
+from groove.wire.search import SearchHit
 
 VAULT_SMALL = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.answers import CACHE, answer_spans, sentences
-from groove.types import MatchSpan, SearchHit
+from groove.wire.search import MatchSpan, SearchHit
 from stagekit import small_rt  # noqa: F401  (fixture)
 
 

@@ -26,7 +26,7 @@ from groove.pipeline.filters import build_restriction
 from groove.pipeline.fusion import hybrid_candidates
 from groove.pipeline.spans import match_spans
 from groove.query import parse_query, span_terms
-from groove.types import SearchResponse
+from groove.wire.search import SearchResponse
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small.golden.json"

@@ -8,7 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import Config, SearchConfig
 from groove.index import calibration
 from groove.pipeline import SearchParams, run_search
@@ -71,15 +71,15 @@ def test_an_index_without_calibration_falls_back_to_the_margin_rule_and_says_so(
         resp = run_search(rt, SearchParams(q))
         assert UNCALIBRATED_WARNING in resp.warnings
         assert resp.low_confidence == is_low_confidence(True, vec_sims(rt, q), SearchConfig().min_confidence_ratio)
-    st = service.index_status(rt)["low_confidence"]
+    st = operations.index_status(rt)["low_confidence"]
     assert st["calibrated"] is False and st["rule"] == "margin" and "groove index" in st["reason"]
 
 
 def test_the_next_index_run_restores_the_calibration(rt):
     with rt.index.atomic() as c:
         c.execute("DELETE FROM meta WHERE key = ?", (calibration.META_KEY,))
-    service.reindex(rt)
-    assert service.index_status(rt)["low_confidence"]["calibrated"] is True
+    operations.reindex(rt)
+    assert operations.index_status(rt)["low_confidence"]["calibrated"] is True
     assert UNCALIBRATED_WARNING not in run_search(rt, SearchParams("coffee grind")).warnings
 
 

@@ -52,7 +52,7 @@ def test_mmr_and_the_parent_retriever_are_reported(small_rt):
 
 def test_an_explained_search_says_why_low_confidence_is_what_it_is(small_rt):
     from groove.explain_text import describe_confidence
-    from groove.types import SearchResponse
+    from groove.wire.search import SearchResponse
 
     for q in QUERIES:
         c = run_search(small_rt, SearchParams(q, limit=5, explain=True)).confidence

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.engines.lexical import word_postings
 from groove.engines.lexical.word_index import WordPostingsCache
@@ -43,7 +43,7 @@ def rt(tmp_path_factory, tiny_embedder):
                            for j in range(rng.randint(1, 4)))
         (folder / f"note {i:02d}.md").write_text(front + f"# Note {i}\n\n{body}\n", encoding="utf-8")
     runtime = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(runtime)
+    operations.reindex(runtime)
     return runtime
 
 
@@ -108,14 +108,14 @@ def test_a_filter_is_judged_once_per_index_version(rt, monkeypatch):
     note = rt.vault / "work" / "fresh note.md"
     note.write_text("# Fresh\n\nsync canvas\n", encoding="utf-8")
     try:
-        service.reindex(rt)
+        operations.reindex(rt)
         after = build_restriction(rt.index, r)  # a new index version: judged anew, the new note in
         assert len(judged) == 2 and "work/fresh note.md" in {paths2 for paths2 in (
             rt.index.conn.execute("SELECT path FROM documents WHERE id = ?", (d,)).fetchone()[0]
             for d in after.docs.tolist())}
     finally:
         note.unlink()
-        service.reindex(rt)
+        operations.reindex(rt)
 
 
 def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products(rt, monkeypatch):
@@ -148,7 +148,7 @@ def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products
 
 @pytest.mark.parametrize("rotated", [False, True], ids=["plain copy", "lead, head and tail"])
 def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, rotated):
-    from groove import service
+    from groove import operations
 
     monkeypatch.setattr(vectors, "MIN_ROWS", 10)
     if rotated:
@@ -159,12 +159,12 @@ def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, ro
     idx = rt.index
     paths = [p for (p,) in idx.conn.execute("SELECT path FROM documents ORDER BY id LIMIT 6")]
     idx.vectors = VectorCache()
-    want = [service.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
+    want = [operations.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
     idx.vectors.warm(idx.conn)
     asked = []
     real = idx.vectors.nearest
     monkeypatch.setattr(idx.vectors, "nearest", lambda *a, **k: asked.append(a[1]) or real(*a, **k))
-    got = [service.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
+    got = [operations.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
     assert asked.count("vec_chunks") == len(paths)  # the copy answered every one
     for w, g in zip(want, got):
         assert [x["path"] for x in g] == [x["path"] for x in w]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
 from helpers import make_runtime
@@ -23,7 +23,7 @@ def _paths(rt, q, **fusion):
     fusion = {"vec_weight": 0.0, "note_weight": 0.0, **fusion}
     search = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion))
     rt2 = dataclasses.replace(rt, config=dataclasses.replace(rt.config, search=search))
-    return [h.path for h in service.search(rt2, SearchParams(q, limit=10)).results if h.score > 0]
+    return [h.path for h in operations.search(rt2, SearchParams(q, limit=10)).results if h.score > 0]
 
 
 def test_a_hit_holding_the_whole_query_outranks_a_denser_hit_on_its_common_word(tmp_path, tiny_embedder):
@@ -37,8 +37,8 @@ def test_a_hit_holding_the_whole_query_outranks_a_denser_hit_on_its_common_word(
            + "The phoenix sleeps beside a lantern.\n")
     _write(v, "Phoenix.md", "# Bird\n\nA phoenix.\n")
     rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
-    fts_order = [h.path for h in service.search(rt, SearchParams("phoenix lantern", limit=10, legs="fts")).results]
+    operations.reindex(rt)
+    fts_order = [h.path for h in operations.search(rt, SearchParams("phoenix lantern", limit=10, legs="fts")).results]
     assert fts_order.index("Lantern.md") < fts_order.index("Care.md")  # bm25: the dense hit first
     plain = _paths(rt, "phoenix lantern", fts_coverage=False)
     assert plain == fts_order[: len(plain)]  # without coverage the fusion keeps the leg's order

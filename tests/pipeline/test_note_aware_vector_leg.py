@@ -50,7 +50,7 @@ def test_excluded_chunks_stay_out_even_when_their_note_is_near(small_rt):  # noq
 def test_weight_zero_keeps_the_plain_vector_leg(small_rt):  # noqa: F811
     from dataclasses import replace
 
-    from groove import service
+    from groove import operations
     from groove.pipeline import SearchParams
 
     rt = small_rt
@@ -59,7 +59,7 @@ def test_weight_zero_keeps_the_plain_vector_leg(small_rt):  # noqa: F811
     rt_off = replace(rt, config=off)
     q = "keep notes in sync between phone and computer"
     plain = [cid for cid, _ in vector_leg(rt.index, rt.embedder.embed_query(q), 50, _restriction(), set())]
-    got = [h.chunk_id for h in service.search(rt_off, SearchParams(q, limit=50, legs="vector")).results]
+    got = [h.chunk_id for h in operations.search(rt_off, SearchParams(q, limit=50, legs="vector")).results]
     assert got == plain[:len(got)]
 
 

@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.engines.lexical import word_postings
 from groove.engines.lexical.word_index import WordPostingsCache
 from groove.engines.vectors import cache as vectors
@@ -45,7 +45,7 @@ def rt(tmp_path_factory, tiny_embedder):
 
 def _search(rt, query: str, scope: str, legs: str) -> list:
     rt.config = dataclasses.replace(rt.config, search=dataclasses.replace(rt.config.search, exclusion_scope=scope))
-    return service.search(rt, SearchParams(query, limit=20, legs=legs)).results
+    return operations.search(rt, SearchParams(query, limit=20, legs=legs)).results
 
 
 def _check(rt, query: str, word: str, scope: str, legs: str) -> None:

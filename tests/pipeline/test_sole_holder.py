@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.pipeline import SearchParams
 from helpers import make_runtime
@@ -29,7 +29,7 @@ def rt(tmp_path, tiny_embedder):
     _write(v, "ko/보관.md", "# 보관\n\n첨부 파일은 보관함에 저장됩니다.\n")
     _write(v, "ko/편집.md", "# 편집\n\n노트를 편집하고 파일을 저장합니다.\n")
     r = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(r)
+    operations.reindex(r)
     yield r
     r.close()
 
@@ -38,7 +38,7 @@ def _search(rt, q, **fusion):
     base = SearchConfig()
     cfg = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion))
     rt2 = dataclasses.replace(rt, config=dataclasses.replace(rt.config, search=cfg))
-    return service.search(rt2, SearchParams(q, limit=10, explain=True))
+    return operations.search(rt2, SearchParams(q, limit=10, explain=True))
 
 
 @pytest.mark.parametrize("q, path", [

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from groove import service
+from groove import operations
 from groove.pipeline.spans import match_spans
 from helpers import indexed_runtime
 
@@ -14,7 +14,7 @@ def test_a_hit_of_a_huge_line_carries_the_first_spans_only(tmp_path, tiny_embedd
     line = " ".join(["apple river mill"] * 5_000) + "\n"
     rt = indexed_runtime(tmp_path, {"log.md": line, "Garden.md": "# Garden\n\nPears by the river.\n"}, tiny_embedder)
     try:
-        hits = service.call(rt, "search", {"query": "apple river", "limit": 5})["results"]
+        hits = operations.call(rt, "search", {"query": "apple river", "limit": 5})["results"]
     finally:
         rt.close()
     hit = next(h for h in hits if h["path"] == "log.md")

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.spans import match_spans, utf8_offsets
-from groove.types import MatchSpan
+from groove.wire.search import MatchSpan
 from stagekit import small_rt, with_search  # noqa: F401  (fixture)
 
 

@@ -11,7 +11,7 @@ import pytest
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.spans import match_spans
 from groove.query import HANGUL_STOP_STEMS, HANGUL_TAILS, HIRA, char_type, parse_query, span_terms
-from groove.types import MatchSpan
+from groove.wire.search import MatchSpan
 from stagekit import indexed_runtime
 
 NOTES = {

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import Config, IndexConfig, SearchConfig
 from groove.pipeline import SearchParams
 from helpers import make_runtime
@@ -41,12 +41,12 @@ def _search(rt, q, **knobs):
     top = {k: v for k, v in knobs.items() if k not in fusion}
     search = dataclasses.replace(base, fusion=dataclasses.replace(base.fusion, **fusion), **top)
     rt2 = dataclasses.replace(rt, config=dataclasses.replace(rt.config, search=search))
-    return service.search(rt2, SearchParams(q, limit=10))
+    return operations.search(rt2, SearchParams(q, limit=10))
 
 
 def test_a_query_naming_a_note_title_ranks_that_note_first(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     assert _search(rt, "quick switcher").results[0].path == "Plugins/Quick switcher.md"
     assert _search(rt, "マップビュー").results[0].path == "ja/マップビュー.md"
 
@@ -61,7 +61,7 @@ def test_the_title_leg_ranks_a_named_note_above_notes_that_only_share_its_words(
     # The twelve Feature notes are one template; embedded as written, so the
     # random vectors rank as they did before ADR 0210 and only the title leg moves.
     rt = make_runtime(vault, tiny_embedder, tmp_path, config=Config(index=IndexConfig(boilerplate=False)))
-    service.reindex(rt)
+    operations.reindex(rt)
     hits = title_leg(rt.index, parse_query("use the quick switcher panel").terms.title_words, None, 0.5)
     named = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Plugins/Quick switcher.md'").fetchone()[0]
     assert [h.doc_id for h in hits] == [named]
@@ -75,7 +75,7 @@ def test_the_title_leg_ranks_a_named_note_above_notes_that_only_share_its_words(
 
 def test_note_level_exclusion_drops_every_chunk_of_a_note_that_mentions_the_word(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     note_scope = _search(rt, "sync devices -mobile")
     assert all(h.path != "Sync.md" for h in note_scope.results)
     chunk_scope = _search(rt, "sync devices -mobile", exclusion_scope="chunk")
@@ -85,7 +85,7 @@ def test_note_level_exclusion_drops_every_chunk_of_a_note_that_mentions_the_word
 
 def test_the_original_rrf_stays_reachable_by_configuration(vault, tiny_embedder, tmp_path):
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     original = _search(rt, "switcher panel", title_weight=0.0, note_weight=0.0, dense_note_weight=0.0,
                        fts_coverage=False, named_note_first=False, exclusion_scope="chunk")
     assert original.results and all(h.score <= 2 / 61 + 1e-12 for h in original.results)
@@ -99,7 +99,7 @@ def test_a_note_the_chunk_legs_missed_enters_through_its_first_chunk_that_is_not
     from groove.pipeline.fusion import _docs_to_chunks
 
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     rows = rt.index.conn.execute(
         "SELECT d.path, c.doc_id, c.id FROM chunks c JOIN documents d ON d.id = c.doc_id ORDER BY c.doc_id, c.ordinal"
     ).fetchall()
@@ -125,8 +125,8 @@ def test_a_query_that_is_a_notes_name_ranks_it_first_even_against_denser_hits(tm
     for i in range(6):
         _write(v, f"Other {i}.md", f"# Other {i}\n\nNothing to see on page {i}.\n")
     rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
-    fts_first = service.search(rt, SearchParams("sync", limit=3, legs="fts")).results[0].path
+    operations.reindex(rt)
+    fts_first = operations.search(rt, SearchParams("sync", limit=3, legs="fts")).results[0].path
     assert fts_first == "Phones.md"
     assert _search(rt, "Sync", title_weight=0.0).results[0].path == "Sync.md"
     assert _search(rt, "sync -background", title_weight=0.0).results[0].path == "Sync.md"

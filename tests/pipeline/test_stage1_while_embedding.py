@@ -12,7 +12,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.engines.lexical import word_postings
 from groove.engines.lexical.word_index import WordPostingsCache
@@ -49,7 +49,7 @@ def rt(tmp_path_factory, tiny_embedder):
     # Terms one note holds: the sole holder's rule names it (ADR 0142).
     (vault / "jam.md").write_text("# 果酱\n\n蓝莓果酱配方。블루베리잼 만들기. zqxj_blueberry sync\n", encoding="utf-8")
     runtime = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(runtime)
+    operations.reindex(runtime)
     yield runtime
     runtime.close()
 

@@ -51,7 +51,7 @@ def test_a_chinese_sentence_covers_titles_through_its_two_character_pieces():
 
 def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_embedder):
     """ADR 0083: exact names, folded as NFKC + case; part of a name is not a name."""
-    from groove import service
+    from groove import operations
     from helpers import make_runtime
 
     v = tmp_path / "vault"
@@ -60,7 +60,7 @@ def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_em
     (v / "Obsidian CLI.md").write_text("---\naliases: [command line]\n---\nRun it from a shell.\n", encoding="utf-8")
     (v / "翻訳.md").write_text("# 翻訳\n\n翻訳に協力する。\n", encoding="utf-8")
     rt = make_runtime(v, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     doc = dict((p, i) for i, p in rt.index.conn.execute("SELECT id, path FROM documents"))
     assert named(rt, "quick switcher", None) == [doc["Plugins/Quick switcher.md"]]
     assert named(rt, "  Quick   Switcher ", None) == [doc["Plugins/Quick switcher.md"]]
@@ -72,7 +72,7 @@ def test_a_query_names_a_note_only_by_its_whole_title_or_alias(tmp_path, tiny_em
     only_cli = f"SELECT {doc['Obsidian CLI.md']}"
     assert named(rt, "quick switcher", only_cli) == []  # filters apply
     (v / "Canvas.md").write_text("Boards.\n", encoding="utf-8")
-    service.reindex(rt)  # the cached names follow the index
+    operations.reindex(rt)  # the cached names follow the index
     canvas = rt.index.conn.execute("SELECT id FROM documents WHERE path = 'Canvas.md'").fetchone()[0]
     assert named(rt, "canvas", None) == [canvas]
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from groove import browse, service
+from groove import operations
+from groove.operations import browse
 from groove.pipeline import SearchParams
 from helpers import make_runtime
 from test_indexer import write
@@ -31,14 +32,14 @@ def rt(tmp_path: Path, tiny_embedder):
     write(vault, nfc("Thé/crème.md"), nfc("---\ntags: [DÉJÀ]\n---\n# Crème\n\nA recipe.\n"))
     write(vault, "plain.md", "# Plain\n\nNothing accented, about work history.\n")
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     return rt
 
 
 @pytest.mark.parametrize("form", [nfc, nfd])
 def test_globs_folders_and_tags_find_a_note_whatever_form_either_side_is_in(rt, form) -> None:
     def paths(**kw) -> set[str]:
-        hits = service.search(rt, SearchParams(query="work history recipe", limit=20, **kw)).results
+        hits = operations.search(rt, SearchParams(query="work history recipe", limit=20, **kw)).results
         return {nfc(h.path) for h in hits}
 
     assert paths(path_globs=(form("Café/résumé*"),)) == {nfc("Café/résumé.md")}

@@ -60,7 +60,7 @@ def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_the_probe_vec
         entry = zf.read(f"groove_search-{__version__}.dist-info/entry_points.txt").decode()
     samples = {n for n in names if n.startswith("groove/sample_vault/") and n.endswith(".md")}
     assert len(samples) == 12 and "groove/sample_vault/ja/はじめに.md" in samples
-    assert "groove/schemas/protocol.json" in names
+    assert "groove/wire/protocol.json" in names
     assert "groove/index/probe_vectors.npz" in names  # a first index need not embed the probes
     assert f"groove_search-{__version__}.dist-info/licenses/LICENSE" in names
     assert "Name: groove-search" in meta
@@ -72,7 +72,7 @@ def test_the_sdist_and_the_wheel_carry_the_sample_vault_the_schema_the_probe_vec
     with tarfile.open(sdist) as tf:
         snames = set(tf.getnames())
     base = f"groove_search-{__version__}"
-    assert f"{base}/LICENSE" in snames and f"{base}/backend/groove/schemas/protocol.json" in snames
+    assert f"{base}/LICENSE" in snames and f"{base}/backend/groove/wire/protocol.json" in snames
     assert f"{base}/backend/groove/index/probe_vectors.npz" in snames
     assert {f"{base}/backend/{n}" for n in samples} <= snames
 

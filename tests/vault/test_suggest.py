@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from groove import notes
 from groove.errors import NoteNotFound
+from groove.operations import notes
 from groove.vault.suggest import close_paths, name_similarity
 from helpers import indexed_runtime
 

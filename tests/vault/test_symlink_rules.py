@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from groove import notes, service
+from groove import operations
 from groove.errors import NoteNotFound
+from groove.operations import notes
 from groove.pipeline import SearchParams
 from groove.vault.gate import check_readable, safe_path
 from groove.vault.scan import note_paths, scan_vault
@@ -53,11 +54,11 @@ def test_the_walk_leaves_out_links_to_hidden_or_ignored_notes_and_says_why(tmp_p
 def test_a_link_cannot_launder_a_hidden_note_into_search_reads_or_suggestions(tmp_path, tiny_embedder) -> None:
     vault = laundering_vault(tmp_path)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    summary = service.reindex(rt)
+    summary = operations.reindex(rt)
     assert sorted(summary.indexed) == ["okaylink.md", "public.md", "sub/n1.md"]
     assert sorted(s.path for s in summary.skipped) == ["diarylink.md", "draftlink.md"]
     for q in ("zebracorn", "quokkasaurus"):
-        hits = service.search(rt, SearchParams(query=q, limit=20)).results
+        hits = operations.search(rt, SearchParams(query=q, limit=20)).results
         assert all(h.path in {"public.md", "okaylink.md", "sub/n1.md"} for h in hits)
         assert not any(q in h.content for h in hits)
     for wanted in ("diarylink.md", "draftlink.md", ".private/diary.md", "drafts/d.md", "diary.md", "d.md"):
@@ -71,7 +72,7 @@ def test_a_link_cannot_launder_a_hidden_note_into_search_reads_or_suggestions(tm
 def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_path, tiny_embedder) -> None:
     vault = laundering_vault(tmp_path)
     rt = make_runtime(vault, tiny_embedder, tmp_path)
-    service.reindex(rt)
+    operations.reindex(rt)
     # The index of an older groove held the link: suggestions and links must not offer it.
     from groove.storage import store
     from groove.vault.markdown import parse_note
@@ -85,7 +86,7 @@ def test_an_index_built_before_the_rule_suggests_no_link_to_a_hidden_note(tmp_pa
         notes.get_document(rt, "diary.md")
     assert "diarylink" not in str(e.value)
     write(vault, "home.md", "# Home\n\n[[diarylink]]\n")
-    service.reindex(rt, only={"home.md"})
+    operations.reindex(rt, only={"home.md"})
     links = notes.get_document(rt, "home.md")["links"]
     assert links[0]["path"] is None
 

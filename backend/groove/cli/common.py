@@ -101,9 +101,9 @@ def daemon_or_here(vault: Path | None, index_path: Path | None, method: str, par
         why = "--no-daemon" if daemon.no_daemon else "--index given" if index_path else \
             "no daemon answers for this vault"
         click.echo(f"read in this process ({why})", err=True)
-    from .. import service
+    from .. import operations
 
-    return service.call(runtime_from(vault, index_path, create=False), method, params)
+    return operations.call(runtime_from(vault, index_path, create=False), method, params)
 
 
 class DashQueryCommand(click.Command):

@@ -16,7 +16,7 @@ import click
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from .. import service
+from .. import operations
 from ..printable import escape_controls
 from .common import default_vault, ensure_model_downloaded, index_option, model_option, runtime_from, yes_option
 from .progress import IndexProgress, LineReporter
@@ -85,7 +85,7 @@ def _run(rt: Runtime, rebuild: bool, state: IndexProgress, *, as_json: bool, jso
         # No bar where nobody sees one redrawn: a line every few seconds instead.
         with LineReporter(state, as_json=json_progress):
             _ = rt.embedder
-            return service.reindex(rt, force=rebuild, progress=state.update)
+            return operations.reindex(rt, force=rebuild, progress=state.update)
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
         TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=console,
@@ -104,7 +104,7 @@ def _run(rt: Runtime, rebuild: bool, state: IndexProgress, *, as_json: bool, jso
                 el = time.perf_counter() - start
                 bar.update(task, rate=f"{state.chunks} chunks, {state.chunks / max(el, 1e-6):.1f} chunks/s")
 
-        return service.reindex(rt, force=rebuild, progress=on)
+        return operations.reindex(rt, force=rebuild, progress=on)
 
 
 def interrupted_message(vault: Path, state: IndexProgress, rebuild: bool, index_path: Path | None) -> str:

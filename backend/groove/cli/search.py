@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..bounds import MAX_LIMIT
+from ..wire.bounds import MAX_LIMIT
 from . import readable
 from .common import (
     DaemonChoice,
@@ -31,7 +31,7 @@ from .common import (
 from .styled import Printer, Styled
 
 if TYPE_CHECKING:
-    from ..types import SearchResponse
+    from ..wire.search import SearchResponse
 
 HIGHLIGHT = "bold black on yellow"
 
@@ -98,7 +98,7 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
     resp = _via_daemon(default_vault(vault), wire, required=daemon.use_daemon, verbose=daemon.verbose) \
         if not daemon.no_daemon and not (index_path or model) else None
     if resp is None:
-        from .. import service
+        from .. import operations
         from ..pipeline import SearchParams
 
         if daemon.verbose:
@@ -107,7 +107,7 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
         ensure_model_downloaded(rt.model or rt.config.index.model)
-        resp = service.search(rt, SearchParams.from_json(wire))  # the daemon's maximum, and its warning
+        resp = operations.search(rt, SearchParams.from_json(wire))  # the daemon's maximum, and its warning
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
@@ -127,7 +127,7 @@ def protocol_params(query: str, options: dict[str, Any]) -> dict[str, Any]:
 
 
 def _via_daemon(vault: Path, params: dict[str, Any], *, required: bool, verbose: bool) -> SearchResponse | None:
-    from ..types import SearchResponse
+    from ..wire.search import SearchResponse
 
     raw = ask_daemon(vault, "search", params, required=required, verbose=verbose)
     return None if raw is None else SearchResponse.from_json(raw)

@@ -33,8 +33,8 @@ from typing import IO, Any
 
 from ..errors import DaemonStartFailed
 from ..paths import check_vault, log_dir, runtime_dir, tighten_file, vault_key
+from ..wire.rpc import PROTOCOL_VERSION
 from . import auth
-from .protocol import PROTOCOL_VERSION
 
 IS_WINDOWS = sys.platform == "win32"
 LOG_ROTATE_BYTES = 5 << 20

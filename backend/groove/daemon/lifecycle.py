@@ -22,9 +22,9 @@ from .. import __version__
 from ..errors import GrooveError
 from ..paths import check_vault
 from ..printable import escape_controls
+from ..wire.rpc import PROTOCOL_VERSION
 from . import auth
 from .discovery import IS_WINDOWS, DaemonFiles, VaultLock, files_for, is_locked, open_log, read_state, running_state
-from .protocol import PROTOCOL_VERSION
 
 log = logging.getLogger("groove.daemon")
 

@@ -1,9 +1,10 @@
 """The socket protocol's constants and checks: version, framing limit,
-notification names, error codes and how groove's errors map onto them, and
-validation against ``schemas/protocol.json`` (generated from
-``schemas/models.py``: params on the server, results in the tests).
+notification names, how groove's errors map onto the error codes
+(``wire/rpc.py`` declares the codes), and
+validation against ``wire/protocol.json`` (generated from
+``wire/models.py``: params on the server, results in the tests).
 docs/protocol.md is the narrative of the same contract; the methods are
-service.OPERATIONS plus the connection's own hello, cancel and subscribe.
+``operations.OPERATIONS`` plus the connection's own hello, cancel and subscribe.
 """
 
 from __future__ import annotations
@@ -11,9 +12,8 @@ from __future__ import annotations
 import json
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
 from ..errors import (
     BadQuery,
     EmbedderMismatch,
@@ -25,21 +25,18 @@ from ..errors import (
     clip,
     lone_surrogate_at,
 )
+from ..wire.bounds import MAX_REQUEST_BYTES as MAX_REQUEST_BYTES  # one request line, newline excluded
+from ..wire.rpc import (  # the codes are the wire's
+    BAD_QUERY,
+    INDEX_MISSING,
+    INTERNAL,
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PATH_NOT_FOUND,
+)
 
-PROTOCOL_VERSION = 1
-
-# JSON-RPC 2.0 codes, then groove's own (-32000..-32099 are "server errors").
-PARSE_ERROR = -32700
-INVALID_REQUEST = -32600
-METHOD_NOT_FOUND = -32601
-INVALID_PARAMS = -32602
-INTERNAL = -32000
-BAD_QUERY = -32001
-PATH_NOT_FOUND = -32002
-INDEX_MISSING = -32003
-CANCELLED = -32800
-ERROR_CODES = (PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL, BAD_QUERY, PATH_NOT_FOUND,
-               INDEX_MISSING, CANCELLED)
+if TYPE_CHECKING:
+    from ..wire.envelope import JsonRpcError
 
 EVENTS: tuple[str, ...] = ("index.progress", "index.changed")
 
@@ -59,8 +56,8 @@ class RpcError(Exception):
         self.message = message
         self.data = data
 
-    def to_json(self) -> dict[str, Any]:
-        err: dict[str, Any] = {"code": self.code, "message": self.message}
+    def to_json(self) -> JsonRpcError:
+        err: JsonRpcError = {"code": self.code, "message": self.message}
         if self.data is not None:
             err["data"] = self.data
         return err
@@ -111,7 +108,7 @@ def is_bug(exc: BaseException) -> bool:
 
 # ----------------------------------------------------------------------------- schemas
 
-SCHEMA_PATH = Path(__file__).parents[1] / "schemas" / "protocol.json"
+SCHEMA_PATH = Path(__file__).parents[1] / "wire" / "protocol.json"
 
 
 @lru_cache(maxsize=1)

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from ..wire import rpc
 from . import protocol
 from .protocol import RpcError
 
@@ -63,7 +64,7 @@ def parse_line(line: bytes) -> Request | Refused:
     try:
         msg = json.loads(line)
     except (ValueError, RecursionError) as e:  # ValueError: bad JSON or UTF-8, an int past 4,300 digits
-        return Refused(None, RpcError(protocol.PARSE_ERROR, f"parse error: {e}"))
+        return Refused(None, RpcError(rpc.PARSE_ERROR, f"parse error: {e}"))
     bad = protocol.surrogate_reply(msg)
     if bad is not None:
         return Refused(*bad)
@@ -73,14 +74,14 @@ def parse_line(line: bytes) -> Request | Refused:
 def envelope_error(req: Request) -> tuple[Any, RpcError]:
     """The (id, error) answering a message that is not a valid request."""
     why = "batch requests are not supported" if isinstance(req.msg, list) else "not a JSON-RPC 2.0 request"
-    return (req.rid if isinstance(req.rid, (int, str)) else None), RpcError(protocol.INVALID_REQUEST, why)
+    return (req.rid if isinstance(req.rid, (int, str)) else None), RpcError(rpc.INVALID_REQUEST, why)
 
 
 def check_call(req: Request, methods: frozenset[str]) -> None:
     """Raise RpcError unless a valid request names a known method with
     by-name params that match its schema."""
     if req.method not in methods:
-        raise RpcError(protocol.METHOD_NOT_FOUND, f"unknown method {req.method!r}", {"methods": sorted(methods)})
+        raise RpcError(rpc.METHOD_NOT_FOUND, f"unknown method {req.method!r}", {"methods": sorted(methods)})
     if not isinstance(req.params, dict):
-        raise RpcError(protocol.INVALID_PARAMS, "params must be an object (by-name parameters)")
+        raise RpcError(rpc.INVALID_PARAMS, "params must be an object (by-name parameters)")
     protocol.check_params(req.method, req.params)

@@ -24,10 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from .. import __version__, service
+from .. import __version__, operations
 from ..errors import clip
 from ..runtime import Runtime
-from ..status_types import IndexStatus
+from ..wire import rpc
+from ..wire.status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
 from .outbox import Outbox
@@ -144,7 +145,7 @@ class Connection:
                                 return self.close_silently()
                             discarding = True
                             self.reply_error(None, RpcError(
-                                protocol.INVALID_REQUEST,
+                                rpc.INVALID_REQUEST,
                                 f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
                         if discarding:
                             buf.clear()
@@ -158,7 +159,7 @@ class Connection:
                         if not self.authenticated:
                             return self.close_silently()
                         self.reply_error(None, RpcError(
-                            protocol.INVALID_REQUEST,
+                            rpc.INVALID_REQUEST,
                             f"request larger than {protocol.MAX_REQUEST_BYTES} bytes refused"))
                         continue
                     if line.strip() and not self._safe_handle(line):
@@ -249,7 +250,7 @@ class Connection:
             inline_ok = (method == "search" and len(self.pending) == (1 if is_call else 0)
                          and not self._inbuf_has_line())
         if dup:
-            self.reply_error(rid, RpcError(protocol.INVALID_REQUEST, f"id {rid!r} is already pending"))
+            self.reply_error(rid, RpcError(rpc.INVALID_REQUEST, f"id {rid!r} is already pending"))
         elif inline_ok:
             self._execute(rid if is_call else None, method, req.params, state)
         else:
@@ -291,7 +292,7 @@ class Connection:
         result: Any = None
         err: RpcError | None = None
         if state.cancelled:
-            err = RpcError(protocol.CANCELLED, "cancelled")
+            err = RpcError(rpc.CANCELLED, "cancelled")
         else:
             state.started = True
             self.daemon.in_flight.add(+1)
@@ -306,7 +307,7 @@ class Connection:
             finally:
                 self.daemon.in_flight.add(-1)
         if state.cancelled:
-            err, result = RpcError(protocol.CANCELLED, "cancelled"), None
+            err, result = RpcError(rpc.CANCELLED, "cancelled"), None
         with self._lock:
             if rid is not None:
                 self.pending.pop(rid, None)
@@ -324,7 +325,7 @@ class Connection:
     def cancel(self, target: Any) -> bool:
         with self._lock:
             st = self.pending.get(target)
-            op = service.OPERATIONS.get(st.method) if st is not None else None
+            op = operations.OPERATIONS.get(st.method) if st is not None else None
             if st is None or st.cancelled or op is None or not op.cancellable:
                 return False
             st.cancelled = True
@@ -350,7 +351,7 @@ class Daemon:
         self._stopping = threading.Event()
         # The operation table, as is, but for what goes through the index worker.
         self.handlers: dict[str, Callable[[dict], Any]] = {
-            name: functools.partial(service.call, rt, name) for name in service.OPERATIONS
+            name: functools.partial(operations.call, rt, name) for name in operations.OPERATIONS
         }
         self.handlers.update(index_status=self._index_status, reindex=self._reindex)
         # Methods of the connection itself, answered on its reader thread.
@@ -364,7 +365,7 @@ class Daemon:
     # -- handlers ----------------------------------------------------------------
     def hello_result(self) -> dict:
         return {
-            "protocol_version": protocol.PROTOCOL_VERSION,
+            "protocol_version": rpc.PROTOCOL_VERSION,
             "server_version": __version__,
             "vault": str(self.rt.vault),
             "capabilities": self.capabilities(),
@@ -375,9 +376,9 @@ class Daemon:
         return sorted(self.methods - {"hello"})
 
     def _index_status(self, p: dict) -> IndexStatus:
-        # The worker's state first, then the counts (see service.index_status).
+        # The worker's state first, then the counts (see operations.index_status).
         busy, pending = self.worker.busy, self.worker.pending_paths()
-        st = service.index_status(self.rt, why=p.get("why"))
+        st = operations.index_status(self.rt, why=p.get("why"))
         st["indexing"] = bool(st.get("indexing")) or busy
         st["watching"] = bool(self.watcher is not None and self.watcher.running)
         st["watch_problem"] = getattr(self.watcher, "problem", None)  # the folder is gone or was replaced (ADR 0152)

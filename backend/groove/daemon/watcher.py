@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import service
+from .. import operations
 from ..errors import GrooveError
 from ..indexer import IndexSummary
 from ..runtime import Runtime
@@ -169,7 +169,7 @@ class IndexWorker:
 
         t0 = time.perf_counter()
         try:
-            summary = service.reindex(self.rt, force=job.force, only=only, progress=progress)
+            summary = operations.reindex(self.rt, force=job.force, only=only, progress=progress)
         except BaseException as e:  # noqa: BLE001 - reported to waiters and the log
             self.last_error = f"{type(e).__name__}: {e}"
             log.error("index job failed (%s): %s", "full" if only is None else f"{len(only)} paths", e,

@@ -274,12 +274,12 @@ class EvalSession:
 
     def reindex(self, progress: Callable[[Path, dict], None] | None = None) -> list[str]:
         """Bring every index up to date (incremental: unchanged notes cost a stat)."""
-        from .. import service
+        from .. import operations
 
         warnings: list[str] = []
         for v, rt in self.runtimes.items():
             each = functools.partial(progress, v) if progress else None
-            s = service.reindex(rt, progress=each)
+            s = operations.reindex(rt, progress=each)
             warnings.extend(getattr(s, "warnings", []) or [])
         return [str(w) for w in warnings]
 

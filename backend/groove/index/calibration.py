@@ -47,8 +47,8 @@ from ..query.chars import ASCII_LETTER, CJK_LETTER, HANGUL_LETTER, KANA_LETTER
 
 if TYPE_CHECKING:
     from ..models.base import Embedder
-    from ..status_types import LowConfidenceStatus
     from ..storage.db import Index
+    from ..wire.status_types import LowConfidenceStatus
 
 META_KEY = "confidence_calibration"
 VERSION = 1

@@ -10,10 +10,12 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from ..bounds import MAX_KNN_K
+from ..engines.allowed import Allowed
+from ..engines.vectors import knn
 from ..storage.db import Index
 from ..storage.migrations import LINK_TARGET_TAIL, rows_version
 from ..vault.links import NoteName
+from ..wire.bounds import MAX_KNN_K
 
 
 def documents_signature(idx: Index) -> tuple:
@@ -130,22 +132,18 @@ def nearest_notes_to(idx: Index, doc_id: int, chunk_id: int | None, limit: int) 
     k = min(int(total), max(100, limit * 10 + len(own)), MAX_KNN_K)  # a note of thousands of chunks
     if k <= 0:
         return
-    # A big vault's in-memory copy (ADR 0121), when current: sqlite-vec's
-    # scan of 100k chunks took ~75 ms of a ~90 ms call.
-    near = idx.vectors.nearest(c, "vec_chunks", q.tobytes(), k, None)
-    if near is not None:
-        doc_of = idx.vectors.notes_of(c, [rid for rid, _ in near]) or {}
-        rows: Iterable[tuple[int, float, int]] = [
-            (rid, dist, doc_of[rid]) for rid, dist in near if doc_of.get(rid, -1) >= 0]
-    else:
-        rows = c.execute(
-            "SELECT v.rowid, v.distance, ch.doc_id FROM vec_chunks v JOIN chunks ch ON ch.id = v.rowid "
-            "WHERE v.embedding MATCH ? AND k = ? ORDER BY v.distance",
-            (q.tobytes(), k),
-        )
+    # The vector engine: a big vault's in-memory copy (ADR 0121) when
+    # current (sqlite-vec's scan of 100k chunks took ~75 ms of a ~90 ms
+    # call), else sqlite-vec's KNN.
+    near = knn.nearest(c, idx.vectors, "vec_chunks", knn.as_blob(q), k, Allowed())
+    doc_of = idx.vectors.notes_of(c, [rid for rid, _ in near])
+    if doc_of is None:
+        marks = ",".join(str(rid) for rid, _ in near) or "NULL"
+        doc_of = dict(c.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({marks})"))
     seen = {doc_id}
-    for _, dist, did in rows:
-        if did in seen:
+    for rid, cos in near:
+        did = doc_of.get(rid, -1)
+        if did < 0 or did in seen:
             continue
         seen.add(did)
-        yield did, 1.0 - float(dist) ** 2 / 2.0  # unit vectors: cosine = 1 - L2^2 / 2
+        yield did, cos

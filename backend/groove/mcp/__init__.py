@@ -2,7 +2,7 @@
 
 One process serves one vault, or several (``--vault A --vault B``: one
 Backend each, routed by ``vaults.py``, ADR 0205). Every tool is one operation of the table
-(``service.OPERATIONS``), called through ``Backend.call``: in this process,
+(``operations.OPERATIONS``), called through ``Backend.call``: in this process,
 with the model loaded once (in the background at startup, so `initialize`
 is instant) and kept warm; or, when a `groove serve` daemon already runs for
 the vault, over its socket, and this process loads no model at all
@@ -27,7 +27,7 @@ the vault, over its socket, and this process loads no model at all
   ``tool_schemas.py``: the schemas published short, for a model's context
   (ADR 0252).
 * ``render.py``: the text each tool returns beside its structured content;
-  ``outputs.py``: output schemas beyond the protocol's shapes.
+  ``wire/mcp_outputs.py`` holds the output schemas beyond the protocol's shapes.
 * ``stdio.py``: stdio, every line answered JSON-RPC's way, and the process
   ended when its client closes stdin (ADR 0154).
 * ``http.py``: Streamable HTTP bound to loopback with the SDK's

@@ -1,5 +1,5 @@
 """Where the MCP tools' calls go: ``Backend.call(method, params)`` runs the
-operation from the table in this process (``service.call`` on a Runtime),
+operation from the table in this process (``operations.call`` on a Runtime),
 or sends it to the vault's running daemon (ADR 0053), which serves the same
 table. A daemon that goes away mid-session is replaced by a Runtime here,
 and the call is made again."""
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__, service
+from .. import __version__, operations
 from ..daemon import protocol
 from ..daemon.client import ConnectError, DaemonClient, RpcError, find_daemon
 from ..errors import VaultError
@@ -73,7 +73,7 @@ class Backend:
         conn, rt = self.conn, self.rt
         if conn is None:
             assert rt is not None
-            return service.call(rt, method, params, **({"progress": progress} if progress else {}))
+            return operations.call(rt, method, params, **({"progress": progress} if progress else {}))
         try:
             return _remote(conn, method, {k: v for k, v in params.items() if v is not None}, progress)
         except ConnectError as e:

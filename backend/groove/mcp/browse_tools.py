@@ -16,15 +16,14 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp_types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from ..bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
-from ..constraints import MAX_INT
 from ..errors import GrooveError
-from ..note_types import NotePage, Related, ResolvedLink, TagList
-from ..service import MAX_LIMIT
-from ..status_types import ReindexSummary
+from ..wire.bounds import MAX_LIMIT, MAX_PATH_CHARS, MAX_PATTERN_CHARS
+from ..wire.constraints import MAX_INT
+from ..wire.mcp_outputs import McpIndexStatus
+from ..wire.note_types import NotePage, Related, ResolvedLink, TagList
+from ..wire.status_types import ReindexSummary
 from .budget import DEFAULT_MAX_TOKENS, compact, response_tokens
 from .freshness import AUTO_REINDEX_MAX
-from .outputs import McpIndexStatus
 from .session import READ_ONLY, MaxTokens, call, fresh, result
 from .strict import GrooveMCP
 from .vaults import VaultArg, VaultSet, split_note_uri, with_vault

@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from .. import service
+from .. import operations
 from ..errors import GrooveError
 from .backend import Backend
 
@@ -72,7 +72,7 @@ class Freshness:
         rt = self.backend.rt
         if rt is not None and indexed_on_demand(st, self.backend.mode):
             try:
-                summary = service.reindex(rt, only=set(paths))
+                summary = operations.reindex(rt, only=set(paths))
             except GrooveError as e:
                 warnings.append(f"could not re-index {stale} changed notes: {e}")
             else:

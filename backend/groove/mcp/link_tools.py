@@ -11,9 +11,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from ..bounds import MAX_PATH_CHARS
-from ..note_types import UnlinkedConnections
-from ..notes import MAX_RELATED
+from ..wire.bounds import MAX_PATH_CHARS, MAX_RELATED
+from ..wire.note_types import UnlinkedConnections
 from .session import READ_ONLY, call, fresh, result
 from .vaults import VaultArg, VaultSet, with_vault
 

@@ -12,10 +12,10 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from ..bounds import MAX_PATH_CHARS
-from ..schemas.models import MAX_INT
-from ..service import MAX_LIMIT
 from ..tokens import json_tokens
+from ..wire.bounds import MAX_LIMIT, MAX_PATH_CHARS
+from ..wire.mcp_outputs import BudgetedDocument, BudgetedSearch, DocumentsBatch
+from ..wire.models import MAX_INT
 from . import search_args
 from .budget import (
     DEFAULT_MAX_TOKENS,
@@ -26,7 +26,6 @@ from .budget import (
     rescale,
     response_tokens,
 )
-from .outputs import BudgetedDocument, BudgetedSearch, DocumentsBatch
 from .render import render_document, render_documents, render_search
 from .session import READ_ONLY, MaxTokens, call, fresh, result
 from .strict import GrooveMCP

@@ -17,9 +17,8 @@ from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter
 
-from ..bounds import MAX_QUERY_CHARS
-from ..pipeline.params import SearchParams
-from ..service import MAX_LIMIT
+from ..wire.bounds import MAX_LIMIT, MAX_QUERY_CHARS
+from ..wire.search import SearchParams
 from .budget import DEFAULT_MAX_TOKENS
 from .session import MaxTokens
 

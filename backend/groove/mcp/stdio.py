@@ -36,8 +36,8 @@ from typing import IO, Any, cast
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from ..bounds import MAX_QUERY_CHARS, MAX_REQUEST_BYTES
 from ..errors import lone_surrogate_at
+from ..wire.bounds import MAX_QUERY_CHARS, MAX_REQUEST_BYTES
 
 log = logging.getLogger("groove.mcp")
 

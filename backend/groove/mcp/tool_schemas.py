@@ -17,7 +17,7 @@ back, and no more.
   keys mean is the tool's description's to say. A tool whose text is its
   structured result as JSON publishes none (``GrooveMCP.json_text_tools``):
   the model reads every key in the text. The structured result keeps
-  its full types in the code (``outputs.py``, ``note_types.py``,
+  its full types in the code (``wire/mcp_outputs.py``, ``note_types.py``,
   ``status_types.py``): the SDK still validates each result against them
   before it is sent, and the client validates it against this summary.
 """
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..constraints import MAX_INT
+from ..wire.constraints import MAX_INT
 
 Schema = dict[str, Any]
 

@@ -1,7 +1,7 @@
 """The MCP server: its instructions (built from the index: how many notes,
 how fresh), the tools (read_tools.py, browse_tools.py), the prompts, and
 the lifespan that opens the backend and warms the model. Every tool is one
-operation of the table (``service.OPERATIONS``), called through
+operation of the table (``operations.OPERATIONS``), called through
 ``Backend.call`` by ``session.call``, where groove's errors become tool
 errors carrying the message as is (it names what to fix); anything else is a
 bug, logged with its traceback and reported as internal."""

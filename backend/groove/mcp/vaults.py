@@ -44,8 +44,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult
 from pydantic import Field
 
-from ..bounds import MAX_PATH_CHARS
 from ..config import FusionConfig
+from ..wire.bounds import MAX_PATH_CHARS
 from .session import READ_ONLY, Session, call, fresh, result
 from .strict import GrooveMCP
 

@@ -17,14 +17,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
-from ..bounds import MAX_LIMIT
 from ..index import calibration, hangul_split, vocabulary
 from ..index.notes import carried_names
 from ..index.rules_now import left_out
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..storage.db import Index
-from ..types import Candidate, SearchHit, SearchResponse
+from ..types import Candidate
+from ..wire.bounds import MAX_LIMIT
+from ..wire.search import SearchHit, SearchResponse
 from .answers import mark_answers
 from .confidence import Confidence, Evidence, Rule, judge, unknown_names_warning
 from .explain import explain_hits, explain_mmr, explain_rerank

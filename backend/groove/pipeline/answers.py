@@ -33,7 +33,7 @@ import numpy as np
 
 from ..errors import GrooveError
 from ..models.base import Embedder
-from ..types import MatchSpan, SearchHit
+from ..wire.search import MatchSpan, SearchHit
 from .spans import utf8_offsets
 
 log = logging.getLogger(__name__)

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..types import Candidate, SearchHit
+from ..types import Candidate
+from ..wire.search import SearchHit
 
 
 @dataclass

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..bounds import MAX_KNN_K
 from ..engines.allowed import Allowed
 from ..engines.lexical import fts, shortcjk
 from ..engines.lexical.word_postings import WordPostings
@@ -34,6 +33,7 @@ from ..query import ParsedQuery, fts_phrase
 from ..storage import chunks
 from ..storage.db import Index
 from ..types import Candidate
+from ..wire.bounds import MAX_KNN_K
 from .explain import LegList, explain_stage1
 from .filters import Restriction
 from .hubness import LeverView, lever_view

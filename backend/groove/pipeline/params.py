@@ -1,11 +1,8 @@
-"""Search parameters as a surface passes them, and as the pipeline runs them.
+"""Search parameters as the pipeline runs them.
 
-``SearchParams`` is their one definition: the pipeline runs it, and the
-wire's schema (``schemas/protocol.json``, hence the plugins' TypeScript
-type) and the MCP search tool's arguments (``mcp/search_args.py``) are
-generated from it, bounds and descriptions included. Adding a parameter is
-a field here (its bound, and its docstring as its description), the stage
-that reads it, and its test. Fields left
+``SearchParams`` (``wire/search.py``) is their one definition on the wire;
+adding a parameter is a field there (its bound, and its docstring as its
+description), the stage that reads it, and its test. Fields left
 ``None`` fall back to ``groove.toml``; ``resolve_params`` turns them into a
 ``Resolved`` with every value concrete, validated and clamped — in one
 place, so no surface can skip a check.
@@ -15,87 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
 
-from ..bounds import MAX_FILTER_ITEMS, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
 from ..config import FusionConfig, SearchConfig, mmr_lambda_warning
 from ..errors import InvalidArgument
+from ..wire.bounds import MAX_FILTER_ITEMS, MAX_LIMIT, MAX_PATTERN_CHARS, MAX_QUERY_CHARS
+from ..wire.search import SearchParams
 from .where import Condition, parse_where
-
-if TYPE_CHECKING:
-    from .. import constraints as c
-else:
-    from ..lazy_constraints import constraints as c  # pydantic's Field among them: loaded for a schema only
-
-@dataclass(frozen=True)
-class SearchParams:
-    """``pipeline.params.SearchParams`` on the wire (``from_json``/``to_json``);
-    null or absent = the vault's groove.toml."""
-
-    __pydantic_config__ = {"extra": "forbid", "use_attribute_docstrings": True}
-
-    query: Annotated[str, c.Field(max_length=c.MAX_QUERY_CHARS)]
-    """What to look for, in natural language."""
-    limit: Annotated[int, c.Field(ge=1, le=c.MAX_INT)] | None = None
-    rerank: bool | None = None
-    """Rerank with the cross-encoder: more precise, slower. Omit for the vault's setting."""
-    reranker: Annotated[str, c.Field(max_length=c.MAX_PATH_CHARS)] | None = None  # named → applies unconditionally
-    mmr: bool | None = None
-    """Diversify results (MMR) so one note does not fill the list. Omit for the vault's setting."""
-    mmr_lambda: c.Unit | None = None
-    """MMR balance: 1 = relevance only, 0 = diversity only."""
-    mmr_same_doc_penalty: Annotated[float, c.Field(ge=0)] | None = None
-    """Extra MMR penalty for another passage of a note already picked."""
-    parent_retriever: bool | None = None
-    """Return the surrounding section (or the whole short note) instead of the bare passage."""
-    path_globs: Annotated[tuple[c.Glob, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
-    """Only notes whose vault-relative path matches one of these globs, e.g. ['Projects/**']."""
-    tags_any: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
-    """Only notes with at least one of these tags."""
-    tags_all: Annotated[tuple[c.Tag, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
-    """Only notes with all of these tags (no '#')."""
-    date_from: c.Date | None = None
-    """Only notes dated on/after this day (YYYY-MM-DD): a daily note's day from its file name, else the
-    frontmatter date or created, else the file's modification day."""
-    date_to: c.Date | None = None
-    """Only notes dated on/before this day (YYYY-MM-DD)."""
-    where: Annotated[tuple[c.Where, ...], c.Field(max_length=c.MAX_FILTER_ITEMS)] = ()
-    """Only notes whose frontmatter properties satisfy all of these: ``key=value``, ``key!=value``,
-    ``key<value``, ``key>value``, ``key<=value``, ``key>=value`` (a list property: contains; ``<`` and ``>``
-    order numbers and YYYY-MM-DD days), e.g. ``status=done``, ``priority>2``"""
-    answer_spans: bool | None = None
-    """Mark each hit's sentence(s) answering the query by meaning (`answer_spans`). On unless false."""
-    min_confidence_ratio: c.Unit | None = None
-    """Threshold for low_confidence (advanced; omit)."""
-    explain: bool | None = None
-    """Give each result an `explain` object: which retrieval legs found it (vector, full text, note, named
-    note) with its rank and RRF contribution in each, the fused score, and what reranking, MMR and the parent
-    retriever did; and the response a `confidence` object saying why low_confidence is what it is. For
-    debugging a ranking; omit otherwise."""
-    # Development knob used by eval: which stage-1 legs run. Not on the wire.
-    legs: c.SkipJsonSchema[str] = "hybrid"  # "hybrid" | "vector" | "fts"
-
-    @classmethod
-    def from_json(cls, d: dict[str, Any]) -> SearchParams:
-        """The protocol's search params (validated by the surface) -> SearchParams;
-        missing or null fields fall back to groove.toml."""
-        kw: dict[str, Any] = {f.name: d[f.name] for f in dataclasses.fields(cls)
-                              if f.name != "legs" and d.get(f.name) is not None}
-        args: dict[str, Any] = {k: tuple(v) if k in _TUPLES else v for k, v in kw.items()}
-        return cls(**args)
-
-    def to_json(self) -> dict[str, Any]:
-        """SearchParams -> the protocol's search params (unset fields left out)."""
-        out: dict[str, Any] = {}
-        for f in dataclasses.fields(self):
-            v = getattr(self, f.name)
-            if f.name == "legs" or v is None or v == () or (f.name == "explain" and not v):
-                continue
-            out[f.name] = list(v) if isinstance(v, tuple) else v
-        return out
-
-
-_TUPLES = frozenset(f.name for f in dataclasses.fields(SearchParams) if f.default == ())  # lists on the wire
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from ..storage.chunks import note_chunk_rows
 from ..storage.db import Index
 from ..tokens import estimate_tokens
-from ..types import ExpandedRange, SearchHit
+from ..wire.search import ExpandedRange, SearchHit
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..query import WORD, HighlightTerm, char_type
-from ..types import MatchSpan
+from ..wire.search import MatchSpan
 
 
 def utf8_offsets(text: str) -> np.ndarray:

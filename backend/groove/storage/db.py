@@ -36,7 +36,7 @@ from ..engines.vectors.cache import VectorCache
 from ..errors import EmbedderMismatch, GrooveError, IndexMissing, IndexUnusable, IndexWriteFailed
 from ..paths import UnsafeFolder, make_private_dirs, parent_problem, private_file_problem, tighten_file
 from ..vault.encoding import nfc
-from . import migrations as schema
+from . import migrations
 
 SIDE_FILES = ("-wal", "-shm", "-journal")
 ROWS_VERSION_GAP = 1 << 32  # more row changes than any writer makes while one copy waits
@@ -122,27 +122,27 @@ class Index:
         nothing); refuse a newer schema rather than restamp it, and an empty
         file where an index was expected."""
         c = self.conn
-        stamped = schema.stamped_version(c)
-        newer = schema.unknown(c)
-        if (stamped is not None and stamped > schema.SCHEMA_VERSION) or newer:
+        stamped = migrations.stamped_version(c)
+        newer = migrations.unknown(c)
+        if (stamped is not None and stamped > migrations.SCHEMA_VERSION) or newer:
             what = f"migrations {', '.join(newer)}" if newer else f"schema {stamped}"
             raise IndexUnusable(
                 f"the index at {self.path} was written by a newer groove ({what}; this groove reads "
-                f"{schema.SCHEMA_VERSION}): upgrade groove, or run `groove index --rebuild` to rebuild it for this "
+                f"{migrations.SCHEMA_VERSION}): upgrade groove, or run `groove index --rebuild` to rebuild it for this "
                 "version (the newer groove would then rebuild it again)")
         if stamped is None and not create:
             raise IndexMissing(f"the index at {self.path} is empty or not a groove index; run `groove index` to "
                                "build it (`groove index --rebuild` if a damaged file is in the way)")
-        if schema.current(c):
+        if migrations.current(c):
             return
         if self.read_only:
-            if not schema.pending(c):
+            if not migrations.pending(c):
                 return  # a file from before the migrations table that needs nothing: read as it is
             raise IndexUnusable(
                 f"the index at {self.path} is read-only and was made by an older groove (schema {stamped}): "
                 "make it writable (chmod u+w) so groove can upgrade it, or rebuild it with `groove index --rebuild`")
         with self.atomic():
-            schema.migrate(c)
+            migrations.migrate(c)
 
     # -- connections -------------------------------------------------------
     def _open(self) -> apsw.Connection:
@@ -398,7 +398,7 @@ class Index:
                 "embedder",
                 json.dumps({"model_id": model_id, "dim": dim, "file_hash": file_hash, "recipe": recipe}),
             )
-            schema.create_vec_tables(self.conn, dim)
+            migrations.create_vec_tables(self.conn, dim)
 
     def replace_with(self, other: Index) -> None:
         """Make this index a copy of ``other`` in one write transaction (the
@@ -407,8 +407,8 @@ class Index:
         after, never a mix and never an empty index. A process killed
         during the copy leaves the old index (the uncommitted WAL frames
         are ignored)."""
-        mine = int(schema.rows_version(self.conn) or 0)
-        theirs = int(schema.rows_version(other.conn) or 0)
+        mine = int(migrations.rows_version(self.conn) or 0)
+        theirs = int(migrations.rows_version(other.conn) or 0)
         # In-memory copies (vectors, word index, names) are keyed by
         # rows_version: the new rows must never carry a value the old rows
         # had, even if this index's writers move it on while the copy waits.

@@ -1,6 +1,6 @@
 """Browsing the index without a query: notes by folder/glob, tag and date,
 the most recently modified notes, and the tags with their counts. Read by
-the list_notes / recent_notes / list_tags operations (service.py)."""
+the list_notes / recent_notes / list_tags operations (``groove.operations``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..vault.encoding import nfc
 from .db import Index
 
 if TYPE_CHECKING:
-    from ..note_types import NoteEntry
+    from ..wire.note_types import NoteEntry
 
 SORTS = {
     "path": "d.path COLLATE NOCASE ASC",

@@ -24,8 +24,8 @@ import unicodedata
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..bounds import MAX_PATH_CHARS
 from ..errors import ConfigError, InvalidArgument, NoteNotFound, PathOutsideVault, clip
+from ..wire.bounds import MAX_PATH_CHARS
 from .scan import IGNORE_FILE, LEFT_OUT_BY_RULES, OBSIDIAN_RULE, IgnoreRules, ignore_rules
 
 NAME_MAX = 255  # bytes in one file name: ext4, APFS (in UTF-8), NTFS (in UTF-16 units, fewer)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pathspec
 
-    from ..status_types import ExclusionSource
+    from ..wire.status_types import ExclusionSource
 
 # Folders that are never notes. Hidden folders (".anything") are skipped too.
 SKIP_DIRS = {".obsidian", ".trash", ".git", "node_modules"}

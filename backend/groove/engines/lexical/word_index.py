@@ -36,7 +36,7 @@ from groove.engines.lexical.word_runs import BIGRAMS, WORDS, Kind, Runs, Tokeniz
 from groove.engines.rows import rows_version
 
 if TYPE_CHECKING:
-    from groove.status_types import WordIndexState, WordIndexStatus
+    from groove.wire.status_types import WordIndexState, WordIndexStatus
 
 log = logging.getLogger(__name__)
 

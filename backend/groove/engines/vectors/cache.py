@@ -48,7 +48,7 @@ from ..chunk_set import find_sorted, holds
 from ..rows import rows_version
 
 if TYPE_CHECKING:
-    from ...status_types import VectorCopyState, VectorCopyStatus
+    from ...wire.status_types import VectorCopyState, VectorCopyStatus
 
 log = logging.getLogger(__name__)
 

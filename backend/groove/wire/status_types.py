@@ -2,7 +2,7 @@
 
 They are TypedDicts: the operation's result is the JSON object itself (a
 dict at run time), so what a surface sends is what the code built, byte for
-byte, and ``schemas/protocol.json`` is generated from these same classes
+byte, and ``wire/protocol.json`` is generated from these same classes
 (field docstrings as descriptions; a ``NotRequired`` key is one a reply may
 leave out). Imports nothing of pydantic: the bounds load lazily
 (``lazy_constraints.py``).

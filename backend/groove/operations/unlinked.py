@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import posixpath
 
-from .note_types import Connection, UnlinkedConnections
+from ..runtime import Runtime
+from ..vault.links import NameIndex, fold, strip_md
+from ..wire.note_types import Connection, UnlinkedConnections
 from .notes import name_index
 from .related import related_notes
-from .runtime import Runtime
-from .vault.links import NameIndex, fold, strip_md
 
 
 def unlinked_connections(rt: Runtime, path: str, limit: int = 10) -> UnlinkedConnections:

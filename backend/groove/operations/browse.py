@@ -8,13 +8,13 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from .bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
-from .errors import InvalidArgument
-from .index.rules_now import left_out
-from .note_types import NotePage, TagList
-from .runtime import Runtime
-from .storage import listing
-from .storage.listing import NoteFilter  # what a listing keeps, one definition (storage's)
+from ..errors import InvalidArgument
+from ..index.rules_now import left_out
+from ..runtime import Runtime
+from ..storage import listing
+from ..storage.listing import NoteFilter  # what a listing keeps, one definition (storage's)
+from ..wire.bounds import MAX_PATH_CHARS, MAX_PATTERN_CHARS
+from ..wire.note_types import NotePage, TagList
 
 MAX_PAGE = 200
 DAY_S = 86_400

@@ -1,7 +1,7 @@
 """Related notes (ADR 0200 marks each ``linked``): the notes nearest one
 note by meaning, the notes that link to it and the links going out, each
 once. A note operation like those of ``notes.py`` (served through
-service.py's table), and ``unlinked_connections`` (``unlinked.py``) reads it."""
+``table.py``), and ``unlinked_connections`` (``unlinked.py``) reads it."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .errors import InvalidArgument, NoteNotFound
-from .index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
-from .note_types import Attachment, Backlink, Outgoing, OwnHeading, Related, Similar
-from .notes import MAX_OUTGOING, MAX_RELATED, LinkResolver, name_index, suggestions
-from .runtime import Runtime
-from .vault.gate import check_readable, read_rules, safe_path
-from .vault.links import NoteName, resolve_target, strip_md
-from .vault.scan import IgnoreRules
+from ..errors import InvalidArgument, NoteNotFound
+from ..index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
+from ..runtime import Runtime
+from ..vault.gate import check_readable, read_rules, safe_path
+from ..vault.links import NoteName, resolve_target, strip_md
+from ..vault.scan import IgnoreRules
+from ..wire.bounds import MAX_RELATED
+from ..wire.note_types import Attachment, Backlink, Outgoing, OwnHeading, Related, Similar
+from .notes import MAX_OUTGOING, LinkResolver, name_index, suggestions
 
 
 def _indexed_doc(rt: Runtime, path: str) -> NoteName:

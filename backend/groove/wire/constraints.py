@@ -1,11 +1,11 @@
 """The constrained types the wire shapes name in their annotations
-(``groove.types``' results, ``pipeline.params.SearchParams``), and the
+(``wire.search``' results, ``pipeline.params.SearchParams``), and the
 bounds on what a caller may send.
 
-``groove.types`` is read by every surface, the CLI's daemon path among them,
+``wire.search`` is read by every surface, the CLI's daemon path among them,
 which only reads a SearchResponse off the socket and never builds a schema;
 importing annotated_types and typing_extensions there cost 7 ms of a cold
-`groove search` (issue 16). So ``groove.types`` and ``pipeline.params``
+`groove search` (issue 16). So ``wire.search`` and ``pipeline.params``
 reach this module through a proxy that imports it the first time an
 annotation is evaluated (by pydantic or ``typing.get_type_hints``). It
 imports nothing of groove but the bound table.

@@ -5,7 +5,7 @@ them with: ``get_document`` and ``read_note`` (``notes.py``), ``resolve_link``,
 
 TypedDicts, as ``status_types.py`` (ADR 0172): the result is the JSON object
 itself, so a reply is what the code built, byte for byte, and
-``schemas/protocol.json`` is generated from these classes (field docstrings
+``wire/protocol.json`` is generated from these classes (field docstrings
 as descriptions). A ``NotRequired`` key is one the schema has always left
 optional; the code may still send it every time. A ``line_range`` is a JSON
 array of two, built as a list. Imports nothing of pydantic: the bounds load

@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
 from annotated_types import Ge
-from typing_extensions import NotRequired
+from typing_extensions import NotRequired, TypedDict
 
-from ..note_types import Document
-from ..schemas.models import Result
-from ..status_types import IndexStatus
-from ..types import SearchHit, SearchResponse
+from .note_types import Document
+from .search import SearchHit, SearchResponse
+from .status_types import IndexStatus
 
 
 @dataclass
@@ -46,14 +45,14 @@ class BudgetedDocument(Document):
     approx_tokens: NotRequired[int]
 
 
-class DocumentsBatch(Result):
+class DocumentsBatch(TypedDict):
     documents: list[BudgetedDocument]
-    errors: list[dict[str, str]] = []
+    errors: NotRequired[list[dict[str, str]]]
     """[{path, error}] for paths that could not be read (the others are still returned)"""
-    not_returned: list[str] = []
+    not_returned: NotRequired[list[str]]
     """Paths left out because the response budget was spent: ask for them in another call"""
-    truncated: bool = False
-    approx_tokens: int = 0
+    truncated: NotRequired[bool]
+    approx_tokens: NotRequired[int]
 
 
 class McpIndexStatus(IndexStatus):
@@ -68,6 +67,6 @@ class McpIndexStatus(IndexStatus):
     """standalone: up to this many changed notes are re-indexed before a search; more are reported in warnings"""
 
 
-for _t in (BudgetedDocument, McpIndexStatus):
+for _t in (BudgetedDocument, DocumentsBatch, McpIndexStatus):
     # A TypedDict class takes no attributes in its type, hence setattr.
     setattr(_t, "__pydantic_config__", {"use_attribute_docstrings": True})  # noqa: B010

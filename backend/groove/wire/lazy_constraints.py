@@ -1,6 +1,6 @@
-"""``groove.constraints`` as a proxy that imports it on first use (ADR 0171).
+"""``groove.wire.constraints`` as a proxy that imports it on first use (ADR 0171).
 
-The wire types (``types``, ``pipeline.params``, ``status_types``) name their
+The wire types (``search``, ``pipeline.params``, ``status_types``) name their
 bounds as ``constraints.X`` in annotations that are only evaluated when a
 schema is built (pydantic, ``typing.get_type_hints``): the socket client's
 path never evaluates one, so it never loads annotated_types or pydantic.

@@ -1,6 +1,6 @@
 """The note operations: reading a note, where a wikilink points (related
 notes and unlinked connections are in ``related.py``) — shared by MCP and the socket daemon through the operation table
-(service.py), so both answer with the same shapes (docs/protocol.md). Each
+(``table.py``), so both answer with the same shapes (docs/protocol.md). Each
 answers a client that may have guessed (ADR 0115): a path that names no note
 lists the notes it may have meant, a link whose heading or block is missing
 says so, and each backlink and outgoing link is listed once with its count.
@@ -22,29 +22,25 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any, cast
 
-from .errors import InvalidArgument, NoteNotFound
-from .index.notes import (
-    documents_signature,
-    note_names,
-)
-from .note_types import Document, Link, NoteText, ResolvedLink
-from .runtime import Runtime
-from .storage.db import Index
-from .types import ParsedNote, WikiLink
-from .vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
-from .vault.gate import check_readable, read_rules, safe_path
-from .vault.links import NameIndex, NoteName, match_file, names_attachment, parse_link_arg, resolve_target
-from .vault.reader import parse_file
-from .vault.scan import IgnoreRules, is_note_name, note_paths, other_files
-from .vault.sections import find_block, find_section, sections
-from .vault.suggest import close_paths
+from ..errors import InvalidArgument, NoteNotFound
+from ..index.notes import documents_signature, note_names
+from ..runtime import Runtime
+from ..storage.db import Index
+from ..types import ParsedNote, WikiLink
+from ..vault.canvas import BadCanvas, is_canvas, read_canvas, reading_text
+from ..vault.gate import check_readable, read_rules, safe_path
+from ..vault.links import NameIndex, NoteName, match_file, names_attachment, parse_link_arg, resolve_target
+from ..vault.reader import parse_file
+from ..vault.scan import IgnoreRules, is_note_name, note_paths, other_files
+from ..vault.sections import find_block, find_section, sections
+from ..vault.suggest import close_paths
+from ..wire.note_types import Document, Link, NoteText, ResolvedLink
 
 # A whole note above this many characters is cut at a line boundary; the
 # caller is told which lines it got and how to ask for the rest.
 MAX_DOCUMENT_CHARS = 40_000
 MIN_DOCUMENT_CHARS = 100
 MAX_SUGGESTIONS = 5
-MAX_RELATED = 50
 MAX_OUTGOING = 500
 
 

@@ -1,13 +1,7 @@
-"""The operations, once. ``OPERATIONS`` maps each name to
-``fn(runtime, **params) -> result``, with the protocol's JSON shapes in and
-out (``schemas/models.py``); the socket daemon serves this table (overriding
-only what needs its index worker) and MCP calls it, in this process or
-through the daemon. ``search``, ``reindex`` and ``index_status`` are also
-here as typed Python functions for the CLI, eval and tests; reading notes,
-links and related notes are ``notes.py``, listing notes and tags ``browse.py``.
-
-Adding an operation: a function here, in notes.py or in browse.py, an entry in
-``OPERATIONS``, and its params/result models in ``schemas/models.py``.
+"""The operation table (``OPERATIONS``, ``call``) and the operations on
+the index itself: ``search``, ``reindex`` and ``index_status``, also as typed
+Python functions for the CLI, eval and tests. See the package's docstring
+for the others and for adding one.
 """
 
 from __future__ import annotations
@@ -19,20 +13,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from . import __version__, bounds, browse, notes, related, unlinked
-from .errors import GrooveError, InvalidArgument
-from .index import calibration
-from .indexer import IndexSummary, index_vault
-from .note_types import NotePage
-from .pipeline import SearchParams, run_search
-from .runtime import Runtime
-from .status_types import ExclusionSource, IndexProgress, IndexStatus, ReindexSummary, WhyExcluded
-from .storage.store import all_docs, skipped_notes
-from .types import SearchResponse
-from .vault.gate import safe_path
-from .vault.scan import IgnoreRules, ignore_rules, scan_vault
+from .. import __version__
+from ..errors import GrooveError, InvalidArgument
+from ..index import calibration
+from ..indexer import IndexSummary, index_vault
+from ..pipeline import SearchParams, run_search
+from ..runtime import Runtime
+from ..storage.store import all_docs, skipped_notes
+from ..vault.gate import safe_path
+from ..vault.scan import IgnoreRules, ignore_rules, scan_vault
+from ..wire import bounds
+from ..wire.note_types import NotePage
+from ..wire.search import SearchResponse
+from ..wire.status_types import ExclusionSource, IndexProgress, IndexStatus, ReindexSummary, WhyExcluded
+from . import browse, notes, related, unlinked
 
-log = logging.getLogger("groove.service")
+log = logging.getLogger("groove.operations")
 
 MAX_LIMIT = bounds.MAX_LIMIT  # search hits per request: the CLI, the daemon and MCP alike
 MAX_SKIPPED_LISTED = 100  # index_status lists this many skipped notes; skipped_count has them all
