@@ -79,6 +79,8 @@ class Similar(TypedDict):
     score: float
     linked: NotRequired[bool]
     """A link joins the two notes, in either direction (resolved as backlinks and outgoing links are)"""
+    relevance: NotRequired[float]
+    """The ranking score (ADR 0276): standard deviations above this note's usual similarity, plus link evidence"""
 
 
 class Backlink(TypedDict):

@@ -1,0 +1,212 @@
+"""Related notes ranked by meaning, corrected for hubs and tiny notes, and
+by the link graph (ADR 0276, issue 49).
+
+Plain nearest neighbours of a note's mean vector (``notes.nearest_notes_to``)
+let three things fill the list on a vault of short notes: notes close to
+everything (hubs), chunks with no words of their own (a bare URL, an embed,
+a heading alone: their vector is little more than the title's), and notes
+of one line. Their cosines all sit in e5's narrow 0.8-0.9 band, so the
+scores said nothing either. Here, over the exact in-memory vectors of
+``space.py``:
+
+* each note is one vector: the mean of its chunks weighted by the letters
+  each has of its own (an empty chunk weighs nothing);
+* a candidate's similarity loses half its local density (CSLS: the mean
+  cosine of its ``CSLS_K`` nearest notes), so a note near everything must be
+  nearer to rank;
+* it is then read as a z-score against this note's similarities to the
+  whole vault (how unusual the closeness is, not the raw cosine), and
+  shrunk toward 0 by how little text the candidate has
+  (``letters / (letters + SHRINK_LETTERS)``: a one-line note's vector is
+  a noisy estimate of what it is about); a note with no word of its own
+  (a bare URL, an embed, a heading) is not a similar note at all, its
+  vector is its title's;
+* a link either way adds ``LINK_BONUS``; two notes sharing neighbours add
+  up to ``TWO_HOP_BONUS`` (Adamic-Adar: a neighbour linking to hundreds of
+  notes says little).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..storage.db import Index
+from ..storage.migrations import rows_version
+from .space import _NOT_OWN, Space, space_of
+
+CSLS_K = 10
+SHRINK_LETTERS = 60  # about one sentence: a note this long counts half
+LINK_BONUS = 1.0  # in standard deviations of the note's similarities
+TWO_HOP_BONUS = 0.5
+_LETTER = re.compile(r"[^\W\d_]")
+
+
+@dataclass(frozen=True)
+class RelatedLevers:
+    """Which corrections apply (the bench turns each off to measure it)."""
+
+    weigh: bool = True  # note vectors weighted by own letters; empty chunks weigh nothing
+    csls: bool = True
+    shrink: bool = True
+    links: bool = True
+    two_hop: bool = True
+
+
+@dataclass(frozen=True)
+class RankedNote:
+    doc_id: int
+    cosine: float  # plain cosine of the two note vectors
+    relevance: float  # the ranking score: z-score (corrected) plus link evidence
+
+
+@dataclass
+class _Notes:
+    """One vector per note, its own-letter count, and the link graph."""
+
+    ids: np.ndarray  # note ids, int64
+    vecs: np.ndarray  # (n, d) unit rows
+    plain: np.ndarray  # (n, d) unit rows of the unweighted chunk mean
+    letters: np.ndarray  # own letters of each note (all its chunks)
+    density: np.ndarray  # CSLS density per row; NaN until computed
+    neighbours: dict[int, set[int]]
+
+
+Resolve = Callable[[str, str], "int | None"]
+
+
+def _own_letters(text: str) -> int:
+    return len(_LETTER.findall(_NOT_OWN.sub(" ", text)))
+
+
+def _build(idx: Index, space: Space, resolve: Resolve) -> _Notes:
+    c = idx.conn
+    letters_of = {cid: _own_letters(text) for cid, text in c.execute("SELECT id, content FROM chunks")}
+    ch = space.chunks
+    w = np.fromiter((letters_of.get(int(r), 0) for r in ch.rowids), dtype=np.float64, count=len(ch.rowids))
+    ids, inv = np.unique(ch.docs[ch.docs >= 0], return_inverse=True)
+    raw = ch.raw[ch.docs >= 0].astype(np.float64)
+    w = w[ch.docs >= 0]
+    d = raw.shape[1] if raw.ndim == 2 else 1
+    weighted = np.zeros((len(ids), d))
+    plain = np.zeros((len(ids), d))
+    np.add.at(weighted, inv, raw * w[:, None])
+    np.add.at(plain, inv, raw)
+    total = np.bincount(inv, weights=w, minlength=len(ids))
+    weighted = np.where(total[:, None] > 0, weighted, plain)  # a note of empty chunks only: its plain mean
+    return _Notes(ids.astype(np.int64), _unit(weighted), _unit(plain), total,
+                  np.full(len(ids), np.nan, dtype=np.float32), _graph(idx, resolve))
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
+def _graph(idx: Index, resolve: Resolve) -> dict[int, set[int]]:
+    """Notes joined by a link either way (embeds of notes count; attachments resolve to nothing)."""
+    out: dict[int, set[int]] = {}
+    rows = idx.conn.execute("SELECT d.id, d.path, l.target FROM links l JOIN documents d ON d.id = l.doc_id")
+    for src, path, target in rows:
+        if not target.strip():
+            continue
+        dst = resolve(target, path)
+        if dst is not None and dst != src:
+            out.setdefault(src, set()).add(dst)
+            out.setdefault(dst, set()).add(src)
+    return out
+
+
+def _notes(idx: Index, resolve: Resolve) -> _Notes | None:
+    space = space_of(idx)
+    if space is None or not len(space.chunks.rowids):
+        return None
+    key = rows_version(idx.conn)
+    hit = idx.derived.get("related_rank")
+    if hit is not None and hit[0] == key and key is not None:
+        return hit[1]
+    built = _build(idx, space, resolve)
+    idx.derived["related_rank"] = (key, built)
+    return built
+
+
+def _density(n: _Notes, vecs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Each row's mean cosine to its CSLS_K nearest other notes, computed
+    only for the rows asked (a shortlist) and kept."""
+    todo = rows[np.isnan(n.density[rows])]
+    if len(todo):
+        sims = vecs[todo] @ vecs.T
+        sims[np.arange(len(todo)), todo] = -np.inf
+        k = min(CSLS_K, max(len(vecs) - 1, 1))
+        top = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:]
+        n.density[todo] = np.where(np.isfinite(top), top, 0).mean(axis=1)
+    return n.density[rows]
+
+
+def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve,
+                 lv: RelatedLevers = RelatedLevers(), limit: int | None = None) -> list[RankedNote] | None:
+    """The ``limit`` (or all) other notes with a vector, best first, under
+    ``lv``; None when the index has no vectors for it (the caller falls back
+    to plain KNN)."""
+    n = _notes(idx, resolve)
+    if n is None:
+        return None
+    vecs = n.vecs if lv.weigh else n.plain
+    if chunk_id is not None:
+        space = space_of(idx)
+        at = np.flatnonzero(space.chunks.rowids == chunk_id) if space is not None else np.zeros(0, int)
+        if not len(at) or space is None:
+            return None
+        q = space.chunks.raw[at[0]].astype(np.float32)
+    else:
+        own = np.flatnonzero(n.ids == doc_id)
+        if not len(own):
+            return None
+        q = vecs[own[0]]
+    cos = vecs @ q
+    others = np.flatnonzero(n.ids != doc_id)
+    if not len(others):
+        return []
+    adj = cos.astype(np.float64)
+    if lv.csls:
+        # Only a shortlist can rank; density elsewhere would cost O(n^2).
+        short = others[np.argsort(-cos[others], kind="stable")[:300]]
+        adj = np.full(len(cos), -np.inf)
+        adj[short] = cos[short] - _density(n, vecs, short) / 2.0
+        base = cos[others] - np.nanmean(n.density[short]) / 2.0  # the vault's scale, for the z-score
+    else:
+        base = cos[others]
+    mu, sd = float(base.mean()), float(base.std()) or 1.0
+    z = (adj - mu) / sd
+    if lv.shrink:
+        z = z * (n.letters / (n.letters + SHRINK_LETTERS))
+        z[n.letters == 0] = -np.inf  # no word of its own: nothing to be similar by (links still list it)
+    if lv.links or lv.two_hop:
+        z = z + _link_evidence(n, doc_id, lv)
+    order = others[np.lexsort((n.ids[others], -z[others]))]
+    order = order[np.isfinite(z[order])][:limit]
+    return [RankedNote(int(n.ids[i]), float(cos[i]), float(z[i])) for i in order]
+
+
+def _link_evidence(n: _Notes, doc_id: int, lv: RelatedLevers) -> np.ndarray:
+    out = np.zeros(len(n.ids))
+    pos = {int(d): i for i, d in enumerate(n.ids)}
+    near = n.neighbours.get(doc_id, set())
+    if lv.links:
+        for d in near:
+            if d in pos:
+                out[pos[d]] += LINK_BONUS
+    if lv.two_hop:
+        aa: dict[int, float] = {}
+        for w in near:
+            deg = len(n.neighbours.get(w, ()))
+            for d in n.neighbours.get(w, ()):
+                if d != doc_id:
+                    aa[d] = aa.get(d, 0.0) + 1.0 / math.log2(1 + deg)
+        for d, s in aa.items():
+            if d in pos:
+                out[pos[d]] += TWO_HOP_BONUS * min(1.0, s)
+    return out
