@@ -14,10 +14,10 @@ relevance is in those units, a cosine is not; e5's cosines sit in 0.8-0.9).
 
 Variants: ``today`` (nearest neighbours of the mean chunk vector,
 ``index.notes.nearest_notes_to``), ``all`` (``RelatedLevers()``, the
-default), ``none`` (every lever off), ``only:<lever>`` and ``-<lever>``
-(one lever on alone, or the default without it) for the levers ``weigh``,
-``csls``, ``shrink``, ``links``, ``two_hop``; ``+`` joins levers
-(``only:weigh+shrink``).
+default), ``none`` (every lever off), ``only:<lever>+<lever>`` (those levers on
+alone) and ``-<lever>+<lever>`` (the default without the first, with the
+second), for the fields of ``RelatedLevers``: ``weigh``, ``by_length``,
+``csls``, ``global_hub``, ``shrink``, ``links``, ``two_hop``.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import sys
 from dataclasses import fields, replace
 from pathlib import Path
@@ -33,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "backend"))
 
 TINY = 50
 DEFAULT_VARIANTS = ("today,none,all,only:weigh,only:csls,only:shrink,only:links,only:weigh+shrink,"
-                    "only:weigh+shrink+links,only:weigh+shrink+links+two_hop,-weigh,-csls,-shrink,-links,-two_hop")
+                    "only:weigh+shrink+links,only:weigh+shrink+links+two_hop,-weigh,-csls,-shrink,-links,-two_hop,"
+                    "+by_length,-csls+global_hub")
 
 
 def levers_of(spec: str):
@@ -46,8 +48,8 @@ def levers_of(spec: str):
     if spec.startswith("only:"):
         on = set(spec[5:].split("+"))
         return RelatedLevers(**{n: n in on for n in names})
-    if spec.startswith("-"):
-        return replace(RelatedLevers(), **{n: False for n in spec[1:].split("+")})
+    if spec[:1] in "+-" and spec:
+        return replace(RelatedLevers(), **{n: sign == "+" for sign, n in re.findall(r"([+-])(\w+)", spec)})
     raise SystemExit(f"unknown variant {spec!r}")
 
 

@@ -50,8 +50,10 @@ _LETTER = re.compile(r"[^\W\d_]")
 class RelatedLevers:
     """Which corrections apply (the bench turns each off to measure it)."""
 
-    weigh: bool = True  # note vectors weighted by own letters; empty chunks weigh nothing
+    weigh: bool = True  # empty chunks weigh nothing in a note's vector
+    by_length: bool = False  # ... and the others weigh their own letters (else 1 each)
     csls: bool = True
+    global_hub: bool = False  # subtract half the mean similarity to the vault instead (cheaper, cruder)
     shrink: bool = True
     links: bool = True
     two_hop: bool = True
@@ -69,10 +71,11 @@ class _Notes:
     """One vector per note, its own-letter count, and the link graph."""
 
     ids: np.ndarray  # note ids, int64
-    vecs: np.ndarray  # (n, d) unit rows
+    vecs: np.ndarray  # (n, d) unit rows, empty chunks left out
+    by_length: np.ndarray  # (n, d) unit rows, chunks weighted by their own letters
     plain: np.ndarray  # (n, d) unit rows of the unweighted chunk mean
     letters: np.ndarray  # own letters of each note (all its chunks)
-    density: np.ndarray  # CSLS density per row; NaN until computed
+    density: dict[str, np.ndarray]  # CSLS density per row of each kind of vector; NaN until computed
     neighbours: dict[int, set[int]]
 
 
@@ -92,14 +95,16 @@ def _build(idx: Index, space: Space, resolve: Resolve) -> _Notes:
     raw = ch.raw[ch.docs >= 0].astype(np.float64)
     w = w[ch.docs >= 0]
     d = raw.shape[1] if raw.ndim == 2 else 1
-    weighted = np.zeros((len(ids), d))
-    plain = np.zeros((len(ids), d))
+    weighted, nonempty, plain = np.zeros((len(ids), d)), np.zeros((len(ids), d)), np.zeros((len(ids), d))
     np.add.at(weighted, inv, raw * w[:, None])
+    np.add.at(nonempty, inv, raw * (w > 0)[:, None])
     np.add.at(plain, inv, raw)
     total = np.bincount(inv, weights=w, minlength=len(ids))
-    weighted = np.where(total[:, None] > 0, weighted, plain)  # a note of empty chunks only: its plain mean
-    return _Notes(ids.astype(np.int64), _unit(weighted), _unit(plain), total,
-                  np.full(len(ids), np.nan, dtype=np.float32), _graph(idx, resolve))
+    # A note of empty chunks only keeps its plain mean (it is never listed, but can be asked about).
+    weighted = np.where(total[:, None] > 0, weighted, plain)
+    nonempty = np.where(total[:, None] > 0, nonempty, plain)
+    return _Notes(ids.astype(np.int64), _unit(nonempty), _unit(weighted), _unit(plain), total,
+                  {}, _graph(idx, resolve))
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -133,17 +138,18 @@ def _notes(idx: Index, resolve: Resolve) -> _Notes | None:
     return built
 
 
-def _density(n: _Notes, vecs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+def _density(n: _Notes, kind: str, vecs: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """Each row's mean cosine to its CSLS_K nearest other notes, computed
     only for the rows asked (a shortlist) and kept."""
-    todo = rows[np.isnan(n.density[rows])]
+    density = n.density.setdefault(kind, np.full(len(vecs), np.nan, dtype=np.float32))
+    todo = rows[np.isnan(density[rows])]
     if len(todo):
         sims = vecs[todo] @ vecs.T
         sims[np.arange(len(todo)), todo] = -np.inf
         k = min(CSLS_K, max(len(vecs) - 1, 1))
         top = np.partition(sims, sims.shape[1] - k, axis=1)[:, -k:]
-        n.density[todo] = np.where(np.isfinite(top), top, 0).mean(axis=1)
-    return n.density[rows]
+        density[todo] = np.where(np.isfinite(top), top, 0).mean(axis=1)
+    return density[rows]
 
 
 def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve,
@@ -154,7 +160,8 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
     n = _notes(idx, resolve)
     if n is None:
         return None
-    vecs = n.vecs if lv.weigh else n.plain
+    kind = ("by_length" if lv.by_length else "vecs") if lv.weigh else "plain"
+    vecs = {"by_length": n.by_length, "vecs": n.vecs, "plain": n.plain}[kind]
     if chunk_id is not None:
         space = space_of(idx)
         at = np.flatnonzero(space.chunks.rowids == chunk_id) if space is not None else np.zeros(0, int)
@@ -175,8 +182,12 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
         # Only a shortlist can rank; density elsewhere would cost O(n^2).
         short = others[np.argsort(-cos[others], kind="stable")[:300]]
         adj = np.full(len(cos), -np.inf)
-        adj[short] = cos[short] - _density(n, vecs, short) / 2.0
-        base = cos[others] - np.nanmean(n.density[short]) / 2.0  # the vault's scale, for the z-score
+        dens = _density(n, kind, vecs, short)
+        adj[short] = cos[short] - dens / 2.0
+        base = cos[others] - float(dens.mean()) / 2.0  # the vault's scale, for the z-score
+    elif lv.global_hub:
+        adj = cos - (vecs @ vecs.mean(axis=0)) / 2.0
+        base = adj[others]
     else:
         base = cos[others]
     mu, sd = float(base.mean()), float(base.std()) or 1.0
