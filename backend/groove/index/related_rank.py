@@ -1,29 +1,30 @@
-"""Related notes ranked by meaning, corrected for hubs and tiny notes, and
-by the link graph (ADR 0276, issue 49).
+"""Related notes ranked by meaning, corrected for hubs, and by the link
+graph (ADR 0276, issue 49).
 
-Plain nearest neighbours of a note's mean vector (``notes.nearest_notes_to``)
-let three things fill the list on a vault of short notes: notes close to
-everything (hubs), chunks with no words of their own (a bare URL, an embed,
-a heading alone: their vector is little more than the title's), and notes
-of one line. Their cosines all sit in e5's narrow 0.8-0.9 band, so the
-scores said nothing either. Here, over the exact in-memory vectors of
-``space.py``:
+Plain nearest neighbours of a note's mean chunk vector
+(``notes.nearest_notes_to``, still the fallback) let notes close to
+everything (hubs) and chunks with no words of their own (a bare URL, an
+embed, a heading alone: their vector is little more than the title's) fill
+the list on a vault of short notes, and their cosines all sit in e5's narrow
+0.8-0.9 band, so the scores said nothing. Here, over the exact in-memory
+vectors of ``space.py``, with the defaults of ``RelatedLevers``:
 
-* each note is one vector: the mean of its chunks weighted by the letters
-  each has of its own (an empty chunk weighs nothing);
-* a candidate's similarity loses half its local density (CSLS: the mean
-  cosine of its ``CSLS_K`` nearest notes), so a note near everything must be
-  nearer to rank;
+* each note is one vector, the mean of its chunks with words of their own;
+  a note without a word of its own is never a similar note (links still
+  list it);
+* a candidate's cosine loses half its local density (CSLS: the mean cosine
+  of its ``CSLS_K`` nearest notes), so a note near everything must be nearer
+  to rank;
 * it is then read as a z-score against this note's similarities to the
-  whole vault (how unusual the closeness is, not the raw cosine), and
-  shrunk toward 0 by how little text the candidate has
-  (``letters / (letters + SHRINK_LETTERS)``: a one-line note's vector is
-  a noisy estimate of what it is about); a note with no word of its own
-  (a bare URL, an embed, a heading) is not a similar note at all, its
-  vector is its title's;
-* a link either way adds ``LINK_BONUS``; two notes sharing neighbours add
-  up to ``TWO_HOP_BONUS`` (Adamic-Adar: a neighbour linking to hundreds of
-  notes says little).
+  whole vault (how unusual the closeness is, not the raw cosine): the
+  ``relevance`` on the wire;
+* a link either way adds ``LINK_BONUS``; sharing neighbours adds up to
+  ``TWO_HOP_BONUS`` (Adamic-Adar: a neighbour linking to hundreds of notes
+  says little).
+
+Measured and left off (``bench/related_quality.py``, docs/eval.md): shrinking
+a short note's z-score by its length, weighting chunks by their length, the
+best chunk as a note's evidence, and the vault-mean hub correction.
 """
 
 from __future__ import annotations
@@ -54,7 +55,9 @@ class RelatedLevers:
     by_length: bool = False  # ... and the others weigh their own letters (else 1 each)
     csls: bool = True
     global_hub: bool = False  # subtract half the mean similarity to the vault instead (cheaper, cruder)
-    shrink: bool = True
+    sections: bool = False  # a candidate as close as its best non-empty chunk; measured: loses
+    shrink: bool = False  # measured: loses on both judged sets (ADR 0276)
+    shrink_letters: float = SHRINK_LETTERS
     links: bool = True
     two_hop: bool = True
 
@@ -75,6 +78,8 @@ class _Notes:
     by_length: np.ndarray  # (n, d) unit rows, chunks weighted by their own letters
     plain: np.ndarray  # (n, d) unit rows of the unweighted chunk mean
     letters: np.ndarray  # own letters of each note (all its chunks)
+    chunk_rows: np.ndarray  # (m, d) the chunk vectors with words of their own
+    chunk_note: np.ndarray  # the row in ``ids`` of each
     density: dict[str, np.ndarray]  # CSLS density per row of each kind of vector; NaN until computed
     neighbours: dict[int, set[int]]
 
@@ -103,8 +108,9 @@ def _build(idx: Index, space: Space, resolve: Resolve) -> _Notes:
     # A note of empty chunks only keeps its plain mean (it is never listed, but can be asked about).
     weighted = np.where(total[:, None] > 0, weighted, plain)
     nonempty = np.where(total[:, None] > 0, nonempty, plain)
+    ok = w > 0
     return _Notes(ids.astype(np.int64), _unit(nonempty), _unit(weighted), _unit(plain), total,
-                  {}, _graph(idx, resolve))
+                  raw[ok].astype(np.float32), inv[ok], {}, _graph(idx, resolve))
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -174,6 +180,10 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
             return None
         q = vecs[own[0]]
     cos = vecs @ q
+    if lv.sections and len(n.chunk_rows):
+        best = np.full(len(cos), -np.inf, dtype=np.float32)
+        np.maximum.at(best, n.chunk_note, n.chunk_rows @ q)
+        cos = np.maximum(cos, best)
     others = np.flatnonzero(n.ids != doc_id)
     if not len(others):
         return []
@@ -193,8 +203,10 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
     mu, sd = float(base.mean()), float(base.std()) or 1.0
     z = (adj - mu) / sd
     if lv.shrink:
-        z = z * (n.letters / (n.letters + SHRINK_LETTERS))
-        z[n.letters == 0] = -np.inf  # no word of its own: nothing to be similar by (links still list it)
+        with np.errstate(invalid="ignore"):  # -inf (off the shortlist) times 0
+            z = z * (n.letters / (n.letters + lv.shrink_letters))
+    if lv.weigh:  # no word of its own: nothing to be similar by (links still list it)
+        z = np.where(n.letters > 0, z, -np.inf)
     if lv.links or lv.two_hop:
         z = z + _link_evidence(n, doc_id, lv)
     order = others[np.lexsort((n.ids[others], -z[others]))]
