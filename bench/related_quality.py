@@ -77,7 +77,8 @@ def main() -> None:
     ap.add_argument("--variants", default=DEFAULT_VARIANTS)
     ap.add_argument("--per-note", action="store_true", help="the first 5 of each note, per variant")
     a = ap.parse_args()
-    from groove.index.related_rank import _notes
+    from groove.index.related_rank import _notes, with_letters
+    from groove.index.space import space_of
     from groove.notes import name_index
     from groove.storage.db import Index
     from groove.vault.links import resolve_target
@@ -108,7 +109,11 @@ def main() -> None:
         timing = (f"{Path(judged_path).stem}: {len(notes.ids)} notes; per call, warm: all / today = "
                   f"{per_call['all'] / per_call['today']:.2f}x; the first call after a change also builds "
                   f"the note vectors and link graph: {cold / per_call['today']:.0f}x one plain call")
-        letters = {int(d): float(n) for d, n in zip(notes.ids, notes.letters)}
+        space = space_of(idx)
+        assert space is not None
+        counts = with_letters(idx, space, notes).letters
+        assert counts is not None
+        letters = {int(d): float(n) for d, n in zip(notes.ids, counts)}
         for var in variants:
             tot = {"ndcg": 0.0, "p5": 0.0, "r10": 0.0, "tiny": 0.0, "gap": 0.0, "band": 0.0}
             lk_n = lk_hit = 0

@@ -71,17 +71,19 @@ class RankedNote:
 
 @dataclass
 class _Notes:
-    """One vector per note, its own-letter count, and the link graph."""
+    """One vector per note, which of them have words, and the link graph."""
 
     ids: np.ndarray  # note ids, int64
     vecs: np.ndarray  # (n, d) unit rows, empty chunks left out
-    by_length: np.ndarray  # (n, d) unit rows, chunks weighted by their own letters
     plain: np.ndarray  # (n, d) unit rows of the unweighted chunk mean
-    letters: np.ndarray  # own letters of each note (all its chunks)
-    chunk_rows: np.ndarray  # (m, d) the chunk vectors with words of their own
-    chunk_note: np.ndarray  # the row in ``ids`` of each
+    worded: np.ndarray  # bool: the note has a chunk with words of its own
+    held: np.ndarray  # rows of ``space.chunks`` that belong to a note
+    inv: np.ndarray  # the row in ``ids`` of each held chunk
     density: dict[str, np.ndarray]  # CSLS density per row of each kind of vector; NaN until computed
     neighbours: dict[int, set[int]]
+    # Measured levers only (by_length, shrink): own letters, read from the chunks' text on first use.
+    letters: np.ndarray | None = None
+    by_length: np.ndarray | None = None
 
 
 Resolve = Callable[[str, str], "int | None"]
@@ -91,26 +93,38 @@ def _own_letters(text: str) -> int:
     return len(_LETTER.findall(_NOT_OWN.sub(" ", text)))
 
 
+def _means(raw: np.ndarray, inv: np.ndarray, w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(sum of rows weighted by w, total weight) per note."""
+    out = np.zeros((n, raw.shape[1] if raw.ndim == 2 else 1))
+    np.add.at(out, inv, raw * w[:, None].astype(np.float32))
+    return out, np.bincount(inv, weights=w, minlength=n)
+
+
 def _build(idx: Index, space: Space, resolve: Resolve) -> _Notes:
-    c = idx.conn
-    letters_of = {cid: _own_letters(text) for cid, text in c.execute("SELECT id, content FROM chunks")}
+    """Reads only what ``space`` holds (the empty flags are its own), so the
+    default ranking costs no second pass over the chunks' text."""
     ch = space.chunks
-    w = np.fromiter((letters_of.get(int(r), 0) for r in ch.rowids), dtype=np.float64, count=len(ch.rowids))
-    ids, inv = np.unique(ch.docs[ch.docs >= 0], return_inverse=True)
-    raw = ch.raw[ch.docs >= 0].astype(np.float64)
-    w = w[ch.docs >= 0]
-    d = raw.shape[1] if raw.ndim == 2 else 1
-    weighted, nonempty, plain = np.zeros((len(ids), d)), np.zeros((len(ids), d)), np.zeros((len(ids), d))
-    np.add.at(weighted, inv, raw * w[:, None])
-    np.add.at(nonempty, inv, raw * (w > 0)[:, None])
-    np.add.at(plain, inv, raw)
-    total = np.bincount(inv, weights=w, minlength=len(ids))
+    held = np.flatnonzero(ch.docs >= 0)
+    ids, inv = np.unique(ch.docs[held], return_inverse=True)
+    raw = ch.raw[held]
+    worded = ~ch.empty[held] if ch.empty is not None else np.ones(len(held), dtype=bool)
+    plain, _ = _means(raw, inv, np.ones(len(held)), len(ids))
+    vecs, total = _means(raw, inv, worded.astype(np.float64), len(ids))
     # A note of empty chunks only keeps its plain mean (it is never listed, but can be asked about).
-    weighted = np.where(total[:, None] > 0, weighted, plain)
-    nonempty = np.where(total[:, None] > 0, nonempty, plain)
-    ok = w > 0
-    return _Notes(ids.astype(np.int64), _unit(nonempty), _unit(weighted), _unit(plain), total,
-                  raw[ok].astype(np.float32), inv[ok], {}, _graph(idx, resolve))
+    vecs = np.where(total[:, None] > 0, vecs, plain)
+    return _Notes(ids.astype(np.int64), _unit(vecs), _unit(plain), total > 0, held, inv, {}, _graph(idx, resolve))
+
+
+def with_letters(idx: Index, space: Space, n: _Notes) -> _Notes:
+    """Fill the own-letter counts and the length-weighted vectors (once)."""
+    if n.letters is None:
+        letters_of = {cid: _own_letters(text) for cid, text in idx.conn.execute("SELECT id, content FROM chunks")}
+        ch = space.chunks
+        w = np.fromiter((letters_of.get(int(ch.rowids[i]), 0) for i in n.held), dtype=np.float64, count=len(n.held))
+        weighted, total = _means(ch.raw[n.held], n.inv, w, len(n.ids))
+        n.by_length = _unit(np.where(total[:, None] > 0, weighted, n.plain))
+        n.letters = total
+    return n
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -166,12 +180,17 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
     n = _notes(idx, resolve)
     if n is None:
         return None
+    space = space_of(idx)
+    if space is None:
+        return None
+    if lv.by_length or lv.shrink:
+        with_letters(idx, space, n)
     kind = ("by_length" if lv.by_length else "vecs") if lv.weigh else "plain"
     vecs = {"by_length": n.by_length, "vecs": n.vecs, "plain": n.plain}[kind]
+    assert vecs is not None
     if chunk_id is not None:
-        space = space_of(idx)
-        at = np.flatnonzero(space.chunks.rowids == chunk_id) if space is not None else np.zeros(0, int)
-        if not len(at) or space is None:
+        at = np.flatnonzero(space.chunks.rowids == chunk_id)
+        if not len(at):
             return None
         q = space.chunks.raw[at[0]].astype(np.float32)
     else:
@@ -180,9 +199,10 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
             return None
         q = vecs[own[0]]
     cos = vecs @ q
-    if lv.sections and len(n.chunk_rows):
+    if lv.sections:
+        ok = ~space.chunks.empty[n.held] if space.chunks.empty is not None else np.ones(len(n.held), bool)
         best = np.full(len(cos), -np.inf, dtype=np.float32)
-        np.maximum.at(best, n.chunk_note, n.chunk_rows @ q)
+        np.maximum.at(best, n.inv[ok], space.chunks.raw[n.held[ok]] @ q)
         cos = np.maximum(cos, best)
     others = np.flatnonzero(n.ids != doc_id)
     if not len(others):
@@ -202,11 +222,11 @@ def rank_related(idx: Index, doc_id: int, chunk_id: int | None, resolve: Resolve
         base = cos[others]
     mu, sd = float(base.mean()), float(base.std()) or 1.0
     z = (adj - mu) / sd
-    if lv.shrink:
+    if lv.shrink and n.letters is not None:
         with np.errstate(invalid="ignore"):  # -inf (off the shortlist) times 0
             z = z * (n.letters / (n.letters + lv.shrink_letters))
     if lv.weigh:  # no word of its own: nothing to be similar by (links still list it)
-        z = np.where(n.letters > 0, z, -np.inf)
+        z = np.where(n.worded, z, -np.inf)
     if lv.links or lv.two_hop:
         z = z + _link_evidence(n, doc_id, lv)
     order = others[np.lexsort((n.ids[others], -z[others]))]
