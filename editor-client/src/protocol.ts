@@ -497,9 +497,12 @@ export interface SearchResponse {
 export interface Similar {
   path: string;
   title: string;
+  /** The cosine of the two notes' vectors (``relevance``, when present, is what orders the list) */
   score: number;
   /** A link joins the two notes, in either direction (resolved as backlinks and outgoing links are) */
   linked?: boolean;
+  /** The ranking score (ADR 0276): standard deviations above this note's usual similarity, plus link evidence */
+  relevance?: number;
 }
 
 export interface SkippedNote {

@@ -148,7 +148,9 @@ def test_mmr_reads_a_big_vaults_vectors_from_the_copy_with_the_same_dot_products
 
 @pytest.mark.parametrize("rotated", [False, True], ids=["plain copy", "lead, head and tail"])
 def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, rotated):
-    from groove import operations
+    """Plain KNN of a note (``nearest_notes_to``: what related notes fall back
+    to without the exact copy of index/related_rank.py, ADR 0276)."""
+    from groove.index.notes import nearest_notes_to
 
     monkeypatch.setattr(vectors, "MIN_ROWS", 10)
     if rotated:
@@ -157,15 +159,15 @@ def test_related_notes_come_from_the_copy_as_from_sqlite_vec(rt, monkeypatch, ro
         monkeypatch.setattr(vectors, "LEAD_DIMS", rt.embedder.dim // 3)
         monkeypatch.setattr(vectors, "LEAD_MIN_ROWS", 10)
     idx = rt.index
-    paths = [p for (p,) in idx.conn.execute("SELECT path FROM documents ORDER BY id LIMIT 6")]
+    docs = [d for (d,) in idx.conn.execute("SELECT id FROM documents ORDER BY id LIMIT 6")]
     idx.vectors = VectorCache()
-    want = [operations.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
+    want = [list(nearest_notes_to(idx, d, None, 10)) for d in docs]
     idx.vectors.warm(idx.conn)
     asked = []
     real = idx.vectors.nearest
     monkeypatch.setattr(idx.vectors, "nearest", lambda *a, **k: asked.append(a[1]) or real(*a, **k))
-    got = [operations.call(rt, "related_notes", {"path": p})["similar"] for p in paths]
-    assert asked.count("vec_chunks") == len(paths)  # the copy answered every one
+    got = [list(nearest_notes_to(idx, d, None, 10)) for d in docs]
+    assert asked.count("vec_chunks") == len(docs)  # the copy answered every one
     for w, g in zip(want, got):
-        assert [x["path"] for x in g] == [x["path"] for x in w]
-        assert [x["score"] for x in g] == pytest.approx([x["score"] for x in w], abs=2e-4)
+        assert [x[0] for x in g] == [x[0] for x in w]
+        assert [x[1] for x in g] == pytest.approx([x[1] for x in w], abs=2e-4)

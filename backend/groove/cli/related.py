@@ -45,7 +45,9 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}:")
     for s in res["similar"]:
         mark = "  (linked)" if s.get("linked") else ""
-        click.echo(f"  {s['score']:.3f}  {escape_controls(s['path'])}{mark}")
+        # relevance (ADR 0276) orders the list and spreads; the cosine sits in e5's narrow band.
+        rel = f"{s['relevance']:+.2f}  " if "relevance" in s else ""
+        click.echo(f"  {rel}{s['score']:.3f}  {escape_controls(s['path'])}{mark}")
     click.echo(f"linking here ({len(res['backlinks'])}):")
     for b in res["backlinks"]:
         click.echo(f"  {escape_controls(b['path'])}:{b['line']}")

@@ -6,12 +6,13 @@ once. A note operation like those of ``notes.py`` (served through
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from ..errors import InvalidArgument, NoteNotFound
 from ..index.notes import chunk_note_path, links_naming, nearest_notes_to, outgoing_links
+from ..index.related_rank import rank_related
 from ..runtime import Runtime
 from ..vault.gate import check_readable, read_rules, safe_path
 from ..vault.links import NoteName, resolve_target, strip_md
@@ -41,20 +42,39 @@ def _check_indexed(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> None:
 
 def _similar(rt: Runtime, doc: NoteName, chunk_id: int | None, limit: int, rules: IgnoreRules,
              linked: set[str], unlinked_only: bool) -> list[Similar]:
-    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``."""
+    """The nearest notes, each marked ``linked``; ``unlinked_only`` drops those before ``limit``.
+    Ranked by ``index.related_rank`` (ADR 0276); plain KNN when it has no vectors to work on."""
     by_id = name_index(rt.index).by_id()
     out: list[Similar] = []
-    # As many more as may be dropped, so the search looks deep enough.
-    for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, limit + (len(linked) if unlinked_only else 0)):
+    for did, cos, relevance in _candidates(rt, doc, chunk_id, limit + (len(linked) if unlinked_only else 0)):
         d = by_id.get(did)
         if d is None or rules.skips(d.path):
             continue
         if unlinked_only and d.path in linked:
             continue
-        out.append({"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked})
+        hit: Similar = {"path": d.path, "title": d.title, "score": round(cos, 4), "linked": d.path in linked}
+        if relevance is not None:
+            hit["relevance"] = round(relevance, 2)
+        out.append(hit)
         if len(out) >= limit:
             break
     return out
+
+
+def _candidates(rt: Runtime, doc: NoteName, chunk_id: int | None, depth: int
+                ) -> Iterator[tuple[int, float, float | None]]:
+    """(note id, cosine, relevance or None), best first."""
+    names = name_index(rt.index)
+
+    def resolve(target: str, src: str) -> int | None:
+        hit = resolve_target(names, target, src)
+        return hit.id if hit is not None else None
+
+    ranked = rank_related(rt.index, doc.id, chunk_id, resolve, limit=depth + 100)  # room for notes the rules skip
+    if ranked is None:  # as many more as may be dropped, so the search looks deep enough
+        yield from ((did, cos, None) for did, cos in nearest_notes_to(rt.index, doc.id, chunk_id, depth))
+    else:
+        yield from ((r.doc_id, r.cosine, r.relevance) for r in ranked)
 
 
 def _backlinks(rt: Runtime, doc: NoteName, rules: IgnoreRules) -> list[Backlink]:
@@ -84,7 +104,7 @@ def related_notes(
     (resolved as backlinks and outgoing links are); ``unlinked_only`` leaves
     those out before ``limit`` applies (ADR 0200). The ranking is the same either way.
 
-    Returns ``{path, similar: [{path, title, score, linked}], backlinks: [{path, title, line, occurrences}],
+    Returns ``{path, similar: [{path, title, score, linked, relevance?}], backlinks: [{path, title, line, occurrences}],
     outgoing: [{target, path | null, heading, line, occurrences}], attachments: [{target, path | null,
     embed, line, occurrences}], own_headings: [{heading, block, line, occurrences}]}``: links to other
     notes, to files that are not notes, and to the note's own headings, apart (ADR 0257).

@@ -77,8 +77,11 @@ class Similar(TypedDict):
     path: str
     title: str
     score: float
+    """The cosine of the two notes' vectors (``relevance``, when present, is what orders the list)"""
     linked: NotRequired[bool]
     """A link joins the two notes, in either direction (resolved as backlinks and outgoing links are)"""
+    relevance: NotRequired[float]
+    """The ranking score (ADR 0276): standard deviations above this note's usual similarity, plus link evidence"""
 
 
 class Backlink(TypedDict):
