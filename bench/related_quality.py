@@ -79,7 +79,7 @@ def main() -> None:
     a = ap.parse_args()
     from groove.index.related_rank import _notes, with_letters
     from groove.index.space import space_of
-    from groove.notes import name_index
+    from groove.operations.notes import name_index
     from groove.storage.db import Index
     from groove.vault.links import resolve_target
 

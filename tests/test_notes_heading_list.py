@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from groove import notes
+from groove.operations import notes
 from groove.errors import MAX_ERROR_CHARS, InvalidArgument
 from helpers import indexed_runtime
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from groove.index.related_rank import RelatedLevers, rank_related
-from groove.notes import name_index
-from groove.related import related_notes
+from groove.operations.notes import name_index
+from groove.operations.related import related_notes
 from groove.vault.links import resolve_target
 
 NOTES = {

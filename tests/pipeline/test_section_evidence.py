@@ -12,7 +12,7 @@ import random
 import numpy as np
 import pytest
 
-from groove import service
+from groove import operations
 from groove.config import SearchConfig
 from groove.engines.vectors import cache as vectors
 from groove.engines.vectors import stored
@@ -41,7 +41,7 @@ def rt(tmp_path_factory, tiny_embedder):
                            for j in range(rng.randint(1, 6)))
         (folder / f"note {i:02d}.md").write_text(f"# Note {i}\n\n{body}\n", encoding="utf-8")
     runtime = make_runtime(vault, tiny_embedder, tmp)
-    service.reindex(runtime)
+    operations.reindex(runtime)
     return runtime
 
 
