@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from groove.operations import notes
 from groove.errors import MAX_ERROR_CHARS, InvalidArgument
+from groove.operations import notes
 from helpers import indexed_runtime
 
 HEADINGS = [f"Updating your synced vault settings on device number {k}" for k in range(1, 21)]
