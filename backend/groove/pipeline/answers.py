@@ -9,13 +9,16 @@ touched: this reads the hits, it does not reorder them.
 
 A panel shows a note's hits as one row (ADR 0261): the later hits of the
 first hits' notes are marked too, and a note's first hit names the hit
-holding the note's best sentence (``note_answer_rank``, ADR 0269).
+holding the note's best sentence (``note_answer_rank``, ADR 0269), or where
+it is when it lies in a section not returned (``note_answer``: the note's
+nearest such section by its stored vector, ``note_sections``). Only a hit
+whose best sentence comes near the search's best is marked (``ANSWER_BAR``):
+a row far from the question has no answer to underline.
 
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
-the first ``ANSWER_HITS`` hits and their notes' later hits only, at most
-``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS`` for
-the model; a lone sentence needs no model unless its note has other hits;
-and sentence vectors are kept (``_VectorCache``), so the searches of
+the first ``ANSWER_HITS`` hits and their notes' later hits (and one section
+a note beyond them) only, at most ``MAX_SENTENCES`` sentences a hit, each
+cut to ``MAX_SENTENCE_CHARS`` for the model; and sentence vectors are kept (``_VectorCache``), so the searches of
 someone typing, whose hits repeat, embed only the sentences they have not
 seen.
 """
@@ -45,8 +48,8 @@ MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
 MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
 MIN_LETTERS = 4  # a "sentence" with fewer letters or digits ("OK.", "1.") is no answer
 SECOND_MARGIN = 0.02  # an adjacent sentence this close to the best one is marked too
-ANSWER_BAR = 0.05  # a hit is marked when its best sentence is within this of the search's best (cosine)
-SECTION_PRIOR = 0.0  # weight of a sentence's section's cosine when a note's sentences compete
+ANSWER_BAR = 0.03  # a hit is marked when its best sentence is within this of the search's best (cosine)
+SECTION_PRIOR = 0.5  # weight of a sentence's section's cosine when a note's sentences compete
 CACHE_SIZE = 8192  # sentence vectors kept (384 floats each: ~12 MB)
 
 _FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")

@@ -21,7 +21,8 @@ from ..storage.db import Index
 from ..types import NoteAnswer, SearchHit
 
 EXTRA_SECTIONS = 1  # per note: each costs its sentences' embeddings (~15), measured in bench/answer_spans.py
-NEARER_ONLY = True  # a section counts only when its vector is nearer the query than the note's returned ones
+NOTES = 5  # the first notes of the list looked beyond (a panel's first rows)
+NEARER_ONLY = False  # a section counts only when its vector is nearer the query than the note's returned ones
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,8 @@ def unreturned_sections(idx: Index, hits: list[SearchHit], qvec: np.ndarray, not
     """For each note of ``notes``, the ``EXTRA_SECTIONS`` of its sections
     that no hit holds, nearest the query by their stored vectors (all the
     notes' sections' cosines into ``sims_out``)."""
-    notes = {p for p in notes if not p.lower().endswith(".canvas")}
+    notes = {p for p in list(dict.fromkeys(h.path for h in hits if h.path in notes))[:NOTES]
+             if not p.lower().endswith(".canvas")}
     returned = {h.chunk_id for h in hits} | {r.chunk_id for h in hits for r in h.expanded_from}
     rows = [r for r in sections_of_notes(idx, [h.chunk_id for h in hits if h.path in notes]) if r[1] in notes]
     if not rows:
