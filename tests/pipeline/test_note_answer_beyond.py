@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from groove.pipeline import SearchParams, run_search
-from groove.pipeline.answers import ANSWER_BAR, CACHE, answer_spans
+from groove.pipeline.answers import ALWAYS_MARKED, ANSWER_BAR, CACHE, answer_spans
 from groove.storage.chunks import load_candidates
 from groove.types import SearchHit
 from stagekit import indexed_runtime
@@ -102,16 +102,19 @@ def _plain(content: str, path: str, rank: int) -> SearchHit:
                      chunk_id=rank)
 
 
-def test_a_hit_whose_best_sentence_is_far_below_the_searchs_best_is_not_marked():
-    assert 0 < ANSWER_BAR < 0.2  # a bar, not "every hit"
+def test_past_the_first_hits_a_hit_whose_best_sentence_is_far_below_the_searchs_best_is_not_marked():
+    assert 0 < ANSWER_BAR < 0.2 and ALWAYS_MARKED == 3  # a bar, not "every hit"
     CACHE.clear()
     q = np.array([1.0, 0.0], dtype=np.float32)
-    hits = [_plain("The answer here. Unrelated.", "a.md", 1), _plain("Only far words. More far words.", "b.md", 2),
-            _plain("Something near it. Far again.", "c.md", 3), _plain("A lone far sentence", "d.md", 4)]
+    first = [_plain("Far words first. Far again.", "x.md", 1), _plain("The answer here. Unrelated.", "a.md", 2),
+             _plain("Far too. Far still.", "y.md", 3)]  # read first: always marked
+    hits = [*first, _plain("Only far words. More far words.", "b.md", 4),
+            _plain("Something near it. Far again.", "c.md", 5), _plain("A lone far sentence", "d.md", 6)]
     answer_spans(hits, q, KeywordEmbedder())
-    assert [bool(h.answer_spans) for h in hits] == [True, False, True, False]
-    # A note whose hits all fall below the bar names no answer either.
+    assert [bool(h.answer_spans) for h in hits] == [True, True, True, False, True, False]
+    # A note whose later hits all fall below the bar names no answer in them.
     hits = [_plain("The answer here. Unrelated.", "a.md", 1), _plain("Far words. Far again.", "b.md", 2),
-            _plain("Far still. Far too.", "b.md", 3)]
+            _plain("Near it. Far.", "c.md", 3), _plain("Far still. Far too.", "b.md", 4)]
     answer_spans(hits, q, KeywordEmbedder())
-    assert [(bool(h.answer_spans), h.note_answer_rank) for h in hits] == [(True, None), (False, None), (False, None)]
+    assert [(bool(h.answer_spans), h.note_answer_rank) for h in hits] == [(True, None), (True, None), (True, None),
+                                                                          (False, None)]

@@ -48,7 +48,8 @@ MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
 MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
 MIN_LETTERS = 4  # a "sentence" with fewer letters or digits ("OK.", "1.") is no answer
 SECOND_MARGIN = 0.02  # an adjacent sentence this close to the best one is marked too
-ANSWER_BAR = 0.03  # a hit is marked when its best sentence is within this of the search's best (cosine)
+ANSWER_BAR = 0.03  # past the first hits, a hit is marked when its best sentence is within this of the search's best
+ALWAYS_MARKED = 3  # the first hits, read first, always show their best sentence (their gap reaches ~0.09)
 SECTION_PRIOR = 0.5  # weight of a sentence's section's cosine when a note's sentences compete
 CACHE_SIZE = 8192  # sentence vectors kept (384 floats each: ~12 MB)
 
@@ -198,12 +199,14 @@ def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, in
     return None
 
 
-def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, index: Index | None = None) -> None:
+def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
+                 index: Index | None = None) -> None:
     """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits and on the later
     hits of the same notes: each one's best sentence by cosine to the query
     vector (unit vectors: a dot product), and an adjacent one within
-    ``SECOND_MARGIN``, when the best clears ``ANSWER_BAR``; the other hits
-    get none. Then, per note, its answer: ``note_answer_rank`` on its first
+    ``SECOND_MARGIN``, on the first ``ALWAYS_MARKED`` hits and on the others
+    whose best clears ``ANSWER_BAR``; the other hits get none. Then, per note,
+    its answer: ``note_answer_rank`` on its first
     hit when another of its hits holds the note's best sentence, or
     ``note_answer`` when, with ``index``, a section not returned does
     (``note_sections``). All the sentences go to the model in one batch."""
@@ -234,7 +237,7 @@ def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, in
     bar = top - ANSWER_BAR
     best_of: list[float | None] = []
     for h, ss, sc, b in zip(marked, per_hit, scores, best):
-        if b is None or b < bar:
+        if b is None or (b < bar and h.rank > ALWAYS_MARKED):
             best_of.append(None)
             continue
         best_of.append(b)
