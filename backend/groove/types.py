@@ -112,18 +112,15 @@ class ExpandedRange:
 
 @dataclass(frozen=True)
 class NoteAnswer:
-    """Where a note's sentence that best answers the query is, when it is in a section of the note
-    that was not returned (ADR 0269)"""
+    """Where a note's best answering sentence is, in a section not returned (ADR 0269)"""
 
     __pydantic_config__ = _DOCSTRINGS
 
     chunk_id: int
     heading_path: list[str]
-    """Headings from the top of the note down to the section holding the sentence"""
     text: str
     """The sentence as written in the note"""
     byte_range: constraints.ByteSpan
-    """Where ``text`` is in the note, as a hit's ``byte_range``"""
     line_range: constraints.LineRange
 
     def to_json(self) -> dict[str, Any]:
@@ -187,8 +184,7 @@ class SearchHit:
     """On a note's first hit only, when the sentence of that note that best answers the query is in
     another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise"""
     note_answer: NoteAnswer | None = None
-    """On a note's first hit only, when the sentence of that note that best answers the query is in
-    a section that was not returned: where it is. Absent otherwise (then note_answer_rank may apply)"""
+    """On a note's first hit only, when its best answering sentence is in a section not returned"""
     explain: dict[str, Any] | None = None
     """Why this hit ranked here (only when the search set ``explain``): each
     stage-1 leg that found it with its rank and RRF contribution, the fused

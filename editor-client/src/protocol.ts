@@ -206,14 +206,12 @@ export interface LowConfidenceStatus {
   cross_language_scripts?: Array<"latin" | "cjk"> | null;
 }
 
-/** Where a note's sentence that best answers the query is, when it is in a section of the note that was not returned (ADR 0269) */
+/** Where a note's best answering sentence is, in a section not returned (ADR 0269) */
 export interface NoteAnswer {
   chunk_id: number;
-  /** Headings from the top of the note down to the section holding the sentence */
   heading_path: string[];
   /** The sentence as written in the note */
   text: string;
-  /** Where ``text`` is in the note, as a hit's ``byte_range`` */
   byte_range: ByteSpan;
   line_range: LineRange;
 }
@@ -354,7 +352,7 @@ export interface SearchHit {
   chunk_id: number;
   /** On a note's first hit only, when the sentence of that note that best answers the query is in another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise */
   note_answer_rank?: number | null;
-  /** On a note's first hit only, when the sentence of that note that best answers the query is in a section that was not returned: where it is. Absent otherwise (then note_answer_rank may apply) */
+  /** On a note's first hit only, when its best answering sentence is in a section not returned */
   note_answer?: NoteAnswer | null;
   /** Why this hit ranked here (only when the search set ``explain``): each stage-1 leg that found it with its rank and RRF contribution, the fused score, and what the reranker, MMR and the parent retriever did */
   explain?: Record<string, unknown> | null;
