@@ -15,7 +15,9 @@ medians and their ratios to the query embedding.
 person marked as the answer in that note, written blind). Strict: a case
 counts when the first answer span of the best hit from ``path`` overlaps
 where ``answer`` is in that hit's content. Per note: the same of the hit
-the note's row jumps to (``note_answer_rank``, ADR 0269). Shares are of the
+the note's row jumps to (``note_answer_rank``, ADR 0269), or the
+sentence ``note_answer`` names in a section not returned (its byte range in
+the note). Shares are of the
 cases whose note is in the top 10 (and of those whose answered hit holds
 the marked sentence); the others are counted apart.
 
@@ -73,7 +75,7 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
     from groove.pipeline.answers import CACHE, answer_spans
 
     rows = {"query embedding": [], "search, answer_spans off": [], "answer spans, first 5 hits, cold": [],
-            "answer spans, cold cache": [], "answer spans, warm cache": []}
+            "returned hits only, cold": [], "answer spans, cold cache": [], "answer spans, warm cache": []}
     sentences = []
     for q in COST_QUERIES:
         run_search(rt, SearchParams(q, answer_spans=False))  # warm the index pages
@@ -90,10 +92,14 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
             rows["answer spans, first 5 hits, cold"].append(time.perf_counter() - t)
             CACHE.clear()
             t = time.perf_counter()
-            answer_spans(resp.results, qv, embedder)
+            answer_spans(resp.results, qv, embedder)  # no index: the returned hits only, no section beyond them
+            rows["returned hits only, cold"].append(time.perf_counter() - t)
+            CACHE.clear()
+            t = time.perf_counter()
+            answer_spans(resp.results, qv, embedder, rt.index)  # shipped: and the notes' best sections not returned
             rows["answer spans, cold cache"].append(time.perf_counter() - t)
             t = time.perf_counter()
-            answer_spans(resp.results, qv, embedder)
+            answer_spans(resp.results, qv, embedder, rt.index)
             rows["answer spans, warm cache"].append(time.perf_counter() - t)
         from groove.pipeline.answers import ANSWER_HITS, MAX_SENTENCES
         from groove.pipeline.answers import sentences as split
@@ -130,16 +136,37 @@ def paraphrase(rts, questions: list[tuple[str, dict]]) -> None:  # noqa: ANN001
         bare = [o for o in outcomes if o]
         print(f"{name:<34} {len(outcomes) - len(bare):>3}/{len(outcomes)} paraphrase questions: top 3 all marked"
               + (f"; not: {bare}" if bare else ""))
+    marked_rows([run_search(rts[q["lang"]], SearchParams(q["query"], limit=10)) for _, q in questions],
+                "paraphrase questions")
+
+
+def marked_rows(responses: list, what: str) -> None:  # noqa: ANN001
+    """How much of the top 10 is underlined as an answer: hits with answer
+    spans, and note rows (hits grouped by note) whose row shows one."""
+    hits = [sum(bool(h.answer_spans) for h in r.results[:10]) for r in responses]
+    rows = []
+    for r in responses:
+        firsts = {h.path: h for h in reversed(r.results[:10])}
+        rows.append(sum(any(g.answer_spans for g in r.results[:10] if g.path == p) or f.note_answer is not None
+                        for p, f in firsts.items()))
+    notes = [len({h.path for h in r.results[:10]}) for r in responses]
+    print(f"{what}: of the top 10, hits with answer spans {sum(hits) / len(hits):.1f} a search (median"
+          f" {median(hits):.0f}); note rows with an answer {sum(rows) / len(rows):.1f}"
+          f" of {sum(notes) / len(notes):.1f}")
 
 
 def overlap_share(rts, cases: list[dict]) -> None:  # noqa: ANN001
     from groove.pipeline import SearchParams, run_search
 
     by_lang: dict[str, list[tuple[str, str]]] = {}
+    responses = []
     for case in cases:
         lang = case.get("lang", "en")
         resp = run_search(rts[lang], SearchParams(case["query"], limit=10))
-        by_lang.setdefault(lang, []).append((_outcome(resp, case, per_note=False), _outcome(resp, case, per_note=True)))
+        responses.append(resp)
+        note = (rts[lang].vault / case["path"]).read_bytes()
+        by_lang.setdefault(lang, []).append((_outcome(resp, case, False, note), _outcome(resp, case, True, note)))
+    marked_rows(responses, "answer sets")
     for lang, pairs in sorted(by_lang.items()):
         for name, outcomes in (("strict", [p[0] for p in pairs]), ("per note", [p[1] for p in pairs])):
             judged = [o for o in outcomes if o in ("overlap", "other sentence")]
@@ -152,16 +179,19 @@ def overlap_share(rts, cases: list[dict]) -> None:  # noqa: ANN001
                   f" top 10 ({held} of those whose answered hit holds the sentence); apart: {apart or 'none'}")
 
 
-def _outcome(resp, case: dict, per_note: bool) -> str:  # noqa: ANN001
+def _outcome(resp, case: dict, per_note: bool, note: bytes) -> str:  # noqa: ANN001
     """How one case came out. Strict: the first answer span of the best hit
     from the case's note (the issue's "right hit"). Per note: of the hit the
     note's row jumps to, ``note_answer_rank``'s when the best hit names one."""
     hit = next((h for h in resp.results if h.path == case["path"]), None)
     if hit is None:
         return "note not in top 10"
+    answer = case["answer"].strip().encode("utf-8")
+    if per_note and hit.note_answer is not None:  # in a section not returned: where in the note's bytes
+        at, (a, b) = note.find(answer), hit.note_answer.byte_range
+        return "overlap" if at >= 0 and a < at + len(answer) and at < b else "other sentence"
     if per_note and hit.note_answer_rank is not None:
         hit = next(h for h in resp.results if h.rank == hit.note_answer_rank)
-    answer = case["answer"].strip().encode("utf-8")
     at = hit.content.encode("utf-8").find(answer)
     if at < 0:
         if per_note and any(answer in h.content.encode("utf-8") for h in resp.results if h.path == case["path"]):
@@ -183,7 +213,16 @@ def main() -> None:
     ap.add_argument("--langs", default="en,ja,zh,ko", help="for --paraphrase")
     ap.add_argument("--every", type=int, default=8, help="every N-th other note of a vault joins its slice")
     ap.add_argument("--work", type=Path, default=None, help="keep the slices and their indexes here")
+    ap.add_argument("--bar", type=float, default=None, help="answers.ANSWER_BAR for this run (1: no bar)")
+    ap.add_argument("--sections", type=int, default=None, help="note_sections.EXTRA_SECTIONS (0: returned hits only)")
+    ap.add_argument("--nearer", type=int, default=None, help="note_sections.NEARER_ONLY (0: any section not returned)")
+    ap.add_argument("--prior", type=float, default=None, help="answers.SECTION_PRIOR")
     a = ap.parse_args()
+    from groove.pipeline import answers, note_sections
+    answers.SECTION_PRIOR = answers.SECTION_PRIOR if a.prior is None else a.prior
+    note_sections.NEARER_ONLY = note_sections.NEARER_ONLY if a.nearer is None else bool(a.nearer)
+    answers.ANSWER_BAR = answers.ANSWER_BAR if a.bar is None else a.bar
+    note_sections.EXTRA_SECTIONS = note_sections.EXTRA_SECTIONS if a.sections is None else a.sections
     if not EVAL.is_dir():
         sys.exit(f"the help vaults are not at {EVAL}")
     embedder = default_embedder()

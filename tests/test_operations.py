@@ -88,5 +88,5 @@ def test_a_hit_is_defined_once_and_its_schema_follows():
     always = [f.name for f in dataclasses.fields(SearchHit) if f.default is dataclasses.MISSING]
     hit = protocol.schemas()["$defs"]["SearchHit"]
     assert list(hit["properties"]) == fields and hit["required"] == always
-    # explain only when the search asks for it; note_answer_rank only on a note's first hit, when it applies
-    assert set(fields) - set(always) == {"explain", "note_answer_rank"}
+    # explain only when the search asks for it; note_answer_rank, note_answer on a note's first hit when they apply
+    assert set(fields) - set(always) == {"explain", "note_answer_rank", "note_answer"}

@@ -220,7 +220,9 @@ export interface NoteGroup {
   /**
    * The section the row's answer is in: where the note's sentence that best
    * answers the query is (the daemon names it by `note_answer_rank` on the
-   * best hit, ADR 0269); `best` when that is the best section itself.
+   * best hit, ADR 0269, or by `note_answer` when that section was not
+   * returned: then a hit made of that sentence, see `noteAnswerHit`, with the
+   * best hit's index); `best` when that is the best section itself.
    */
   answer: { hit: SearchHit; index: number };
 }
@@ -241,11 +243,26 @@ export function groupHits(hits: ReadonlyArray<SearchHit>): NoteGroup[] {
     }
   });
   for (const g of byPath.values()) {
+    const beyond = noteAnswerHit(g.best.hit);
     const rank = g.best.hit.note_answer_rank;
-    const at = rank == null ? undefined : g.others.find((o) => o.hit.rank === rank && o.hit.answer_spans?.length);
+    const at = beyond ? { hit: beyond, index: g.best.index } : rank == null ? undefined : g.others.find((o) => o.hit.rank === rank && o.hit.answer_spans?.length);
     if (at) g.answer = at;
   }
   return [...byPath.values()];
+}
+
+/**
+ * The note's answer in a section that was not returned (`note_answer`) as a
+ * hit of that one sentence, whose answer span covers it all: opening it,
+ * `answerText` and heading trails then work as for any hit. Null without one.
+ */
+export function noteAnswerHit(hit: SearchHit): SearchHit | null {
+  const a = hit.note_answer;
+  if (!a?.text) return null;
+  return {
+    ...hit, heading_path: a.heading_path, content: a.text, byte_range: a.byte_range, line_range: a.line_range, chunk_id: a.chunk_id,
+    match_spans: [], answer_spans: [[0, utf8Length(a.text)]], expanded_from: [], note_answer: null, note_answer_rank: null, explain: null,
+  };
 }
 
 /** The first answer span of a hit as a person reads it (Markdown shown as text), cut to `max` characters; null when it has none. */

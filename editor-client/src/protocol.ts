@@ -297,6 +297,16 @@ export interface MmrExplain {
   rank_after: number;
 }
 
+/** Where a note's best answering sentence is, in a section not returned (ADR 0269) */
+export interface NoteAnswer {
+  chunk_id: number;
+  heading_path: string[];
+  /** The sentence as written in the note */
+  text: string;
+  byte_range: ByteSpan;
+  line_range: LineRange;
+}
+
 export interface NoteEntry {
   path: string;
   title: string;
@@ -444,6 +454,8 @@ export interface SearchHit {
   chunk_id: number;
   /** On a note's first hit only, when the sentence of that note that best answers the query is in another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise */
   note_answer_rank?: number | null;
+  /** On a note's first hit only, when its best answering sentence is in a section not returned */
+  note_answer?: NoteAnswer | null;
   /** Why this hit ranked here (only when the search set ``explain``): each stage-1 leg that found it with its rank and RRF contribution, the fused score, and what the reranker, MMR and the parent retriever did */
   explain?: Record<string, unknown> | null;
 }

@@ -225,3 +225,23 @@ describe("a note's row and its answer (note_answer_rank, ADR 0269)", () => {
     expect(answerText({ ...a3, content: "x".repeat(300), answer_spans: [[0, 300]] }, 20)).toBe(`${"x".repeat(19)}…`);
   });
 });
+
+describe("a note's answer in a section that was not returned (note_answer, ADR 0269)", () => {
+  it("the row's answer is a hit of that sentence, which opens at its exact characters", () => {
+    const file = "# 会議\r\n\r\n## 議事録\r\n予算の承認。\r\n\r\n## 次回\r\n日程は未定。次回は🚀 **ローンチ** です。\r\n";
+    const text = "次回は🚀 **ローンチ** です。";
+    const at = B(file.slice(0, file.indexOf(text)));
+    const first = hitFor(file, "## 議事録\r\n予算の承認。", []);
+    const row = { ...first, note_answer: { chunk_id: 9, heading_path: ["会議", "次回"], text, byte_range: [at, at + B(text)] as [number, number], line_range: [7, 7] as [number, number] } };
+    const g = groupHits([row])[0]!;
+    expect(g.answer).not.toBe(g.best);
+    expect(g.answer.index).toBe(0);
+    expect(answerText(g.answer.hit)).toBe("次回は🚀 ローンチ です。");
+    const sel = hitSelection(g.answer.hit, file, -1);
+    expect(sel.exact).toBe(true);
+    expect(textBetween(file, sel.from, sel.to)).toBe(text);
+    // The file changed since: the row still opens the note, on the sentence's lines.
+    const moved = hitSelection(g.answer.hit, file.replace("日程は未定。", ""), -1);
+    expect(moved.from.line).toBe(6);
+  });
+});

@@ -190,8 +190,10 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
   const snippet = el(item, "div", { cls: "groove-hit-snippet" });
   const expandable = (hit.expanded_from?.length ?? 0) > 0;
   let withContext = opts.showContext && expandable;
-  renderSnippet(snippet, hit, withContext, opts.snippetContext);
   const answer = answerAt ? answerText(answerAt) : null;
+  // The row's answer is the note's, on its own line: the snippet then shows its words only, one answer underlined.
+  const shown = answerAt && answer ? { ...hit, answer_spans: [] } : hit;
+  renderSnippet(snippet, shown, withContext, opts.snippetContext);
   if (answerAt && answer) {
     const where = headingTrail(answerAt).at(-1) ?? answerAt.title;
     const line = el(item, "div", { cls: "groove-note-answer", title: `The answer is in “${where}”: click to open it there` });
@@ -216,7 +218,7 @@ export function renderHit(parent: HTMLElement, hit: SearchHit, index: number, op
       withContext = !withContext;
       toggle.setAttribute("aria-pressed", String(withContext));
       label();
-      renderSnippet(snippet, hit, withContext, opts.snippetContext);
+      renderSnippet(snippet, shown, withContext, opts.snippetContext);
     });
   }
 

@@ -289,6 +289,40 @@ describe("a note's answer in another of its sections (note_answer_rank, ADR 0269
     renderResults(root, response([{ ...a1, note_answer_rank: 9 }, b1, a2]), { showContext: false, onOpen });
     expect(root.querySelector(".groove-note-answer")).toBeNull();
   });
+
+  it("a row pointing elsewhere underlines one answer, the note's line, not its snippet's too", () => {
+    const root = document.createElement("div");
+    const c2 = "Other words here. Open Settings and turn it on.";
+    const a2 = hit({ content: c2, heading_path: ["同期", "Turn it on"], chunk_id: 3, rank: 3, answer_spans: [[B("Other words here. "), B(c2)]] });
+    const a1 = hit({ content: "alpha one. Unrelated words.", terms: ["alpha"], chunk_id: 1, rank: 1, answer_spans: [[0, B("alpha one.")]], note_answer_rank: 3 });
+    const els = renderResults(root, response([a1, a2]), { showContext: false });
+    expect([...els[0]!.querySelectorAll(".groove-answer")].map((a) => a.textContent)).toEqual(["Open Settings and turn it on."]);
+    expect(els[0]!.querySelector(".groove-hit-snippet")!.textContent).toContain("alpha one.");
+    expect(marks(els[0]!)).toEqual(["alpha"]);
+    // The section's own row, and a row whose answer is its own snippet, keep their snippet's underline.
+    expect([...els[1]!.querySelectorAll(".groove-answer")].map((a) => a.textContent)).toEqual(["Open Settings and turn it on."]);
+    const here = renderResults(root, response([{ ...a1, note_answer_rank: undefined }]), { showContext: false });
+    expect([...here[0]!.querySelectorAll(".groove-answer")].map((a) => a.textContent).join("")).toBe("alpha one.");
+  });
+});
+
+describe("a note's answer in a section that was not returned (note_answer, ADR 0269)", () => {
+  it("the row shows the sentence under its heading and opens the note at it", () => {
+    const root = document.createElement("div");
+    const onOpen = vi.fn();
+    const text = "Press **Ctrl+P** to open the command palette.";
+    const a1 = hit({
+      content: "alpha one. Unrelated words.", terms: ["alpha"], answer_spans: [[0, B("alpha one.")]],
+      note_answer: { chunk_id: 7, heading_path: ["同期", "Shortcuts"], text, byte_range: [120, 120 + B(text)], line_range: [14, 14] },
+    });
+    const els = renderResults(root, response([a1]), { showContext: false, onOpen });
+    expect(els[0]!.querySelector(".groove-note-answer")!.textContent).toBe("Answer in Shortcuts: Press Ctrl+P to open the command palette.");
+    expect(els[0]!.querySelectorAll(".groove-answer").length).toBe(1);
+    els[0]!.click();
+    const opened = onOpen.mock.calls[0]![0] as SearchHit;
+    expect([opened.path, opened.content, opened.byte_range, opened.line_range, opened.answer_spans]).toEqual([a1.path, text, [120, 120 + B(text)], [14, 14], [[0, B(text)]]]);
+    expect(onOpen.mock.calls[0]![1]).toBe(-1);
+  });
 });
 
 describe("renderRelated", () => {

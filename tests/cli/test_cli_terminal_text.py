@@ -14,7 +14,7 @@ import pytest
 
 from groove.cli.search import print_response, snippet
 from groove.cli.styled import Printer, Styled
-from groove.types import MatchSpan, SearchResponse
+from groove.wire.search import MatchSpan, SearchResponse
 
 SNIP = ("# Phone and laptop\n\n## Using the same notes on several devices\n\ngroove only reads the files in "
         "your vault. To have the same notes on your phone and on your laptop, let a file synchronisation "

@@ -8,7 +8,7 @@ import pytest
 
 from groove.cli.readable import shown
 from groove.cli.search import HIGHLIGHT, snippet
-from groove.types import MatchSpan
+from groove.wire.search import MatchSpan
 
 
 def _text(content: str) -> str:

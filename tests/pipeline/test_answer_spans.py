@@ -84,13 +84,13 @@ def test_the_best_sentence_is_marked_with_an_adjacent_one_that_scores_nearly_as_
     q = np.array([1.0, 0.0], dtype=np.float32)
     h1 = hit("# Title\n\nFirst unrelated words. Here is the answer, 東京. Then more unrelated words.")
     h2 = hit("Unrelated opening words. The answer sentence. And nearly the same thing. Unrelated closing words.")
-    h3 = hit("Only one sentence here")
+    h3 = hit("Only one answer here")
     emb = FixedEmbedder()
     answer_spans([h1, h2, h3], q, emb)
     assert sliced(h1.content, h1.answer_spans) == ["Here is the answer, 東京."]
     assert sliced(h2.content, h2.answer_spans) == ["The answer sentence.", "And nearly the same thing."]
-    assert sliced(h3.content, h3.answer_spans) == ["Only one sentence here"]
-    assert emb.calls == 1  # one batch for every hit; a one-sentence hit needs no model
+    assert sliced(h3.content, h3.answer_spans) == ["Only one answer here"]
+    assert emb.calls == 1  # one batch for every hit, a one-sentence one too (the bar reads its score)
     answer_spans([h1, h2], q, emb)
     assert emb.calls == 1  # the same sentences again: from the cache
 
@@ -121,7 +121,8 @@ def test_the_pipeline_marks_answers_without_changing_the_ranking(small_rt):  # n
     for q in ("coffee", "garden plan", "東京"):
         on = run_search(small_rt, SearchParams(q, limit=10))
         off = run_search(small_rt, SearchParams(q, limit=10, answer_spans=False))
-        assert [dataclasses.replace(h, answer_spans=[], note_answer_rank=None) for h in on.results] == off.results
+        bare = [dataclasses.replace(h, answer_spans=[], note_answer_rank=None, note_answer=None) for h in on.results]
+        assert bare == off.results
         assert all(h.answer_spans == [] for h in off.results)
         assert any(h.answer_spans for h in on.results)
         for h in on.results:

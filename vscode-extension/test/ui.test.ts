@@ -358,6 +358,19 @@ describe("a note's answer in another of its sections (note_answer_rank, ADR 0269
     expect(items[2]!.answerAt).toBeUndefined();
   });
 
+  it("a note's answer in a section not returned (note_answer): the item shows it and opens the note at it", async () => {
+    const { locateHit } = await import("../src/locate");
+    const text = "Open **Settings** and turn it on.";
+    const file = `# Sync\n\nalpha one.\n\n## Turn it on\n\nOther words. ${text}\n`;
+    const at = Buffer.byteLength(file.slice(0, file.indexOf(text)));
+    const a1 = hitFor(file, "Sync.md", "alpha one.", "## Turn it on", ["alpha"], { rank: 1 });
+    a1.note_answer = { chunk_id: 9, heading_path: ["Sync", "Turn it on"], text, byte_range: [at, at + Buffer.byteLength(text)], line_range: [7, 7] };
+    const [item] = groupedItems([a1]);
+    expect(item!.detail).toBe("$(lightbulb) Turn it on: Open Settings and turn it on.");
+    const [s, e] = locateHit(file, item!.answerAt!).selection;
+    expect(file.slice(s, e)).toBe(text);
+  });
+
   it("picking the note's item opens the section holding its answer", async () => {
     const runner = new ManualRunner();
     const picked: SearchHit[] = [];

@@ -88,13 +88,13 @@ def _register_search(mcp: GrooveMCP, vaults: VaultSet) -> None:
         title="Search the notes",
         annotations=READ_ONLY,
         description=(
-            "Search the user's Markdown notes by meaning and by words (any language): ask a question or "
+            "Search the user's Markdown notes by meaning and words (any language): ask a question or "
             "describe the content. Syntax: \"double quotes\" match words as one phrase (favoured; "
             "+\"...\" requires it); put '-' before a word to leave out every note containing it (whole notes). "
-            "If low_confidence is true, the notes probably do not answer this: say so, or rephrase, "
-            "rather than answering from the hits. False means the notes are about the topic, not that a hit "
+            "If low_confidence is true, the notes probably do not answer this: say so or rephrase, "
+            "not answer from the hits. False means the notes are about the topic, not that a hit "
             "answers the question: check that a hit says it. Under max_tokens; next_offset pages on. Read "
-            "around a hit with get_document(path, line_start, line_end) from its line_range."
+            "around a hit: get_document(path, line_start, line_end) from its line_range."
         ),
     )(search)
     mcp.argument_hints.update(search_args.HINTS)

@@ -54,6 +54,11 @@ def render_search(query: str, resp: dict[str, Any]) -> str:
         answer = _answer(h)
         if answer:
             out.append("   answer: " + answer)
+        na = h.get("note_answer")
+        if na:  # the note's answer is in a section not returned (ADR 0269)
+            text = _one_line(na["text"])[:ANSWER_CHARS]
+            out.append(f'   note\'s answer ({" > ".join(na["heading_path"])}, lines {na["line_range"][0]}-'
+                       f'{na["line_range"][1]}): {text}')
         if h.get("explain"):
             out.append("   why: " + describe(h["explain"]))
     if hits:

@@ -9,13 +9,16 @@ touched: this reads the hits, it does not reorder them.
 
 A panel shows a note's hits as one row (ADR 0261): the later hits of the
 first hits' notes are marked too, and a note's first hit names the hit
-holding the note's best sentence (``note_answer_rank``, ADR 0269).
+holding the note's best sentence (``note_answer_rank``, ADR 0269), or where
+it is when it lies in a section not returned (``note_answer``: the note's
+nearest such section by its stored vector, ``note_sections``). Only a hit
+whose best sentence comes near the search's best is marked (``ANSWER_BAR``):
+a row far from the question has no answer to underline.
 
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
-the first ``ANSWER_HITS`` hits and their notes' later hits only, at most
-``MAX_SENTENCES`` sentences a hit, each cut to ``MAX_SENTENCE_CHARS`` for
-the model; a lone sentence needs no model unless its note has other hits;
-and sentence vectors are kept (``_VectorCache``), so the searches of
+the first ``ANSWER_HITS`` hits and their notes' later hits (and one section
+a note beyond them) only, at most ``MAX_SENTENCES`` sentences a hit, each
+cut to ``MAX_SENTENCE_CHARS`` for the model; and sentence vectors are kept (``_VectorCache``), so the searches of
 someone typing, whose hits repeat, embed only the sentences they have not
 seen.
 """
@@ -33,7 +36,9 @@ import numpy as np
 
 from ..errors import GrooveError
 from ..models.base import Embedder
+from ..storage.db import Index
 from ..wire.search import MatchSpan, SearchHit
+from .note_sections import Section, unreturned_sections
 from .spans import utf8_offsets
 
 log = logging.getLogger(__name__)
@@ -43,6 +48,9 @@ MAX_SENTENCES = 24  # per hit: a chunk is ~400 tokens, 10-25 sentences
 MAX_SENTENCE_CHARS = 300  # what the model reads of one sentence (the span covers all of it)
 MIN_LETTERS = 4  # a "sentence" with fewer letters or digits ("OK.", "1.") is no answer
 SECOND_MARGIN = 0.02  # an adjacent sentence this close to the best one is marked too
+ANSWER_BAR = 0.03  # past the first hits, a hit is marked when its best sentence is within this of the search's best
+ALWAYS_MARKED = 3  # the first hits, read first, always show their best sentence (their gap reaches ~0.09)
+SECTION_PRIOR = 0.5  # weight of a sentence's section's cosine when a note's sentences compete
 CACHE_SIZE = 8192  # sentence vectors kept (384 floats each: ~12 MB)
 
 _FENCE = re.compile(r"^\s*(?:>\s*)*(`{3,}|~{3,})")
@@ -175,27 +183,33 @@ class _VectorCache:
 CACHE = _VectorCache(CACHE_SIZE)
 
 
-def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> str | None:
+def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, index: Index | None = None) -> str | None:
     """``answer_spans`` on the hits, or a warning when the model could not
     read their sentences: the hits stand without answer marks, the search
     still answers (a failure stays local to the feature)."""
     try:
-        answer_spans(hits, qvec, embedder)
+        answer_spans(hits, qvec, embedder, index)
     except (GrooveError, ValueError, RuntimeError, UnicodeError) as e:
         log.warning("answer_spans left out: %s", e)
         for h in hits:
             h.answer_spans = []
+            h.note_answer_rank = None
+            h.note_answer = None
         return f"answer spans left out: {e}"
     return None
 
 
-def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) -> None:
+def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
+                 index: Index | None = None) -> None:
     """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits and on the later
     hits of the same notes: each one's best sentence by cosine to the query
     vector (unit vectors: a dot product), and an adjacent one within
-    ``SECOND_MARGIN``; the other hits get none. All the
-    sentences go to the model in one batch. Then ``note_answer_rank`` on a
-    note's first hit when another of its hits holds the note's best sentence."""
+    ``SECOND_MARGIN``, on the first ``ALWAYS_MARKED`` hits and on the others
+    whose best clears ``ANSWER_BAR``; the other hits get none. Then, per note,
+    its answer: ``note_answer_rank`` on its first
+    hit when another of its hits holds the note's best sentence, or
+    ``note_answer`` when, with ``index``, a section not returned does
+    (``note_sections``). All the sentences go to the model in one batch."""
     # The first hits, and the later hits of their notes: a panel shows a note's
     # hits as one row, whose answer may be in a section ranked lower.
     notes = {h.path for h in hits[:ANSWER_HITS]}
@@ -203,50 +217,59 @@ def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder) ->
     for h in hits:
         h.answer_spans = []
         h.note_answer_rank = None
-    hits = marked
-    per_hit = [sentences(h.content)[:MAX_SENTENCES] for h in hits]
-    shared = _shared_notes(hits)
-    # A lone sentence needs no model to be its hit's answer, unless it competes with its note's other hits.
-    scored = [len(ss) > 1 or (len(ss) == 1 and h.path in shared) for h, ss in zip(hits, per_hit)]
-    texts = [s.text for ss, on in zip(per_hit, scored) if on for s in ss]
+        h.note_answer = None
+    chunk_sims: dict[int, float] = {}
+    extra = unreturned_sections(index, hits, qvec, notes, chunk_sims) if index is not None else []
+    per_hit = [sentences(h.content)[:MAX_SENTENCES] for h in marked]
+    per_extra = [sentences(x.content)[:MAX_SENTENCES] for x in extra]
+    # Every sentence is scored, a lone one too: the bar needs its score.
+    texts = [s.text for ss in per_hit + per_extra for s in ss]
     sims = CACHE.vectors(embedder, texts) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
-    best_of: list[float | None] = []
+    scores: list[np.ndarray] = []
     i = 0
-    for h, ss, on in zip(hits, per_hit, scored):
-        if not on:
-            h.answer_spans = _to_bytes(h.content, ss)  # one sentence or none
+    for ss in per_hit + per_extra:
+        scores.append(sims[i:i + len(ss)])
+        i += len(ss)
+    best = [float(x.max()) if len(x) else None for x in scores]
+    top = max((b for b in best[:len(marked)] if b is not None), default=None)
+    if top is None:
+        return
+    bar = top - ANSWER_BAR
+    best_of: list[float | None] = []
+    for h, ss, sc, b in zip(marked, per_hit, scores, best):
+        if b is None or (b < bar and h.rank > ALWAYS_MARKED):
             best_of.append(None)
             continue
-        scores = sims[i:i + len(ss)]
-        i += len(ss)
-        best = int(np.argmax(scores))
-        best_of.append(float(scores[best]))
-        picked = [ss[best]]
-        near = [j for j in (best - 1, best + 1) if 0 <= j < len(ss) and scores[j] >= scores[best] - SECOND_MARGIN]
+        best_of.append(b)
+        k = int(np.argmax(sc))
+        picked = [ss[k]]
+        near = [j for j in (k - 1, k + 1) if 0 <= j < len(ss) and sc[j] >= sc[k] - SECOND_MARGIN]
         if near:
-            picked.append(ss[max(near, key=lambda j: scores[j])])
+            picked.append(ss[max(near, key=lambda j: sc[j])])
         h.answer_spans = _to_bytes(h.content, sorted(picked, key=lambda s: s.start))
-    _point_to_note_answers(hits, best_of)
+    # Within a note, a sentence's section counts too: its stored vector read the whole section.
+    best_of = [b if b is None else b + SECTION_PRIOR * chunk_sims.get(h.chunk_id, 0.0) for h, b in zip(marked, best_of)]
+    beyond = {x.path: (b + SECTION_PRIOR * chunk_sims.get(x.chunk_id, 0.0), x, ss[int(np.argmax(sc))]) for x, ss, sc, b
+              in zip(extra, per_extra, scores[len(marked):], best[len(marked):]) if b is not None and b >= bar}
+    _point_to_note_answers(marked, best_of, beyond)
 
 
-def _shared_notes(hits: list[SearchHit]) -> set[str]:
-    seen: set[str] = set()
-    shared: set[str] = set()
-    for h in hits:
-        (shared if h.path in seen else seen).add(h.path)
-    return shared
-
-
-def _point_to_note_answers(hits: list[SearchHit], best_of: list[float | None]) -> None:
+def _point_to_note_answers(hits: list[SearchHit], best_of: list[float | None],
+                           beyond: dict[str, tuple[float, Section, Sentence]]) -> None:
     """A panel shows a note's hits as one row (ADR 0261) and jumps to the
-    row's answer: the best sentence among all of the note's marked hits,
-    which may be in a section ranked below the note's first one."""
+    row's answer: the best sentence among all of the note's marked hits and
+    its best sections not returned (``beyond``), which may be in a section
+    ranked below the note's first one, or not returned at all."""
     first: dict[str, int] = {}
     winner: dict[str, tuple[float, int]] = {}
     for i, (h, score) in enumerate(zip(hits, best_of)):
         first.setdefault(h.path, i)
         if score is not None and (h.path not in winner or score > winner[h.path][0]):
             winner[h.path] = (score, i)
+    for path, (score, section, s) in beyond.items():
+        if path in first and (path not in winner or score > winner[path][0]):
+            hits[first[path]].note_answer = section.answer(s.start, s.end)
+            winner.pop(path, None)
     for path, (_, w) in winner.items():
         if w != first[path] and hits[w].answer_spans:
             hits[first[path]].note_answer_rank = hits[w].rank

@@ -99,6 +99,17 @@ def note_chunk_rows(idx: Index, chunk_id: int) -> list[tuple]:
     ).fetchall()
 
 
+def sections_of_notes(idx: Index, chunk_ids: list[int]) -> list[tuple]:
+    """Every chunk of the notes holding ``chunk_ids``, by note, in file order:
+    (id, note path, heading_path JSON, content, byte_start, line_start)."""
+    if not chunk_ids:
+        return []
+    return idx.conn.execute(
+        "SELECT c.id, d.path, c.heading_path, c.content, c.byte_start, c.line_start FROM chunks c "
+        f"JOIN documents d ON d.id = c.doc_id WHERE c.doc_id IN (SELECT doc_id FROM chunks WHERE id IN "
+        f"({_marks(chunk_ids)})) ORDER BY c.doc_id, c.ordinal").fetchall()
+
+
 def filter_rows(idx: Index) -> Iterator[tuple[int, str, str, str | None, int]]:
     """(id, path, tags JSON, date, mtime_ns) of every note: what filters judge."""
     return iter(idx.conn.execute("SELECT id, path, tags, date, mtime_ns FROM documents"))

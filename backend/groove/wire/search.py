@@ -67,6 +67,28 @@ class ExpandedRange:
         return cls(d["chunk_id"], tuple(d["byte_range"]), tuple(d["line_range"]))
 
 
+@dataclass(frozen=True)
+class NoteAnswer:
+    """Where a note's best answering sentence is, in a section not returned (ADR 0269)"""
+
+    __pydantic_config__ = _DOCSTRINGS
+
+    chunk_id: int
+    heading_path: list[str]
+    text: str
+    """The sentence as written in the note"""
+    byte_range: constraints.ByteSpan
+    line_range: constraints.LineRange
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chunk_id": self.chunk_id, "heading_path": list(self.heading_path), "text": self.text,
+                "byte_range": list(self.byte_range), "line_range": list(self.line_range)}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> NoteAnswer:
+        return cls(d["chunk_id"], list(d["heading_path"]), d["text"], tuple(d["byte_range"]), tuple(d["line_range"]))
+
+
 
 @dataclass
 class SearchHit:
@@ -98,6 +120,8 @@ class SearchHit:
     note_answer_rank: int | None = None
     """On a note's first hit only, when the sentence of that note that best answers the query is in
     another of its hits: that hit's rank (its first answer span marks the sentence). Absent otherwise"""
+    note_answer: NoteAnswer | None = None
+    """On a note's first hit only, when its best answering sentence is in a section not returned"""
     explain: dict[str, Any] | None = None
     """Why this hit ranked here (only when the search set ``explain``): each
     stage-1 leg that found it with its rank and RRF contribution, the fused
@@ -105,9 +129,11 @@ class SearchHit:
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
-        for optional in ("note_answer_rank", "explain"):
+        for optional in ("note_answer_rank", "note_answer", "explain"):
             if d[optional] is None:
                 del d[optional]
+        if self.note_answer is not None:
+            d["note_answer"] = self.note_answer.to_json()
         d["match_spans"] = [s.to_json() for s in self.match_spans]
         d["answer_spans"] = [s.to_json() for s in self.answer_spans]
         d["expanded_from"] = [r.to_json() for r in self.expanded_from]
@@ -125,6 +151,7 @@ class SearchHit:
             expanded_from=[ExpandedRange.from_json(e) for e in h["expanded_from"]],
             byte_range=tuple(h["byte_range"]), line_range=tuple(h["line_range"]), chunk_id=h["chunk_id"],
             note_answer_rank=h.get("note_answer_rank"), explain=h.get("explain"),
+            note_answer=NoteAnswer.from_json(h["note_answer"]) if h.get("note_answer") else None,
         )
 
 
