@@ -236,7 +236,10 @@ def test_related_notes_excludes_itself_and_finds_links(rt: Runtime) -> None:
     assert r["path"] == "Home.md"
     assert 0 < len(r["similar"]) <= 3
     assert "Home.md" not in [s["path"] for s in r["similar"]]
-    assert all(set(s) == {"path", "title", "score", "linked"} for s in r["similar"])
+    # relevance (ADR 0276) orders the list when the note vectors are there; score stays the cosine
+    assert all(set(s) - {"relevance"} == {"path", "title", "score", "linked"} for s in r["similar"])
+    rel = [s["relevance"] for s in r["similar"] if "relevance" in s]
+    assert rel == sorted(rel, reverse=True)
     assert {b["path"] for b in r["backlinks"]} == {"Archive/Old/Notes.md", "Daily/2024-01-02.md", "日本/会議.md"}
     out = {(o["target"], o["heading"]): o["path"] for o in r["outgoing"]}
     assert out[("Plan", "Goals")] == "Projects/Plan.md"
