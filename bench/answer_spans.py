@@ -29,6 +29,7 @@ note; ``--work`` keeps the slices and their indexes between runs.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -49,7 +50,8 @@ COST_QUERIES = [
 ]
 
 
-def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder):  # noqa: ANN001, ANN201
+def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder,  # noqa: ANN001, ANN201
+             beyond: bool = False):
     """lang -> a Runtime on a slice of that help vault: the notes in ``keep``
     and every ``every``-th other one as distractors (the quality guard's
     way), indexed under ``work`` (kept between runs when given)."""
@@ -65,6 +67,9 @@ def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder)
         slice_vault(EVAL / f"vault-{lang}", vault, paths, every or 10**9)  # 0: no distractors
         rt = open_runtime(vault, index_path=where / f"{lang}.sqlite")
         rt._embedder = embedder
+        if beyond:  # [search] answers_beyond (ADR 0269)
+            search = dataclasses.replace(rt.config.search, answers_beyond=True)
+            rt.config = dataclasses.replace(rt.config, search=search)
         index_vault(rt.vault, rt.index, embedder, rt.config.index)  # incremental once built
         out[lang] = rt
     return out
@@ -213,6 +218,8 @@ def main() -> None:
     ap.add_argument("--langs", default="en,ja,zh,ko", help="for --paraphrase")
     ap.add_argument("--every", type=int, default=8, help="every N-th other note of a vault joins its slice")
     ap.add_argument("--work", type=Path, default=None, help="keep the slices and their indexes here")
+    ap.add_argument("--beyond", action="store_true",
+                    help="[search] answers_beyond on (a note's answer also from a section not returned)")
     ap.add_argument("--bar", type=float, default=None, help="answers.ANSWER_BAR for this run (1: no bar)")
     ap.add_argument("--sections", type=int, default=None, help="note_sections.EXTRA_SECTIONS (0: returned hits only)")
     ap.add_argument("--nearer", type=int, default=None, help="note_sections.NEARER_ONLY (0: any section not returned)")
@@ -235,7 +242,7 @@ def main() -> None:
         keep.setdefault(c.get("lang", "en"), set()).add(c["path"])
     if a.cost:
         keep.setdefault("en", set())
-    rts = runtimes(keep, a.work, a.every, embedder)
+    rts = runtimes(keep, a.work, a.every, embedder, a.beyond)
     try:
         if a.cost:
             cost(rts["en"], embedder)

@@ -112,6 +112,10 @@ class SearchConfig:
     low_confidence_threshold: float = 0.75
     min_confidence_ratio: float = 0.12
     exclusion_scope: str = "note"  # "note" | "chunk" (ADR-0071)
+    # A top note's answer may also come from its nearest section not returned
+    # (``note_answer``, ADR 0269). Off: on the unseen fresh2 answer sets it
+    # reached more answers but marked fewer right (18 vs 19 of 48).
+    answers_beyond: bool = False
     fusion: FusionConfig = field(default_factory=FusionConfig)
     mmr: MMRConfig = field(default_factory=MMRConfig)
     parent_retriever: ParentRetrieverConfig = field(default_factory=ParentRetrieverConfig)

@@ -244,7 +244,8 @@ describe.skipIf(!!skip)("search view in headless Chromium with the real daemon",
   });
 
   it("readable rows at a 300 px side bar: one note per row, Markdown as text, the highlight visible, the hit marked in its context (English + Japanese screenshots)", async () => {
-    const help = await startRealDaemon(HELP_NOTES, { prefix: "gvr-" });
+    // answers_beyond on: the rows must show a note's answer from a section not returned (ADR 0269)
+    const help = await startRealDaemon({ ...HELP_NOTES, "groove.toml": "[search]\nanswers_beyond = true\n" }, { prefix: "gvr-" });
     extraDaemons.push(help);
     const c = help.client();
     await c.connect();

@@ -59,7 +59,7 @@ def stage1_only(rt, p: SearchParams) -> SearchResponse:
     for h in hits:
         h.match_spans = match_spans(h.content, terms)
     if qvec is not None and hits:  # like match_spans, part of every response (ADR 0256)
-        answer_spans(hits, qvec, rt.embedder, rt.index)  # and its notes' sections beyond the hits (ADR 0269)
+        answer_spans(hits, qvec, rt.embedder, rt.index if rt.config.search.answers_beyond else None)  # ADR 0269
     warnings = list(r.warnings) + list(parsed.warnings)
     conf = _low_confidence(rt.index, parsed, top, stage1, r)
     warnings += [conf.warning] if conf.warning else []

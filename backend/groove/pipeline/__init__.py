@@ -110,7 +110,7 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
         h.match_spans = match_spans(h.content, terms, MAX_SPANS_PER_HIT)
     # answer_spans: each hit's sentence nearest the query by meaning (ADR 0256); never reorders
     if r.answer_spans and qvec is not None and hits:
-        said = mark_answers(hits, qvec.result(), rt.embedder, rt.index)
+        said = mark_answers(hits, qvec.result(), rt.embedder, rt.index if rt.config.search.answers_beyond else None)
         warnings.extend([said] if said else [])
     if params.explain:
         explain_hits(hits)
