@@ -7,6 +7,7 @@ tmpfs (ENOSPC) where a mount namespace can be made."""
 from __future__ import annotations
 
 import os
+import re
 import resource
 import shutil
 import signal
@@ -52,7 +53,9 @@ def _assert_failed_cleanly(proc: subprocess.CompletedProcess, cause: str) -> Non
     assert proc.returncode == 2, proc.stderr
     err = proc.stderr.strip().splitlines()
     assert err[-1].startswith(f"error: {cause} while writing the index at "), proc.stderr
-    assert "run `groove index` again; the index is unchanged since the last committed note" in err[-1]
+    # The CLI completes the command with the vault and --index used (ADR 0278).
+    assert re.search(r"run `groove index \S+ --index [^`]+` again; the index is unchanged since the last "
+                     r"committed note", err[-1]), err[-1]
     assert "Traceback" not in proc.stderr and "cannot rollback" not in proc.stderr
 
 

@@ -190,8 +190,13 @@ def _searches(code: Path, vault: Path, tmp: Path, model: Path, build: bool) -> d
 
 
 def _drop_timings(out: dict) -> dict:
+    """Also what this index does not decide: which sentences a hit marks as
+    its answer (ADR 0269 changed that after the previous release)."""
     for resp in out.values():
         resp.pop("timings_ms", None)
+        for hit in resp.get("results", []) if isinstance(resp.get("results"), list) else []:
+            for key in ("answer_spans", "note_answer_rank", "note_answer"):
+                hit.pop(key, None)
         if isinstance(resp.get("explain"), dict):
             resp["explain"].pop("timings_ms", None)
     return out

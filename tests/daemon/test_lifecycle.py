@@ -162,7 +162,7 @@ def test_connect_info_start_status_and_stop_through_the_cli(groove_home, tiny_mo
         assert "searching in this process (--no-daemon)" in here.stderr and "answered by" not in here.stderr
         bad = run("search", "coffee", "--daemon", "--mmr-lambda", "3")
         # A caller mistake is a usage error on every path (exit 2), answered by the daemon or not.
-        assert bad.returncode == 2 and "mmr_lambda" in bad.stderr and "Traceback" not in bad.stderr
+        assert bad.returncode == 2 and "--mmr-lambda" in bad.stderr and "Traceback" not in bad.stderr
         log = discovery.files_for(vault).log
         assert log.exists() and "listening on unix" in log.read_text()
 
