@@ -83,6 +83,7 @@ class IndexWorker:
         self._stop = False
         self.jobs_run = 0  # jobs done; read by the test that no change outside the vault starts one
         self.full_runs = 0  # whole-vault passes done (the watcher re-reads its linked notes after one)
+        self.full_started = 0  # whole-vault passes begun (the watcher repeats one begun before its watch was up)
         self.last_error: str | None = None
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
 
@@ -149,6 +150,7 @@ class IndexWorker:
                     return
                 job, self._next = self._next, _Job()
                 self._busy = True
+                self.full_started += job.full
             try:
                 self._run(job)
             finally:
@@ -271,6 +273,7 @@ class VaultWatcher:
 
         failures = 0
         rescan = False  # after a failure or a lost folder: rescan once the new watch is known to be up
+        first = True  # no watch has been up yet
         while not self._stop.is_set():
             folder = self._folder()
             if folder is None:
@@ -297,6 +300,13 @@ class VaultWatcher:
                     if self._folder() != folder:
                         replaced = True  # events from here on may be the old folder's
                         break
+                    if first:
+                        # The watch is up (it yielded). A file made after the
+                        # startup pass listed its folder but before the watch
+                        # was registered has no event: pass again if the
+                        # startup pass began before this moment.
+                        first = False
+                        rescan = rescan or self.worker.full_started > 0
                     if rescan:  # the watch is up (it yielded): nothing from now on is missed
                         rescan = False
                         if self.problem:
