@@ -129,8 +129,10 @@ describe.skipIf(!!skip)("groove in the real VS Code workbench (code-server + Chr
       const seen = await wb.statusHistory();
       const at = (re: RegExp) => seen.findIndex((s) => re.test(s));
       expect(at(/not running/), seen.join(" | ")).toBe(0);
-      expect(at(/connecting/), seen.join(" | ")).toBeGreaterThan(0);
-      expect(at(/indexing/), seen.join(" | ")).toBeGreaterThan(at(/connecting/));
+      // "connecting" may last less than one workbench render under load (the
+      // status bar then shows only the state after it); when seen it comes
+      // between "not running" and "indexing".
+      expect(at(/indexing/), seen.join(" | ")).toBeGreaterThan(Math.max(0, at(/connecting/)));
       expect(at(new RegExp(`${notes} notes`)), seen.join(" | ")).toBeGreaterThan(at(/indexing/));
       console.log(`[vscode e2e] status bar: ${seen.join(" → ")}`);
       oracle = new GrooveClient({ executable: P.groove, vault, env, autoStart: false, clientName: "groove-e2e/0" });
