@@ -61,7 +61,7 @@ class FusionConfig:
     # Rocchio feedback toward the nearest sections. All off: sqlite-vec's KNN.
     centre: bool = False
     csls: bool = False
-    section_weight: float = 0.0
+    section_weight: float = 0.25  # on since the third blind generation (ADR 0265)
     prf: bool = False
     question_mean: bool = False  # with centre: the question centred by the titles-as-questions mean
     skip_empty: bool = False  # a chunk with no words of its own (a bare URL, an embed) does not rank
