@@ -64,12 +64,13 @@ def test_feedback_moves_the_query_toward_its_nearest_chunks(small_rt):  # noqa: 
     assert np.allclose(got.chunk_scores, X @ q1, atol=1e-5)
 
 
-def test_each_switch_reaches_the_search_and_all_off_is_the_shipped_path(small_rt):  # noqa: F811
+def test_each_switch_reaches_the_search_and_the_defaults_are_the_shipped_path(small_rt):  # noqa: F811
     rt = small_rt
     params = SearchParams(query="keep notes in sync between phone and computer", limit=10)
     base = [(h.path, h.score) for h in run_search(rt, params).results]
     cfg = rt.config.search
-    for kw in ({"centre": True}, {"csls": True}, {"section_weight": 1.0}, {"prf": True}):
+    assert cfg.fusion.section_weight == 0.25  # section evidence ships on (ADR 0265)
+    for kw in ({"centre": True}, {"csls": True}, {"section_weight": 1.0}, {"section_weight": 0.0}, {"prf": True}):
         on = replace(rt, config=replace(rt.config, search=replace(cfg, fusion=replace(cfg.fusion, **kw))))
         got = [(h.path, h.score) for h in run_search(on, params).results]
         assert got and got != base, kw
