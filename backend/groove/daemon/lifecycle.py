@@ -193,7 +193,7 @@ def run_daemon(
         watcher = VaultWatcher(rt, worker)
         daemon = Daemon(rt, token, worker=worker, watcher=watcher, token_store=info.store)
         worker.start()
-        watcher.start()  # edits during the startup pass are caught; it passes again once its watch is up
+        watcher.start()  # edits during the startup pass have events; those before its watch was up: startup_gap
         worker.submit_full()  # catch up with edits made while no daemon ran
         listener, transport, address = bind_listener(files)
         _write_private_json(files.state, {

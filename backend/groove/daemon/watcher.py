@@ -34,6 +34,7 @@ from ..indexer import IndexSummary
 from ..runtime import Runtime
 from ..vault.daily_notes import DAILY_NOTES_FILE
 from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS, is_note_name
+from .startup_gap import CLOCK_SLACK_S, changed_since
 from .watch_folders import folders_moved, real_folders, watched_folders
 
 log = logging.getLogger("groove.daemon.watcher")
@@ -83,7 +84,8 @@ class IndexWorker:
         self._stop = False
         self.jobs_run = 0  # jobs done; read by the test that no change outside the vault starts one
         self.full_runs = 0  # whole-vault passes done (the watcher re-reads its linked notes after one)
-        self.full_started = 0  # whole-vault passes begun (the watcher repeats one begun before its watch was up)
+        self.first_full_at: float | None = None  # when the first whole-vault pass began (wall clock, as file times)
+        self.first_full_done = threading.Event()  # ... and that it ended (the watcher's catch-up waits for it)
         self.last_error: str | None = None
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
 
@@ -150,10 +152,13 @@ class IndexWorker:
                     return
                 job, self._next = self._next, _Job()
                 self._busy = True
-                self.full_started += job.full
+                if job.full and self.first_full_at is None:
+                    self.first_full_at = time.time()
             try:
                 self._run(job)
             finally:
+                if job.full:
+                    self.first_full_done.set()
                 with self._cv:
                     self._busy = False
                     self._cv.notify_all()
@@ -236,6 +241,7 @@ class VaultWatcher:
         self.watched = 0  # folders in the current native watch
         self.running = False
         self.problem: str | None = None  # why the vault is not watched now, or None
+        self.up = threading.Event()  # the first native watch is registered (it has yielded once)
         self._linked: dict[str, set[tuple]] | None = None  # see _linked_notes
         self._linked_at = -1  # the worker's full_runs when _linked was made
         self._watch_thread = threading.Thread(target=self._watch, name="groove-watch", daemon=True)
@@ -301,12 +307,16 @@ class VaultWatcher:
                         replaced = True  # events from here on may be the old folder's
                         break
                     if first:
-                        # The watch is up (it yielded). A file made after the
-                        # startup pass listed its folder but before the watch
-                        # was registered has no event: pass again if the
-                        # startup pass began before this moment.
                         first = False
-                        rescan = rescan or self.worker.full_started > 0
+                        self.up.set()
+                        began = self.worker.first_full_at
+                        if began is not None and not rescan:
+                            # The watch is up (it yielded). A note made, changed or
+                            # deleted after the startup pass read it but before the
+                            # watch was registered has no event: once that pass
+                            # ends, compare what changed since it began.
+                            threading.Thread(target=self._catch_up, args=(began,), name="groove-catch-up",
+                                             daemon=True).start()
                     if rescan:  # the watch is up (it yielded): nothing from now on is missed
                         rescan = False
                         if self.problem:
@@ -409,6 +419,16 @@ class VaultWatcher:
                                 notes.add(r)
             notes |= self._indexed_under(rel)
         return notes | self._same_files(notes)
+
+    def _catch_up(self, began: float) -> None:
+        while not self.worker.first_full_done.wait(0.5):
+            if self._stop.is_set():
+                return
+        try:
+            self.worker.submit_paths(changed_since(self.vault, self.rt.index, began - CLOCK_SLACK_S))
+        except Exception as e:  # noqa: BLE001
+            log.warning("could not compare the vault with the index after startup (%s); reindexing it", e)
+            self.worker.submit_full()
 
     # -- notes that are one file under several names (issue 50 R9) ---------------
     def _keys(self, rel: str, *, own: bool = False) -> set[tuple]:
