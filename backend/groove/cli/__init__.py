@@ -22,7 +22,10 @@ class _Group(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[_JSON_ERRORS] = "--json" in args or bool(args and args[0] in _JSON_ONLY)
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:  # `groove --help | head -1`
+            reader_gone()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -53,6 +56,8 @@ class _Group(click.Group):
             raise
         except (click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:  # the reader of stdout went away: `groove search x | head -1`
+            reader_gone()
         except KeyboardInterrupt:
             # Ctrl-C: 130 as a shell reports it (click's "Aborted!" exits 1, the code of a failure).
             click.echo("interrupted", err=True)
@@ -91,7 +96,10 @@ def _json_error(as_json: bool, error: dict) -> None:
     if as_json:
         import json
 
-        click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        try:
+            click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        except BrokenPipeError:  # raised inside an except clause of invoke: not caught there
+            reader_gone()
 
 
 @click.group(cls=_Group)
@@ -117,5 +125,34 @@ COMMANDS: dict[str, str] = {
 }
 
 
+def reader_gone() -> NoReturn:
+    """End as a Unix filter does when the reader of its output closes the
+    pipe (``| head -1``): killed by SIGPIPE, with nothing on stderr, so a
+    shell reports 141 as for ``cat`` and ``grep``, and ``set -o pipefail``
+    treats groove like them. (click's own handling exits 1, the code of a
+    failure.) Where there is no SIGPIPE (Windows), exit 1."""
+    import os
+    import signal
+
+    try:  # nothing more may reach the closed pipe, not even Python's flush at exit
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sigpipe = getattr(signal, "SIGPIPE", None)
+    if sigpipe is not None:
+        signal.signal(sigpipe, signal.SIG_DFL)
+        os.kill(os.getpid(), sigpipe)
+    sys.exit(1)
+
+
 def main() -> None:
-    cli()
+    try:
+        cli()
+    except SystemExit:
+        # What is still buffered goes out now, where a closed pipe can still end quietly.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            reader_gone()
+        raise

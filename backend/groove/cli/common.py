@@ -15,6 +15,8 @@ import click
 from ..printable import escape_controls
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from ..runtime import Runtime
 
 
@@ -181,6 +183,43 @@ def daemon_options(f):
                      help="Answer in this process (loading what it needs) even when a daemon runs.")(f)
     return click.option("--daemon", "use_daemon", is_flag=True,
                         help="Require the vault's running `groove serve`; fail if none runs.")(f)
+
+
+class Limit(click.ParamType):
+    """``--limit``, one rule for every command that takes it: a whole number
+    of at least 1; one above ``maximum`` is clamped to it with a warning, not
+    refused. ``clamp`` False leaves the clamping to the operation, which says
+    so in its own warnings (search's, kept in ``--json``); otherwise the
+    warning goes to stderr, so stdout stays the listing (or its JSON)."""
+
+    name = "integer"
+
+    def __init__(self, maximum: int, *, clamp: bool = True) -> None:
+        self.maximum, self.clamp = maximum, clamp
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        n = click.INT.convert(value, param, ctx)
+        if n < 1:
+            self.fail(f"{n} is not a number of results; give 1 to {self.maximum}", param, ctx)
+        if n > self.maximum and self.clamp:
+            # the same words as search's warning (pipeline/params.py)
+            click.echo(f"warning: limit {n} is above the maximum {self.maximum}; using {self.maximum}", err=True)
+            return self.maximum
+        return n
+
+
+def stdout_console(**kwargs: Any) -> Console:
+    """A rich Console on stdout that ends as every groove command does when
+    the reader closes the pipe (``reader_gone``), not with rich's exit 1."""
+    from rich.console import Console
+
+    from . import reader_gone
+
+    class _Console(Console):
+        def on_broken_pipe(self) -> None:
+            reader_gone()
+
+    return _Console(**kwargs)
 
 
 def vault_option(f):

@@ -37,8 +37,9 @@ def list_cmd(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"models_dir": str(models_dir()), "models": rows}, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
+
+    from .common import stdout_console
 
     table = Table(title=f"models in {models_dir()}")
     for col in ("id", "kind", "present", "size", "source"):
@@ -49,7 +50,7 @@ def list_cmd(as_json: bool) -> None:
             src += " (unverified)"
         name = str(r["id"]) + (" (default)" if r["default"] else "")
         table.add_row(name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"]), src)
-    Console().print(table)
+    stdout_console().print(table)
     known = {Path(str(r["path"])).name for r in rows}
     extra = sorted(p.name for p in models_dir().glob("*.gguf") if p.name not in known)
     if extra:

@@ -19,6 +19,7 @@ from . import readable
 from .common import (
     DaemonChoice,
     DashQueryCommand,
+    Limit,
     ask_daemon,
     daemon_options,
     default_vault,
@@ -74,7 +75,7 @@ def filter_options(f):
 @vault_option
 @index_option
 @model_option
-@click.option("--limit", type=int, default=None,
+@click.option("--limit", type=Limit(MAX_LIMIT, clamp=False), default=None,
               help=f"Number of hits (default: [search] limit, 10; at most {MAX_LIMIT}, a larger one is clamped).")
 @search_options
 @filter_options
