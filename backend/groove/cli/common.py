@@ -186,11 +186,12 @@ def daemon_options(f):
 
 
 class Limit(click.ParamType):
-    """``--limit``, one rule for every command that takes it: a whole number
-    of at least 1; one above ``maximum`` is clamped to it with a warning, not
-    refused. ``clamp`` False leaves the clamping to the operation, which says
-    so in its own warnings (search's, kept in ``--json``); otherwise the
-    warning goes to stderr, so stdout stays the listing (or its JSON)."""
+    """``--limit``, one rule for every command that takes it: one above
+    ``maximum`` is clamped to it with a warning, not refused; one below 1 is
+    refused by the operation (its error names the parameter, for ``--json``).
+    ``clamp`` False leaves the clamping to the operation, which says so in
+    its own warnings (search's, kept in ``--json``); otherwise the warning
+    goes to stderr, so stdout stays the listing (or its JSON)."""
 
     name = "integer"
 
@@ -199,8 +200,6 @@ class Limit(click.ParamType):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         n = click.INT.convert(value, param, ctx)
-        if n < 1:
-            self.fail(f"{n} is not a number of results; give 1 to {self.maximum}", param, ctx)
         if n > self.maximum and self.clamp:
             # the same words as search's warning (pipeline/params.py)
             click.echo(f"warning: limit {n} is above the maximum {self.maximum}; using {self.maximum}", err=True)
