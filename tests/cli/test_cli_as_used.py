@@ -239,3 +239,18 @@ def test_an_index_searched_with_another_model_says_which_model_built_it(ix, defa
     assert "this index was built with the model tiny-bert (32 dimensions), not " in r.stderr, r.stderr
     assert "search with --model set to the model that built it, or run `groove index " in r.stderr
     assert "--rebuild` to re-embed the vault with this one" in r.stderr
+
+
+# --- models list: the ids whole ---------------------------------------------------------------------------
+
+
+def test_models_list_piped_keeps_every_id_and_source_whole():
+    """rich drew the table 80 columns wide in a pipe, so `groove models list | grep jina`
+    showed "jina-reranker-v2-bas…", not the id `groove models pull` takes."""
+    rows = json.loads(run_groove("models", "list", "--json").stdout)["models"]
+    r = run_groove("models", "list")
+    assert r.returncode == 0, r.stderr
+    for m in rows:
+        assert f" {m['id']} " in r.stdout, m["id"]
+        assert not m["source"] or m["source"] in r.stdout, m["source"]
+    assert "…" not in r.stdout
