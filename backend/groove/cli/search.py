@@ -227,6 +227,9 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS, answers: list
                 i = end  # a line wrapped inside Japanese or Chinese text: no word gap there (a blank line is one)
                 continue
             ch, last_space = " ", True
+            if "\n" in content[i:end] and _is_heading(content, content.rfind("\n", 0, i) + 1):
+                # a heading shown (it holds a highlight) is set off from what follows, as on the hit's line
+                ch = " > " if _is_heading(content, end) else " — "
         else:
             last_space = False
         if hl != run_hl:
@@ -274,6 +277,12 @@ def _word_start(text: str, lo: int, limit: int) -> int:
     while j < min(limit, lo + 30) and not text[j].isspace():
         j += 1
     return j if j < limit and text[j].isspace() else lo
+
+
+def _is_heading(text: str, at: int) -> bool:
+    """The line starting at ``at`` is a Markdown heading."""
+    line = text[at:text.find("\n", at) if "\n" in text[at:] else len(text)].strip()
+    return line.startswith("#") and line.lstrip("#")[:1] in (" ", "")
 
 
 def _after_headings(text: str) -> int:
