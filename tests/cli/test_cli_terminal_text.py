@@ -97,6 +97,8 @@ def test_a_snippet_leaves_out_the_headings_its_hit_line_names_and_cuts_between_w
     # "Phone and laptop Using the same notes on several devices groove only reads": one run-on line)
     assert snippet(SNIP, [_span(SNIP, "Phone")]).plain.startswith(
         "Phone and laptop > Using the same notes on several devices — groove only reads")
+    # nothing after the last heading: no dash left hanging
+    assert snippet("# New\n\n## Sub\n", []).plain == "New > Sub"
 
 
 def test_a_japanese_heading_and_its_text_stay_apart_and_nothing_trails():

@@ -227,7 +227,7 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS, answers: list
                 i = end  # a line wrapped inside Japanese or Chinese text: no word gap there (a blank line is one)
                 continue
             ch, last_space = " ", True
-            if "\n" in content[i:end] and _is_heading(content, content.rfind("\n", 0, i) + 1):
+            if "\n" in content[i:end] and end < len(content) and _is_heading(content, content.rfind("\n", 0, i) + 1):
                 # a heading shown (it holds a highlight) is set off from what follows, as on the hit's line
                 ch = " > " if _is_heading(content, end) else " — "
         else:
