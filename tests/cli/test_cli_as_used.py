@@ -254,3 +254,19 @@ def test_models_list_piped_keeps_every_id_and_source_whole():
         assert f" {m['id']} " in r.stdout, m["id"]
         assert not m["source"] or m["source"] in r.stdout, m["source"]
     assert "…" not in r.stdout
+
+
+# --- related NOTE by its name -----------------------------------------------------------------------------
+
+
+def test_related_takes_a_notes_name_as_a_link_names_it(ix):
+    """`groove related Apples` said "'Apples' is not an indexed note. Did you
+    mean: 'Garden/Apples.md'?": a name is read as [[Apples]] is, and said so."""
+    r = run_groove("related", "apples", "--limit", "3", *ix, "--no-daemon")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("similar to Garden/Apples.md")
+    assert "apples: read as [[apples]], Garden/Apples.md" in r.stderr
+    # what no link reaches is still an error, with the did-you-mean and the command (no MCP tool)
+    r = run_groove("related", "Appl", *ix, "--no-daemon")
+    assert r.returncode == 2 and "Did you mean: 'Garden/Apples.md'" in r.stderr, r.stderr
+    assert "groove index " in r.stderr and "MCP" not in r.stderr

@@ -49,7 +49,9 @@ class _Group(click.Group):
 
             # "run `groove index`" names the vault: typed in another folder,
             # the bare command would index that folder.
-            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)),)
+            # The operations' messages serve MCP too: here only the command is the way.
+            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)).replace(
+                ", or the reindex tool over MCP", ""),)
             self._report(e, as_json, self._flag_of(ctx, e))
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})

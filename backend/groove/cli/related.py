@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import NoteNotFound
 from ..printable import escape_controls
 from ..wire.bounds import MAX_RELATED
 from .common import DaemonChoice, Limit, daemon_options, daemon_or_here, index_option, vault_option
@@ -40,7 +41,18 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     params: dict[str, object] = {"path": note, "limit": limit}
     if unlinked:
         params["unlinked_only"] = True
-    res = daemon_or_here(vault, index_path, "related_notes", params, daemon)
+    try:
+        res = daemon_or_here(vault, index_path, "related_notes", params, daemon)
+    except NoteNotFound:
+        # Not a path: a note's name, as a [[link]] names it ("Linux" for
+        # "Computing/Unix/Linux.md"), read the way Obsidian reads the link.
+        link = daemon_or_here(vault, index_path, "resolve_link", {"link": f"[[{note}]]"}, daemon) \
+            if "[" not in note and "]" not in note else None
+        if not link or not link.get("path"):
+            raise
+        click.echo(f"{escape_controls(note)}: read as [[{escape_controls(note)}]], "
+                   f"{escape_controls(link['path'])}", err=True)
+        res = daemon_or_here(vault, index_path, "related_notes", {**params, "path": link["path"]}, daemon)
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return
