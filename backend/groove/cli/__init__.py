@@ -10,6 +10,7 @@ import click
 from .. import __version__
 from ..errors import GrooveError, InvalidArgument
 from ..printable import escape_controls
+from .pipes import reader_gone
 
 
 class _Group(click.Group):
@@ -125,27 +126,6 @@ COMMANDS: dict[str, str] = {
     "connect-info": "serve:connect_info_cmd",
     "mcp": "mcp:mcp_cmd",
 }
-
-
-def reader_gone() -> NoReturn:
-    """End as a Unix filter does when the reader of its output closes the
-    pipe (``| head -1``): killed by SIGPIPE, with nothing on stderr, so a
-    shell reports 141 as for ``cat`` and ``grep``, and ``set -o pipefail``
-    treats groove like them. (click's own handling exits 1, the code of a
-    failure.) Where there is no SIGPIPE (Windows), exit 1."""
-    import os
-    import signal
-
-    try:  # nothing more may reach the closed pipe, not even Python's flush at exit
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
-        pass
-    sigpipe = getattr(signal, "SIGPIPE", None)
-    if sigpipe is not None:
-        signal.signal(sigpipe, signal.SIG_DFL)
-        os.kill(os.getpid(), sigpipe)
-    sys.exit(1)
 
 
 def main() -> None:

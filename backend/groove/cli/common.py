@@ -15,8 +15,6 @@ import click
 from ..printable import escape_controls
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
     from ..runtime import Runtime
 
 
@@ -205,20 +203,6 @@ class Limit(click.ParamType):
             click.echo(f"warning: limit {n} is above the maximum {self.maximum}; using {self.maximum}", err=True)
             return self.maximum
         return n
-
-
-def stdout_console(**kwargs: Any) -> Console:
-    """A rich Console on stdout that ends as every groove command does when
-    the reader closes the pipe (``reader_gone``), not with rich's exit 1."""
-    from rich.console import Console
-
-    from . import reader_gone
-
-    class _Console(Console):
-        def on_broken_pipe(self) -> None:
-            reader_gone()
-
-    return _Console(**kwargs)
 
 
 def vault_option(f):

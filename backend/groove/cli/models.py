@@ -39,7 +39,7 @@ def list_cmd(as_json: bool) -> None:
         return
     from rich.table import Table
 
-    from .common import stdout_console
+    from .pipes import stdout_console
 
     names = [str(r["id"]) + (" (default)" if r["default"] else "") for r in rows]
     # A pipe is not 80 columns wide: every line whole, for grep.

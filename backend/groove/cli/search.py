@@ -107,13 +107,25 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
                 "no daemon answers for this vault"
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
+        params = SearchParams.from_json(wire)
+        _arguments_first(rt, params)
         ensure_model_downloaded(rt.model or rt.config.index.model)
         _same_model(rt)
-        resp = operations.search(rt, SearchParams.from_json(wire))  # the daemon's maximum, and its warning
+        resp = operations.search(rt, params)  # the daemon's maximum, and its warning
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
         print_response(resp)
+
+
+def _arguments_first(rt: Any, params: Any) -> None:
+    """A wrong argument or a query with nothing to search is said before a
+    model loads (the search checks them again; both are cheap)."""
+    from ..pipeline.params import resolve_params
+    from ..query.compiler import parse_query
+
+    r = resolve_params(params, rt.config.search)
+    parse_query(r.query, short_cjk=r.short_cjk, identifiers=r.identifier_phrases)
 
 
 def _same_model(rt: Any) -> None:
