@@ -239,6 +239,9 @@ def test_an_index_searched_with_another_model_says_which_model_built_it(ix, defa
     assert "this index was built with the model tiny-bert (32 dimensions), not " in r.stderr, r.stderr
     assert "search with --model set to the model that built it, or run `groove index " in r.stderr
     assert "--rebuild` to re-embed the vault with this one" in r.stderr
+    # a wrong argument is said first, before any model loads
+    r = run_groove("search", "???", *ix, "--model", str(default_model_path), "--no-daemon")
+    assert r.returncode == 2 and "no letters or digits" in r.stderr, r.stderr
 
 
 # --- models list: the ids whole ---------------------------------------------------------------------------
