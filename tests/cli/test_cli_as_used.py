@@ -95,6 +95,12 @@ def test_every_surface_refuses_it_through_the_one_operation_table(tmp_path, tiny
     assert operations.call(rt, "search", {"query": '"???"'})["results"][0]["path"] == "a.md"
 
 
+def test_a_query_too_long_is_named_as_help_names_it(ix):
+    r = _search(ix, "word " * 2100)
+    assert r.returncode == 2
+    assert "Error: QUERY is 10,500 characters; at most 10,000" in r.stderr, r.stderr  # was: 'query'
+
+
 # --- one --limit rule -------------------------------------------------------------------------------------
 
 

@@ -71,12 +71,14 @@ class _Group(click.Group):
 
     def _flag_of(self, ctx: click.Context, e: GrooveError) -> str | None:
         """The option the user typed for the wrong parameter (``--from`` for
-        date_from): the message names the parameter as the protocol does."""
+        date_from; QUERY for query): the message names the parameter as the protocol does."""
         param = getattr(e, "param", None)
         cmd = self.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
         for p in cmd.params if param and cmd else []:
             if isinstance(p, click.Option) and p.name == param:
                 return p.opts[0]
+            if isinstance(p, click.Argument) and p.name == param:
+                return p.human_readable_name  # QUERY, as --help names it
         return None
 
     @staticmethod
