@@ -48,10 +48,10 @@ def test_unlinked_filters_before_the_limit_and_keeps_the_ranking(built) -> None:
 
 def test_the_text_output_says_which_notes_are_linked(built) -> None:
     out = _related(built, "--limit", "50").stdout
-    # "  +2.31  0.912  path  (linked)": relevance (ADR 0276), cosine, path.
-    rows = [m for m in (re.match(r"  [+-]\d+\.\d\d  -?\d\.\d{3}  (.+?)(  \(linked\))?$", ln)
+    # "   2.31  path  (linked)": relevance (ADR 0276), the figure that orders the list, then the path.
+    rows = [m for m in (re.match(r"  [ -]?\d+\.\d\d  (.+?)(  \(linked\))?$", ln)
                         for ln in out.splitlines()) if m]
     assert len(rows) == len(INDEXED) - 1
     assert {m.group(1) for m in rows if m.group(2)} == {"Baking/Bread.md", "Baking/Flour.md"}
     out = _related(built, "--limit", "50", "--unlinked").stdout
-    assert out.startswith(f"unlinked notes to {SOURCE}:") and "(linked)" not in out
+    assert out.startswith(f"unlinked notes to {SOURCE} (relevance, highest first):") and "(linked)" not in out

@@ -424,6 +424,9 @@ function parse(text: string, out: Out, opts: DisplayOptions, touched: (a: number
       if (bq) p += bq[0].length;
       const callout = /^\[![\w-]+\][+-]?[ \t]*/.exec(text.slice(p, end));
       if (callout) p += callout[0].length;
+      // a heading inside a quote or a callout: "> ### Title"
+      const quotedHeading = bq ? /^#{1,6}(?:[ \t]+|$)/.exec(text.slice(p, end)) : null;
+      if (quotedHeading) p += quotedHeading[0].length;
       const list = /^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX/-]\][ \t]+)?/.exec(text.slice(p, end));
       if (list) p += list[0].length;
       tableRow = /^[ \t]*\|/.test(text.slice(p, end));

@@ -3,7 +3,7 @@
  * headings (related_notes' `attachments` and `own_headings`, ADR 0257): one
  * row each, worded the same in the Obsidian panel and in VS Code.
  */
-import type { Attachment, OwnHeading } from "./protocol";
+import type { Attachment, OwnHeading, Similar } from "./protocol";
 
 export interface AttachmentRow {
   /** The file as the link names it, e.g. "Sleep-2026.webp" */
@@ -39,4 +39,28 @@ export function attachmentRow(a: Attachment): AttachmentRow {
 export function ownHeadingRow(h: OwnHeading): OwnHeadingRow {
   const anchor = h.block != null ? `#^${h.block}` : `#${h.heading ?? ""}`;
   return { label: anchor, linktext: anchor, detail: `line ${h.line}${times(h.occurrences)}`, line: h.line };
+}
+
+export interface SimilarFigure {
+  /** "relevance" or "similarity": what the number is */
+  name: string;
+  /** The number as shown, e.g. "2.06" */
+  value: string;
+  /** A tooltip: what orders the list, and the cosine beside it */
+  title: string;
+}
+
+/**
+ * The number shown beside a similar note: the one that orders the list, so
+ * the figures fall steadily down it. That is `relevance` (ADR 0276) when the
+ * daemon sends it; the cosine (`score`) only orders a list without it (plain
+ * nearest notes), and is otherwise kept for the tooltip. The CLI prints the same.
+ */
+export function similarFigure(s: Similar): SimilarFigure {
+  const cos = `cosine ${s.score.toFixed(3)}`;
+  if (typeof s.relevance === "number" && Number.isFinite(s.relevance)) {
+    const value = s.relevance.toFixed(2);
+    return { name: "relevance", value, title: `relevance ${value} (orders this list: higher is closer) · ${cos}` };
+  }
+  return { name: "similarity", value: s.score.toFixed(3), title: cos };
 }

@@ -44,6 +44,8 @@ describe("markdownDisplay: text a person reads", () => {
   it("drops heading markers, block ids, callout tags, comments, footnote refs, html tags", () => {
     const md = "## Title ##\n> [!note] Careful\n> quoted text ^abc123\nA%%hidden%% b[^1]<br>c";
     expect(markdownDisplay(md).text).toBe("Title\nCareful\nquoted text\nA b c");
+    // a heading inside a quote or a callout (was "### Option A" as written)
+    expect(markdownDisplay("> text\n> ### Option A\n> > [!note] ## Why\n> more").text).toBe("text\nOption A\nWhy\nmore");
   });
 
   it("drops leading heading lines unless every span is in them", () => {

@@ -8,7 +8,7 @@ import { describeState, downloadLabel, pullText, progressText, type ConnectionSt
 import { displayRuns, sliceRuns, type DisplayRun } from "@groove/editor-client/display";
 import { answerText, groupHits, hitWikilink } from "@groove/editor-client/hits";
 import { describeConfidence, describeExplain } from "@groove/editor-client/explain";
-import { attachmentRow, ownHeadingRow } from "@groove/editor-client/related";
+import { attachmentRow, ownHeadingRow, similarFigure } from "@groove/editor-client/related";
 import type { RelatedNotesResult, SearchHit, SearchResponse } from "@groove/editor-client/protocol";
 import { hitDisplay, tidySegments } from "@groove/editor-client/snippet";
 import { clear, el } from "./dom";
@@ -479,8 +479,11 @@ export function renderRelated(container: HTMLElement, related: RelatedNotesResul
 
   const sim = section("similar", h.unlinkedOnly ? "Similar, not linked" : "Similar", related.similar.length);
   for (const s of related.similar) {
-    const sub = s.linked ? `${formatScore(s.score)} · linked` : formatScore(s.score);
+    // The figure that orders the list (relevance, ADR 0276), not the cosine beside it.
+    const fig = similarFigure(s);
+    const sub = s.linked ? `${fig.value} · linked` : fig.value;
     const li = item(sim, s.title || s.path, where(s.title || s.path, s.path), sub, (e) => h.onOpenPath(s.path, null, e));
+    li.title = fig.title;
     li.setAttribute("data-path", s.path);
     if (s.linked) li.classList.add("groove-linked");
     // A note already linked needs no second link (issue 47).

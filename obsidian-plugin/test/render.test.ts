@@ -446,6 +446,20 @@ describe("renderRelated", () => {
     expect(root.querySelector(".groove-related-heading")!.textContent).toBe("Similar, not linked (1)");
   });
 
+  it("shows the figure that orders the list (relevance), so the numbers fall down it; the cosine is in the tooltip", () => {
+    // As related_notes answers (ADR 0276): ordered by relevance, the cosines out of order.
+    const root = document.createElement("div");
+    const similar = [
+      { path: "b.md", title: "B", score: 0.861, relevance: 2.4, linked: true },
+      { path: "c.md", title: "C", score: 0.897, relevance: 1.71 },
+      { path: "d.md", title: "D", score: 0.874, relevance: 0.35 },
+    ];
+    renderRelated(root, { path: "a.md", similar, backlinks: [], outgoing: [], attachments: [], own_headings: [] }, { onOpenPath: vi.fn(), onOpenLink: vi.fn() });
+    const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
+    expect(items.map((i) => i.querySelector(".groove-related-sub")!.textContent)).toEqual(["2.40 · linked", "1.71", "0.35"]);
+    expect(items[1]!.title).toBe("relevance 1.71 (orders this list: higher is closer) · cosine 0.897");
+  });
+
   it("is keyboard-operable: arrows move the focus, Enter and Space open", () => {
     const root = document.createElement("div");
     document.body.appendChild(root);

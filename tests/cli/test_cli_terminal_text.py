@@ -93,11 +93,15 @@ def test_a_snippet_leaves_out_the_headings_its_hit_line_names_and_cuts_between_w
     assert s.endswith("…") and s[-2] != " " and s.rstrip("…").split()[-1] in SNIP.split(), s
     start = snippet(SNIP, [_span(SNIP, "indexer")], width=60).plain
     assert start.startswith("…") and start[1:].split()[0] in SNIP.split(), start  # not "…xer"
-    # a span in a heading keeps the heading
-    assert snippet(SNIP, [_span(SNIP, "Phone")]).plain.startswith("Phone and laptop Using the same")
+    # a span in a heading keeps the heading, set off as the hit's line sets it off (was
+    # "Phone and laptop Using the same notes on several devices groove only reads": one run-on line)
+    assert snippet(SNIP, [_span(SNIP, "Phone")]).plain.startswith(
+        "Phone and laptop > Using the same notes on several devices — groove only reads")
+    # nothing after the last heading: no dash left hanging
+    assert snippet("# New\n\n## Sub\n", []).plain == "New > Sub"
 
 
 def test_a_japanese_heading_and_its_text_stay_apart_and_nothing_trails():
     s = snippet(JA, [_span(JA, "脚注")]).plain
-    assert s.startswith("脚注とタグ 二文字"), s  # was "タグ二文字": the blank line joined like a wrapped line
+    assert s.startswith("脚注とタグ — 二文字"), s  # was "タグ二文字": the blank line joined like a wrapped line
     assert not s.endswith(" ")

@@ -24,6 +24,8 @@ def _text(content: str) -> str:
     ("Keep `**code**` and `[[code]]`; [the docs](https://example.org/a_(b)) go", "Keep `**code**` and `[[code]]`; "
                                                                                   "the docs go"),
     ("## Heading\n> [!info] Title\n> quoted\n- item", "Heading\nTitle\nquoted\n- item"),
+    # a heading inside a quote or a callout (was "### Option A" as written)
+    ("> text\n> ### Option A\n> > [!note] ## Why\n> more", "text\nOption A\nWhy\nmore"),
     ("unbalanced **bold and [[open link", "unbalanced **bold and [[open link"),
     ("[[デバイス間でノートを同期する#iCloud|iCloud]]や**推奨**", "iCloudや推奨"),
 ])

@@ -46,3 +46,24 @@ def test_serve_says_it_went_to_the_background_and_how_to_stop_it(groove_home: Pa
     finally:
         stop = run_groove("serve", "--stop", "--vault", str(vault))
     assert stop.returncode == 0 and "stopped groove serve" in stop.stdout, stop.stdout + stop.stderr
+
+
+def test_through_the_daemon_symbols_alone_are_a_bad_query_and_related_limits_clamp(spawn) -> None:
+    """The socket answers a query of symbols with bad-query (was: ten hits for
+    "???"), and `groove related --limit 205` answered by the daemon clamps as
+    in-process (the daemon's schema refuses 205: the CLI clamps before asking)."""
+    from groove.daemon.client import RpcError
+
+    d = spawn(n=6)
+    c = d.client()
+    d.wait_idle(c)
+    with pytest.raises(RpcError) as e:
+        c.call("search", {"query": "???"})
+    assert "no letters or digits" in e.value.message
+    r = run_groove("search", "???", "--vault", str(d.vault), "--json", "--daemon")
+    assert r.returncode == 2 and json.loads(r.stdout)["error"]["code"] == "bad-query", r.stdout
+    note = c.call("search", {"query": "coffee", "limit": 1})["results"][0]["path"]
+    r = run_groove("related", note, "--vault", str(d.vault), "--limit", "205", "--json", "--daemon")
+    assert r.returncode == 0, r.stderr
+    assert "limit 205 is above the maximum 50; using 50" in r.stderr
+    c.close()

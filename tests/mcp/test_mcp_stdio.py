@@ -196,6 +196,8 @@ def test_index_status_reports_freshness_and_model_latency(s, indexed) -> None:
 
 ERRORS = [
     ("search", {"query": "-garden -cats"}, "only excludes"),
+    # was: ten hits of the embedder's guess at "???", not low confidence ("🎉🎉" was refused)
+    ("search", {"query": "???"}, "it has no letters or digits; search with a word"),
     ("search", {"query": "garden", "limit": "ten"}, "'limit' must be an integer, got a string"),
     ("search", {"query": "garden", "limit": 0}, "less than the minimum of 1"),
     ("search", {"query": "garden", "mmr_lambda": 0.5}, "set it under [search] in the vault's groove.toml"),

@@ -1,6 +1,6 @@
 /** "groove: Related Notes": embedding neighbours, backlinks, outgoing links, attachments and links within the active note. */
 import * as vscode from "vscode";
-import { attachmentRow, ownHeadingRow, type RelatedNotesResult } from "@groove/editor-client";
+import { attachmentRow, ownHeadingRow, similarFigure, type RelatedNotesResult } from "@groove/editor-client";
 
 export interface RelatedItem extends vscode.QuickPickItem {
   /** Vault-relative note to open, and 1-based line (null: top of the note). */
@@ -36,10 +36,11 @@ export function relatedItems(r: RelatedNotesResult, opts: { unlinkedOnly?: boole
     section(opts.unlinkedOnly ? "Similar notes, not linked" : "Similar notes");
     for (const s of r.similar) {
       const linked = s.linked === true;
+      const figure = similarFigure(s); // the figure that orders the list (relevance, ADR 0276; the cosine without it)
       items.push({
         label: `${linked ? "$(link)" : "$(sparkle)"} ${name(s.title, s.path)}`,
         description: s.path,
-        detail: `similarity ${s.score.toFixed(3)} · ${linked ? "linked" : "not linked"}`,
+        detail: `${figure.name} ${figure.value} · ${linked ? "linked" : "not linked"}`,
         open: { path: s.path, line: null },
       });
     }

@@ -452,6 +452,9 @@ describe("related notes quick pick", async () => {
       ["$(link) L", "similarity 0.900 · linked"],
       ["$(sparkle) U", "similarity 0.800 · not linked"],
     ]);
+    // With relevance (ADR 0276), the figure is the one that orders the list, not the cosine.
+    const ranked = relatedItems({ ...r, similar: [{ ...r.similar[0]!, score: 0.86, relevance: 2.4 }, { ...r.similar[1]!, score: 0.9, relevance: 1.7 }] });
+    expect(ranked.filter((i) => i.open).map((i) => i.detail)).toEqual(["relevance 2.40 · linked", "relevance 1.70 · not linked"]);
     const only = relatedItems({ ...r, similar: [r.similar[1]!] }, { unlinkedOnly: true });
     expect(only[0]!.label).toBe("$(check) Unlinked only");
     expect(only.find((i) => i.kind === vscode.QuickPickItemKind.Separator)!.label).toBe("Similar notes, not linked");

@@ -10,6 +10,7 @@ import click
 from .. import __version__
 from ..errors import GrooveError, InvalidArgument
 from ..printable import escape_controls
+from .pipes import reader_gone
 
 
 class _Group(click.Group):
@@ -22,7 +23,10 @@ class _Group(click.Group):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         ctx.meta[_JSON_ERRORS] = "--json" in args or bool(args and args[0] in _JSON_ONLY)
-        return super().parse_args(ctx, args)
+        try:
+            return super().parse_args(ctx, args)
+        except BrokenPipeError:  # `groove --help | head -1`
+            reader_gone()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*super().list_commands(ctx), *COMMANDS})
@@ -46,13 +50,17 @@ class _Group(click.Group):
 
             # "run `groove index`" names the vault: typed in another folder,
             # the bare command would index that folder.
-            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)),)
+            # The operations' messages serve MCP too: here only the command is the way.
+            e.args = (with_index_command(str(e), ctx.meta.get(INDEX_COMMAND)).replace(
+                ", or the reindex tool over MCP", ""),)
             self._report(e, as_json, self._flag_of(ctx, e))
         except click.UsageError as e:
             _json_error(as_json, {"code": "usage", "message": e.format_message()})
             raise
         except (click.exceptions.Exit, click.Abort):
             raise
+        except BrokenPipeError:  # the reader of stdout went away: `groove search x | head -1`
+            reader_gone()
         except KeyboardInterrupt:
             # Ctrl-C: 130 as a shell reports it (click's "Aborted!" exits 1, the code of a failure).
             click.echo("interrupted", err=True)
@@ -63,12 +71,14 @@ class _Group(click.Group):
 
     def _flag_of(self, ctx: click.Context, e: GrooveError) -> str | None:
         """The option the user typed for the wrong parameter (``--from`` for
-        date_from): the message names the parameter as the protocol does."""
+        date_from; QUERY for query): the message names the parameter as the protocol does."""
         param = getattr(e, "param", None)
         cmd = self.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
         for p in cmd.params if param and cmd else []:
             if isinstance(p, click.Option) and p.name == param:
                 return p.opts[0]
+            if isinstance(p, click.Argument) and p.name == param:
+                return p.human_readable_name  # QUERY, as --help names it
         return None
 
     @staticmethod
@@ -91,7 +101,10 @@ def _json_error(as_json: bool, error: dict) -> None:
     if as_json:
         import json
 
-        click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        try:
+            click.echo(json.dumps({"error": error}, ensure_ascii=False))
+        except BrokenPipeError:  # raised inside an except clause of invoke: not caught there
+            reader_gone()
 
 
 @click.group(cls=_Group)
@@ -118,4 +131,12 @@ COMMANDS: dict[str, str] = {
 
 
 def main() -> None:
-    cli()
+    try:
+        cli()
+    except SystemExit:
+        # What is still buffered goes out now, where a closed pipe can still end quietly.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            reader_gone()
+        raise

@@ -183,6 +183,28 @@ def daemon_options(f):
                         help="Require the vault's running `groove serve`; fail if none runs.")(f)
 
 
+class Limit(click.ParamType):
+    """``--limit``, one rule for every command that takes it: one above
+    ``maximum`` is clamped to it with a warning, not refused; one below 1 is
+    refused by the operation (its error names the parameter, for ``--json``).
+    ``clamp`` False leaves the clamping to the operation, which says so in
+    its own warnings (search's, kept in ``--json``); otherwise the warning
+    goes to stderr, so stdout stays the listing (or its JSON)."""
+
+    name = "integer"
+
+    def __init__(self, maximum: int, *, clamp: bool = True) -> None:
+        self.maximum, self.clamp = maximum, clamp
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        n = click.INT.convert(value, param, ctx)
+        if n > self.maximum and self.clamp:
+            # the same words as search's warning (pipeline/params.py)
+            click.echo(f"warning: limit {n} is above the maximum {self.maximum}; using {self.maximum}", err=True)
+            return self.maximum
+        return n
+
+
 def vault_option(f):
     return click.option(
         "--vault", "vault", type=click.Path(path_type=Path), default=None,

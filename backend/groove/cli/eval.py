@@ -40,7 +40,9 @@ def _safe(text: str) -> str:
 
 def _console() -> Console:
     # Piped output (files, CI logs) is not squeezed to rich's 80-column default.
-    return Console(soft_wrap=True, width=None if sys.stdout.isatty() else 120)
+    from .pipes import stdout_console
+
+    return stdout_console(soft_wrap=True, width=None if sys.stdout.isatty() else 120)
 
 
 @dataclass(frozen=True)

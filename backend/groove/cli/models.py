@@ -37,19 +37,34 @@ def list_cmd(as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"models_dir": str(models_dir()), "models": rows}, indent=2))
         return
-    from rich.console import Console
     from rich.table import Table
 
+    from .pipes import stdout_console
+
+    names = [str(r["id"]) + (" (default)" if r["default"] else "") for r in rows]
+    # A pipe is not 80 columns wide: every line whole, for grep.
+    console = stdout_console(width=None if sys.stdout.isatty() else 1000)
     table = Table(title=f"models in {models_dir()}")
-    for col in ("id", "kind", "present", "size", "source"):
-        table.add_column(col)
-    for r in rows:
+    # The id is what `groove models pull` and --model take: never cut ("jina-reranker-v2-bas…"
+    # was all a narrow terminal or a pipe showed); the source gives way instead (--json has it whole).
+    id_width = max(map(len, names), default=2)
+    table.add_column("id", no_wrap=True, min_width=id_width)
+    for col, width in (("kind", 8), ("present", 7), ("size", 7)):
+        table.add_column(col, no_wrap=True, min_width=width)
+    # rich squeezes every column when one does not fit: the source gets what is left (a column
+    # costs 3 cells more than its text), or, too narrow to say anything, no column at all.
+    room = console.width - sum(w + 3 for w in (id_width, 8, 7, 7)) - 4
+    if room >= 20:
+        table.add_column("source", no_wrap=True, overflow="ellipsis", max_width=room)
+    for r, name in zip(rows, names, strict=True):
         src = str(r["source"] or "-")
         if r["source"] and not r["verified"]:
-            src += " (unverified)"
-        name = str(r["id"]) + (" (default)" if r["default"] else "")
-        table.add_row(name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"]), src)
-    Console().print(table)
+            src = "(unverified) " + src  # first, so a cut source still says it
+        cells = [name, str(r["kind"]), "yes" if r["present"] else "no", _size(r["size"])]
+        table.add_row(*cells, *([src] if room >= 20 else []))
+    console.print(table)
+    if room < 20:
+        click.echo("(where each model comes from: a wider terminal, or groove models list --json)")
     known = {Path(str(r["path"])).name for r in rows}
     extra = sorted(p.name for p in models_dir().glob("*.gguf") if p.name not in known)
     if extra:

@@ -14,7 +14,8 @@ _CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")  # inline code: left as it is
 _WIKI = re.compile(r"!?\[\[([^\]|\n]+?)(?:\\?\|([^\]\n]*))?\]\]")
 _MDLINK = re.compile(r"!?\[([^\]\n]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")  # a URL may hold (one level of) ()
 _EMPHASIS = re.compile(r"(\*\*|__|~~|==)(?=\S)([^\n]*?\S)\1|(?<![\w*])\*(?=[^\s*])([^*\n]*?[^\s*])\*(?![\w*])")
-_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|(?:>[ \t]?)+(?:\[![\w-]+\][+-]?[ \t]*)?)", re.M)
+# A heading's marks, a quote's and a callout's, and a heading's inside a quote ("> ### Title").
+_LINE_MARK = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+|(?:>[ \t]?)+(?:\[![\w-]+\][+-]?[ \t]*)?(?:#{1,6}[ \t]+)?)", re.M)
 
 
 def shown(content: str) -> bytearray:

@@ -9,15 +9,18 @@ from pathlib import Path
 
 import click
 
+from ..errors import NoteNotFound
 from ..printable import escape_controls
-from .common import DaemonChoice, daemon_options, daemon_or_here, index_option, vault_option
+from ..wire.bounds import MAX_RELATED
+from .common import DaemonChoice, Limit, daemon_options, daemon_or_here, index_option, vault_option
 
 
 @click.command("related")
 @click.argument("note")
 @vault_option
 @index_option
-@click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True, help="Similar notes to list.")
+@click.option("--limit", type=Limit(MAX_RELATED), default=10, show_default=True,
+              help=f"Similar notes to list (at most {MAX_RELATED}, a larger one is clamped).")
 @click.option("--unlinked", is_flag=True,
               help="Only similar notes no link joins to NOTE (either way); still --limit of them.")
 @click.option("--json", "as_json", is_flag=True,
@@ -38,16 +41,32 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     params: dict[str, object] = {"path": note, "limit": limit}
     if unlinked:
         params["unlinked_only"] = True
-    res = daemon_or_here(vault, index_path, "related_notes", params, daemon)
+    try:
+        res = daemon_or_here(vault, index_path, "related_notes", params, daemon)
+    except NoteNotFound:
+        # Not a path: a note's name, as a [[link]] names it ("Linux" for
+        # "Computing/Unix/Linux.md"), read the way Obsidian reads the link.
+        link = daemon_or_here(vault, index_path, "resolve_link", {"link": f"[[{note}]]"}, daemon) \
+            if "[" not in note and "]" not in note else None
+        if not link or not link.get("path"):
+            raise
+        click.echo(f"{escape_controls(note)}: read as [[{escape_controls(note)}]], "
+                   f"{escape_controls(link['path'])}", err=True)
+        res = daemon_or_here(vault, index_path, "related_notes", {**params, "path": link["path"]}, daemon)
     if as_json:
         click.echo(json.dumps(res, ensure_ascii=False, indent=2))
         return
-    click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}:")
-    for s in res["similar"]:
+    similar = res["similar"]
+    # One figure a note, the one that orders the list (as both plugins show it): relevance
+    # (ADR 0276) when sent; the cosine orders only a list without it. --json has both.
+    ranked = bool(similar) and all("relevance" in s for s in similar)
+    figure = "relevance" if ranked else "similarity"
+    click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}"
+               + (f" ({figure}, highest first):" if similar else ":"))
+    for s in similar:
         mark = "  (linked)" if s.get("linked") else ""
-        # relevance (ADR 0276) orders the list and spreads; the cosine sits in e5's narrow band.
-        rel = f"{s['relevance']:+.2f}  " if "relevance" in s else ""
-        click.echo(f"  {rel}{s['score']:.3f}  {escape_controls(s['path'])}{mark}")
+        fig = f"{s['relevance']:5.2f}" if ranked else f"{s['score']:.3f}"
+        click.echo(f"  {fig}  {escape_controls(s['path'])}{mark}")
     click.echo(f"linking here ({len(res['backlinks'])}):")
     for b in res["backlinks"]:
         click.echo(f"  {escape_controls(b['path'])}:{b['line']}")

@@ -19,6 +19,7 @@ from . import readable
 from .common import (
     DaemonChoice,
     DashQueryCommand,
+    Limit,
     ask_daemon,
     daemon_options,
     default_vault,
@@ -74,7 +75,7 @@ def filter_options(f):
 @vault_option
 @index_option
 @model_option
-@click.option("--limit", type=int, default=None,
+@click.option("--limit", type=Limit(MAX_LIMIT, clamp=False), default=None,
               help=f"Number of hits (default: [search] limit, 10; at most {MAX_LIMIT}, a larger one is clamped).")
 @search_options
 @filter_options
@@ -106,12 +107,41 @@ def search_cmd(query: str, vault: Path | None, index_path: Path | None, model: s
                 "no daemon answers for this vault"
             click.echo(f"searching in this process ({why})", err=True)
         rt = runtime_from(vault, index_path, model, create=False)
+        params = SearchParams.from_json(wire)
+        _arguments_first(rt, params)
         ensure_model_downloaded(rt.model or rt.config.index.model)
-        resp = operations.search(rt, SearchParams.from_json(wire))  # the daemon's maximum, and its warning
+        _same_model(rt)
+        resp = operations.search(rt, params)  # the daemon's maximum, and its warning
     if as_json:
         click.echo(json.dumps(resp.to_json(), ensure_ascii=False, indent=2))
     else:
         print_response(resp)
+
+
+def _arguments_first(rt: Any, params: Any) -> None:
+    """A wrong argument or a query with nothing to search is said before a
+    model loads (the search checks them again; both are cheap)."""
+    from ..pipeline.params import resolve_params
+    from ..query.compiler import parse_query
+
+    r = resolve_params(params, rt.config.search)
+    parse_query(r.query, short_cjk=r.short_cjk, identifiers=r.identifier_phrases)
+
+
+def _same_model(rt: Any) -> None:
+    """An index searched with another model than it was built with fails
+    deep in sqlite-vec ("Dimension mismatch ... Expected 32 dimensions"),
+    a traceback; or, at the same dimension, ranks by vectors that do not
+    compare. Say which model built it, and the two ways out."""
+    from ..errors import EmbedderMismatch
+
+    info = rt.index.embedder_info()
+    emb = rt.embedder
+    if info and (info.get("model_id"), int(info.get("dim", -1))) != (emb.model_id, emb.dim):
+        raise EmbedderMismatch(
+            f"this index was built with the model {info.get('model_id')} ({info.get('dim')} dimensions), not "
+            f"{emb.model_id} ({emb.dim}): search with --model set to the model that built it, or run "
+            "`groove index --rebuild` to re-embed the vault with this one")
 
 
 def protocol_params(query: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -155,9 +185,12 @@ def _unspaced(ch: str) -> bool:
 SNIPPET_CHARS = 240
 
 
-def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
+def snippet(content: str, spans: list, width: int = SNIPPET_CHARS, answers: list | tuple = (),
+            marks: tuple[str, str] | None = None) -> Styled:
     """One line of at most ``width`` characters around the first span, the
-    spans highlighted. Spans are UTF-8 byte offsets; whitespace runs
+    spans highlighted and the ``answers`` (answer_spans) underlined; with
+    ``marks`` (text without colour) each answer also stands between the two
+    marks, so a reader of plain text sees it too. Spans are UTF-8 byte offsets; whitespace runs
     (newlines included) collapse to one space, and a line break between two
     Japanese or Chinese characters to nothing. Markdown's markup is hidden
     (``readable``): links read as their text, no emphasis or heading marks.
@@ -167,18 +200,25 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
     offs = _utf8_offsets(content)
     # byte offsets -> character indices (spans always fall on character boundaries)
     char_spans = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in spans]
+    char_answers = [(bisect.bisect_left(offs, sp.start), bisect.bisect_left(offs, sp.end)) for sp in answers]
     body = _after_headings(content)  # the hit's line above already names its headings
-    first = char_spans[0][0] if char_spans else body
+    starts = [a for a, _ in char_spans[:1] + char_answers[:1]]
+    first = min(starts) if starts else body
     lo = max(0, first - width // 3)
     if first >= body:
         lo = max(lo, body)
     lo = _word_start(content, lo, first)
-    marks = bytearray(len(content) + 1)
+    lit = bytearray(len(content) + 1)  # 1: a word match, 2: an answer, 3: both
     for a, b in char_spans:
-        marks[a:b] = b"\x01" * (b - a)
+        lit[a:b] = b"\x01" * (b - a)
+    for n, (a, b) in enumerate(char_answers):
+        if n + 1 < len(char_answers) and b <= char_answers[n + 1][0] and not content[b:char_answers[n + 1][0]].strip():
+            b = char_answers[n + 1][0]  # two sentences of one answer, a space apart: marked as one
+        for k in range(a, b):
+            lit[k] |= 2
     out = Styled("…" if lo and lo != body else "")  # headings left out are no cut text
     run: list[str] = []
-    run_hl, shown, last_space = False, 0, False
+    run_hl, shown, last_space = 0, 0, False
     keep = readable.shown(content)  # Markdown's markup hidden: links as their text, no ** or ##
     i = lo
     while i < len(content) and shown < width:
@@ -186,7 +226,7 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
             i += 1
             continue
         ch = content[i]
-        hl = bool(marks[i])
+        hl = lit[i]
         if ch.isspace():
             if last_space or shown == 0:
                 i += 1
@@ -199,24 +239,39 @@ def snippet(content: str, spans: list, width: int = SNIPPET_CHARS) -> Styled:
                 i = end  # a line wrapped inside Japanese or Chinese text: no word gap there (a blank line is one)
                 continue
             ch, last_space = " ", True
+            if "\n" in content[i:end] and end < len(content) and _is_heading(content, content.rfind("\n", 0, i) + 1):
+                # a heading shown (it holds a highlight) is set off from what follows, as on the hit's line
+                ch = " > " if _is_heading(content, end) else " — "
         else:
             last_space = False
-        if hl != run_hl and run:
-            out.append("".join(run), style=HIGHLIGHT if run_hl else None)
-            run = []
+        if hl != run_hl:
+            if run:
+                out.append("".join(run), style=_STYLES[run_hl])
+                run = []
+            if marks and (hl ^ run_hl) & 2:  # an answer begins or ends here
+                out.append(marks[0] if hl & 2 else marks[1])
         run.append(ch)
         run_hl = hl
         shown += 1
         i += 1
     if run:
-        out.append("".join(run), style=HIGHLIGHT if run_hl else None)
+        out.append("".join(run), style=_STYLES[run_hl])
     if not (i < len(content) and content[i:].strip()):
-        return out.rstrip()
+        out = out.rstrip()
+        return out.append(marks[1]) if marks and run_hl & 2 else out
     if _in_word(content, i):  # cut inside a word: end at the last space instead
         last = out.plain.rfind(" ", len(out.plain) - 30)
         if last > len(out.plain) // 2:
             out = out.slice(0, last)
+    if marks and run_hl & 2 and not out.plain.endswith(marks[1]):
+        out = out.rstrip().append(marks[1])  # the answer goes on past the cut
     return out.append("…")
+
+
+# A run's style by what it is: 1 a word the query matched, 2 the answer, 3 both.
+_STYLES: dict[int, str | None] = {0: None, 1: HIGHLIGHT, 2: "underline", 3: f"underline {HIGHLIGHT}"}
+# Around an answer where there is no colour (a pipe, NO_COLOR): plain text a person and a script can see.
+ANSWER_MARKS = ("»", "«")
 
 
 def _in_word(text: str, i: int) -> bool:
@@ -234,6 +289,12 @@ def _word_start(text: str, lo: int, limit: int) -> int:
     while j < min(limit, lo + 30) and not text[j].isspace():
         j += 1
     return j if j < limit and text[j].isspace() else lo
+
+
+def _is_heading(text: str, at: int) -> bool:
+    """The line starting at ``at`` is a Markdown heading."""
+    line = text[at:text.find("\n", at) if "\n" in text[at:] else len(text)].strip()
+    return line.startswith("#") and line.lstrip("#")[:1] in (" ", "")
 
 
 def _after_headings(text: str) -> int:
@@ -293,7 +354,8 @@ def print_response(resp: SearchResponse) -> None:
             if k:
                 lead = (f"     + {h.rank}. ", "bold"), (head, "green")
             out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"), hang=len(pad))
-            out.line(pad, snippet(h.content, h.match_spans, width=shown))
+            out.line(pad, snippet(h.content, h.match_spans, width=shown, answers=h.answer_spans,
+                                  marks=None if out.colour else ANSWER_MARKS))
             if h.explain is not None:
                 from ..explain_text import describe
 

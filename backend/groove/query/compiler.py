@@ -378,9 +378,11 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32,
         # queries like "AI と ML" never get worse than before compilation.
         # Quote marks are syntax, not text: '"AI"' stays dropped.
         fallback = _render(q, items, unquote=True)
+        if not shorts and all(char_type(c) == SEP for c in fallback):
+            # Whatever its length: "???" searched as before found only the
+            # embedder's guess at punctuation, unflagged, while "🎉🎉" was refused.
+            raise BadQuery(_no_words(fallback))
         positives = [seg for seg in _positive_segments(q, items) if len(seg) >= MIN_PHRASE]
-        if not positives and not shorts and all(char_type(c) == SEP for c in fallback):
-            raise BadQuery(f"nothing to search for in {fallback!r}: no letters or digits")
 
     for name, xs in (("search", positives), ("exclusion", negatives), ("short-word", shorts),
                      ("short exclusion", neg_shorts)):
@@ -410,6 +412,14 @@ def parse_query(text: str, *, short_cjk: bool = True, max_phrases: int = 32,
         required=required,
         highlight=dedup(highlight),
     )
+
+
+def _no_words(text: str) -> str:
+    """The message for a query of symbols alone: what to type instead."""
+    msg = f"nothing to search for in {text!r}: it has no letters or digits; search with a word"
+    if len(text.strip()) >= MIN_PHRASE:  # a quoted phrase is searched as written (3 characters at least)
+        msg += f', or put the characters in double quotes to find them as written: "{text.strip()}"'
+    return msg
 
 
 def span_terms(parsed: ParsedQuery) -> list[HighlightTerm]:
