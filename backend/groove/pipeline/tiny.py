@@ -1,0 +1,42 @@
+"""The tiny-chunk prior (issue 49, ADR 0280): the chunk legs' votes scaled
+by how much text of its own each chunk has (``index/own_words.py``).
+
+A chunk with almost no words of its own (a bare URL, an embed, a heading
+alone, a one-line note) is embedded as little more than its note's title,
+and bm25 favours short rows, so on a vault of short notes such chunks
+filled the first ranks of queries they do not answer. Its vote in the
+vector and full-text legs weighs ``1 - exp(-words / own_words)``; the note
+leg and the named-note and sole-holder rules are untouched, so a note made
+of one line still ranks through its note vector, and a long note's tiny
+section gives way to its sections with text. Computed from the stored
+content at query time, for the legs' rows only, and kept per chunk until
+a note changes.
+"""
+
+from __future__ import annotations
+
+from ..index.notes import documents_signature
+from ..index.own_words import FLAT, own_weight, own_words
+from ..storage import chunks
+from ..storage.db import Index
+
+
+def own_votes(idx: Index, ids: list[int], scale: float) -> dict[int, float]:
+    """Each chunk's prior weight (1 for a chunk deleted meanwhile: no text
+    read). Word counts are kept on the index until a note changes, counted
+    up to where the prior is flat."""
+    key = (documents_signature(idx), scale)
+    cached = idx.derived.get("own_words")
+    if cached is None or cached[0] != key:
+        cached = (key, {})
+        idx.derived["own_words"] = cached
+    words: dict[int, float] = cached[1]
+    todo = sorted({cid for cid in ids if cid not in words})
+    for cid, text in chunks.contents(idx, todo).items():
+        words[cid] = own_words(text, cap=FLAT * scale)
+    return {cid: own_weight(words[cid], scale) if cid in words else 1.0 for cid in ids}
+
+
+def scaled(votes: dict[int, float] | None, ids: list[int], prior: dict[int, float]) -> dict[int, float]:
+    """A leg's votes (None: 1 each) times the prior."""
+    return {cid: (1.0 if votes is None else votes.get(cid, 0.0)) * prior.get(cid, 1.0) for cid in ids}
