@@ -4,7 +4,6 @@ heading alone) no longer outranks a note with text; off, search is as before."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 
 from groove.index.own_words import is_empty, own_weight, own_words
@@ -40,13 +39,15 @@ def test_words_of_its_own_leave_out_links_embeds_and_headings_and_count_cjk_by_t
     assert is_empty("## Links\n\nhttps://example.org/page") and not is_empty("睡眠")
     long = "word " * 400 + "\n" + "https://example.org\n" * 3
     assert own_words(long) == 400 and own_words(long, cap=40) == 40
+    links = "https://example.org/" + "x" * 300 + "\n" + "https://example.org\n" * 30 + "one two\n"
+    assert own_words(links, cap=40) == 2  # a prefix short of the cap: the whole chunk is read
 
 
-def test_the_prior_is_zero_without_words_one_when_off_and_flat_far_out():
+def test_the_prior_is_zero_without_words_and_one_from_the_scale_on_or_when_off():
     assert own_weight(0, 5) == 0.0
-    assert abs(own_weight(5, 5) - (1 - math.exp(-1))) < 1e-12
+    assert own_weight(2, 5) == 0.4
+    assert own_weight(5, 5) == 1.0 and own_weight(40, 5) == 1.0
     assert own_weight(3, 0) == 1.0
-    assert own_weight(40, 5) == 1.0 and own_weight(39, 5) < 1.0
 
 
 def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tmp_path, default_embedder):
@@ -56,7 +57,7 @@ def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tm
     try:
         params = SearchParams(query="sleep cycle", limit=7, answer_spans=False)
         off = [h.path for h in run_search(rt, params).results]
-        on = [h.path for h in run_search(_with(rt, own_words=5.0), params).results]
+        on = [h.path for h in run_search(_with(rt, own_words=10.0), params).results]
         # Off: the bare link, the embed and the heading alone all sit above REM.md.
         assert all(off.index(t) < off.index("Sleep/REM.md") for t in TINY), off
         # On: the notes with text lead, and none of the three is above one of them.
@@ -64,7 +65,7 @@ def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tm
         assert on[:2] == ["Sleep/NREM.md", "Sleep/REM.md"], on
         # The vector leg's votes alone move the embed and the heading down,
         # not the link: "cycle" is in its URL, which the full-text leg reads.
-        vec_only = [h.path for h in run_search(_with(rt, own_words=5.0, own_words_fts=False), params).results]
+        vec_only = [h.path for h in run_search(_with(rt, own_words=10.0, own_words_fts=False), params).results]
         assert all(vec_only.index(t) > vec_only.index("Sleep/REM.md") for t in TINY[1:]), vec_only
         assert vec_only.index(TINY[0]) < vec_only.index("Sleep/REM.md"), vec_only
     finally:
@@ -80,6 +81,6 @@ def test_off_is_the_shipped_ranking(tmp_path, default_embedder):
         base = [(h.path, h.score) for h in run_search(rt, params).results]
         assert rt.config.search.fusion.own_words == 0
         assert [(h.path, h.score) for h in run_search(_with(rt, own_words=0.0), params).results] == base
-        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=5.0), params).results] != base
+        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=10.0), params).results] != base
     finally:
         rt.close()

@@ -11,7 +11,6 @@ looks like its title to the vector legs.
 
 from __future__ import annotations
 
-import math
 import re
 
 from ..query.chars import CJK_LETTER
@@ -54,7 +53,7 @@ def own_words(content: str, cap: float | None = None) -> float:
     return n if cap is None else min(n, cap)
 
 
-_PREFIX = 1024  # characters: ~150 English words, ~500 Chinese
+_PREFIX = 256  # characters: ~40 English words, ~120 Chinese
 
 
 def _count(content: str) -> float:
@@ -64,13 +63,11 @@ def _count(content: str) -> float:
     return len(_WORD.findall(spaced)) + cjk / 2.0
 
 
-FLAT = 8.0  # the prior's width in scales beyond which it is 1 (within 0.0004)
-
-
 def own_weight(words: float, scale: float) -> float:
-    """The tiny-chunk prior: ``1 - exp(-words / scale)``, 0 for a chunk with
-    no word of its own, 0.63 at ``scale`` words, 0.98 at 4 x ``scale``; 1
-    when the prior is off (``scale`` 0) and from ``FLAT`` x ``scale``."""
-    if scale <= 0 or words >= FLAT * scale:
+    """The tiny-chunk prior: ``min(1, words / scale)``: 0 for a chunk with
+    no word of its own, rising with each word, 1 from ``scale`` words on, so
+    a chunk of that much text is untouched; 1 when the prior is off
+    (``scale`` 0)."""
+    if scale <= 0 or words >= scale:
         return 1.0
-    return 1.0 - math.exp(-words / scale)
+    return words / scale

@@ -5,7 +5,7 @@ A chunk with almost no words of its own (a bare URL, an embed, a heading
 alone, a one-line note) is embedded as little more than its note's title,
 and bm25 favours short rows, so on a vault of short notes such chunks
 filled the first ranks of queries they do not answer. Its vote in the
-vector and full-text legs weighs ``1 - exp(-words / own_words)``; the note
+vector and full-text legs weighs ``min(1, words / own_words)``; the note
 leg and the named-note and sole-holder rules are untouched, so a note made
 of one line still ranks through its note vector, and a long note's tiny
 section gives way to its sections with text. Computed from the stored
@@ -16,7 +16,7 @@ a note changes.
 from __future__ import annotations
 
 from ..index.notes import documents_signature
-from ..index.own_words import FLAT, own_weight, own_words
+from ..index.own_words import own_weight, own_words
 from ..storage import chunks
 from ..storage.db import Index
 
@@ -33,7 +33,7 @@ def own_votes(idx: Index, ids: list[int], scale: float) -> dict[int, float]:
     words: dict[int, float] = cached[1]
     todo = sorted({cid for cid in ids if cid not in words})
     for cid, text in chunks.contents(idx, todo).items():
-        words[cid] = own_words(text, cap=FLAT * scale)
+        words[cid] = own_words(text, cap=scale)
     return {cid: own_weight(words[cid], scale) if cid in words else 1.0 for cid in ids}
 
 
