@@ -2,7 +2,7 @@
 (issue 49 item 3, ADR 0280).
 
     python bench/tiny_chunks.py --vault VAULT --index IDX [--scales 0,3,5] \
-        [--show "electrical pressure" --show youtube] [--titles 60] [--repeat 3]
+        [--show "electrical pressure" --show youtube] [--titles 60] [--repeat 3] [--fts on]
 
 ``IDX`` is a copy of the vault's index (opening may migrate it). For each
 ``own_words`` scale (0 = off) every query is searched (default model, no
@@ -36,13 +36,14 @@ from _common import median  # noqa: E402
 TINY = 8  # words of its own under which a chunk counts as tiny here (a short sentence)
 
 
-def _runtime(vault: Path, index: Path, scale: float, emb):
+def _runtime(vault: Path, index: Path, scale: float, emb, fts: bool):
     from groove.config import load_config
     from groove.runtime import open_runtime
 
     cfg = load_config(vault)
     s = cfg.search
-    cfg = dataclasses.replace(cfg, search=dataclasses.replace(s, fusion=dataclasses.replace(s.fusion, own_words=scale)))
+    cfg = dataclasses.replace(cfg, search=dataclasses.replace(s, fusion=dataclasses.replace(
+        s.fusion, own_words=scale, own_words_fts=fts)))
     rt = open_runtime(vault, index_path=index, config=cfg, create=False)
     rt._embedder = emb
     return rt
@@ -62,13 +63,14 @@ def main() -> None:
     ap.add_argument("--show", action="append", default=[])
     ap.add_argument("--titles", type=int, default=60)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--fts", choices=["on", "off"], default="off", help="own_words_fts: the prior on the full-text leg too")
     a = ap.parse_args()
     from groove.index.own_words import own_words
     from groove.models.registry import load_embedder
 
     emb = load_embedder(None)
     scales = [float(x) for x in a.scales.split(",")]
-    rts = {s: _runtime(a.vault, a.index, s, emb) for s in scales}
+    rts = {s: _runtime(a.vault, a.index, s, emb, a.fts == "on") for s in scales}
     conn = rts[scales[0]].index.conn
     titles = sorted(t for (t,) in conn.execute(
         "SELECT DISTINCT d.title FROM documents d JOIN chunks c ON c.doc_id = d.id WHERE d.title != ''"))

@@ -69,11 +69,12 @@ class FusionConfig:
     # (pipeline/sections.py); true: to every note, by index/space.py's exact
     # scan (the reference it is measured against, docs/eval.md).
     section_exact: bool = False
-    # The tiny-chunk prior (ADR 0280): a chunk's vote in the vector and
-    # full-text legs is scaled by min(1, w / own_words), w its words of its
-    # own (index/own_words.py), so a bare URL, an embed, a heading alone or a
+    # The tiny-chunk prior (ADR 0280): a chunk's vote in the vector leg is
+    # scaled by min(1, w / own_words), w its words of its own
+    # (index/own_words.py), so a bare URL, an embed, a heading alone or a
     # one-line chunk does not rank on its own; its note still can, through the
-    # note leg. 0 = off. own_words_fts false: the vector leg's votes only.
+    # note leg. 0 = off. own_words_fts: in the full-text leg too, unless its
+    # own words hold a query term.
     own_words: float = 0.0
     own_words_fts: bool = True
 

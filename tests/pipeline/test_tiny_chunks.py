@@ -10,7 +10,7 @@ from groove.index.own_words import is_empty, own_weight, own_words
 from groove.pipeline import SearchParams, run_search
 
 NOTES = {
-    "Sleep/Sleep Cycle Video.md": "https://www.youtube.com/watch?v=nrem-rem-cycle\n",
+    "Sleep/Sleep Cycle Video.md": "https://www.youtube.com/watch?v=dQw4w9WgXcQ\n",
     "Sleep/Sleep Stages Diagram.md": "![[sleep-stages.png]]\n",
     "Sleep/Sleep Stages.md": "## Sleep stages\n",
     "Sleep/NREM.md": "Non-rapid eye movement sleep comes first in each cycle: the body slows down, "
@@ -19,6 +19,9 @@ NOTES = {
     "Sleep/REM.md": "Rapid eye movement sleep follows the deep stages; most vivid dreams happen here and "
                     "the muscles go slack.\n",
     "Cooking/Bread.md": "Knead the dough for ten minutes, let it rise until doubled, then bake at a high heat.\n",
+    "Physics/European Organization for Nuclear Research.md": "aka CERN.\n",
+    "Physics/Particle Accelerators.md": "A particle accelerator uses electromagnetic fields to push charged "
+                                        "particles to very high speeds in a ring or a line; the largest is at CERN.\n",
     "Music/Rhythm.md": "Rhythm is the pattern of beats and rests that gives music its pulse.\n",
 }
 TINY = ["Sleep/Sleep Cycle Video.md", "Sleep/Sleep Stages Diagram.md", "Sleep/Sleep Stages.md"]
@@ -55,7 +58,7 @@ def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tm
 
     rt = indexed_runtime(tmp_path, NOTES, default_embedder)
     try:
-        params = SearchParams(query="sleep cycle", limit=7, answer_spans=False)
+        params = SearchParams(query="sleep cycle", limit=9, answer_spans=False)
         off = [h.path for h in run_search(rt, params).results]
         on = [h.path for h in run_search(_with(rt, own_words=10.0), params).results]
         # Off: the bare link, the embed and the heading alone all sit above REM.md.
@@ -63,11 +66,27 @@ def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tm
         # On: the notes with text lead, and none of the three is above one of them.
         assert all(on.index(t) > on.index("Sleep/REM.md") for t in TINY), on
         assert on[:2] == ["Sleep/NREM.md", "Sleep/REM.md"], on
-        # The vector leg's votes alone move the embed and the heading down,
-        # not the link: "cycle" is in its URL, which the full-text leg reads.
+        # The vector leg's votes alone leave the link above REM.md: its title
+        # ("Sleep Cycle Video") is what the full-text leg matched, in a short row.
         vec_only = [h.path for h in run_search(_with(rt, own_words=10.0, own_words_fts=False), params).results]
-        assert all(vec_only.index(t) > vec_only.index("Sleep/REM.md") for t in TINY[1:]), vec_only
         assert vec_only.index(TINY[0]) < vec_only.index("Sleep/REM.md"), vec_only
+    finally:
+        rt.close()
+
+
+def test_a_one_line_note_holding_the_query_word_keeps_its_full_text_vote(tmp_path, default_embedder):
+    from helpers import indexed_runtime
+
+    rt = indexed_runtime(tmp_path, NOTES, default_embedder)
+    try:
+        params = SearchParams(query="cern", limit=9, answer_spans=False)
+        cern = "Physics/European Organization for Nuclear Research.md"
+        holders = {cern, "Physics/Particle Accelerators.md"}  # the notes that say "CERN"
+        assert own_words(NOTES[cern]) == 2
+        for fusion in ({}, {"own_words": 10.0}, {"own_words": 40.0}):
+            got = [h.path for h in run_search(_with(rt, **fusion), params).results]
+            # Its vector vote shrinks, its full-text vote stays: still above every note without the word.
+            assert set(got[:2]) == holders, (fusion, got)
     finally:
         rt.close()
 
@@ -77,7 +96,7 @@ def test_off_is_the_shipped_ranking(tmp_path, default_embedder):
 
     rt = indexed_runtime(tmp_path, NOTES, default_embedder)
     try:
-        params = SearchParams(query="sleep cycle", limit=7, answer_spans=False)
+        params = SearchParams(query="sleep cycle", limit=9, answer_spans=False)
         base = [(h.path, h.score) for h in run_search(rt, params).results]
         assert rt.config.search.fusion.own_words == 0
         assert [(h.path, h.score) for h in run_search(_with(rt, own_words=0.0), params).results] == base

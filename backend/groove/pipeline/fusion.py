@@ -40,7 +40,7 @@ from .hubness import LeverView, lever_view
 from .params import Resolved
 from .sections import doc_ids as _doc_ids
 from .sections import with_sections
-from .tiny import own_votes, scaled
+from .tiny import holding_terms, own_votes, scaled
 from .titles import named_notes, title_leg
 
 
@@ -218,7 +218,9 @@ def hybrid_candidates(
         with_fts = r.fusion.own_words_fts
         prior = own_votes(idx, vec_ids + fts_ids if with_fts else vec_ids, r.fusion.own_words)
         vec_votes = scaled(None, vec_ids, prior)
-        fts_votes = scaled(fts_votes, fts_ids, prior) if with_fts else fts_votes
+        if with_fts:
+            held = holding_terms(idx, prior, fts_ids, [*parsed.positives, *parsed.short_terms])
+            fts_votes = scaled(fts_votes, fts_ids, held)
 
     names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
