@@ -2,7 +2,7 @@
 (issue 49 item 3, ADR 0280).
 
     python bench/tiny_chunks.py --vault VAULT --index IDX [--scales 0,3,5] \
-        [--show "electrical pressure" --show youtube] [--titles 60] [--repeat 3] [--fts on]
+        [--show "electrical pressure" --show youtube] [--titles 60] [--repeat 3] [--fts off]
 
 ``IDX`` is a copy of the vault's index (opening may migrate it). For each
 ``own_words`` scale (0 = off) every query is searched (default model, no
@@ -55,6 +55,43 @@ def _search(rt, q: str, limit: int = 5):
     return run_search(rt, SearchParams(query=q, limit=limit, answer_spans=False)).results
 
 
+def _stage1(rts: dict, scales: list[float], queries: list[str], emb, repeat: int) -> None:
+    """Stage 1 alone (every leg, the prior, RRF, the candidate load) with
+    each query's vector given, interleaved as above: the part the prior can
+    cost, without the embedding's noise; the search ratio adds the
+    embedding's p50 to both sides."""
+    from groove.pipeline import SearchParams, resolve_params
+    from groove.pipeline.filters import build_restriction
+    from groove.pipeline.fusion import hybrid_candidates
+    from groove.query import parse_query
+
+    embed: list[float] = []
+    jobs = []
+    for q in queries:
+        t0 = time.perf_counter()
+        v = emb.embed_query(q)
+        embed.append(time.perf_counter() - t0)
+        jobs.append({s: (parse_query(q), resolve_params(SearchParams(query=q), rts[s].config.search), v)
+                     for s in scales})
+    took: dict[float, list[float]] = {s: [] for s in scales}
+    for rep in range(repeat + 1):
+        for i, per in enumerate(jobs):
+            k = (rep + i) % len(scales)
+            for s in scales[k:] + scales[:k]:
+                parsed, r, v = per[s]
+                idx = rts[s].index
+                t0 = time.perf_counter()
+                hybrid_candidates(idx, parsed, v, r, build_restriction(idx, r))
+                if rep:  # the first pass warms
+                    took[s].append(time.perf_counter() - t0)
+    e, base = median(embed), median(took[scales[0]])
+    print(f"\n== stage 1, {len(queries)} queries x {repeat}, interleaved; query embedding p50 {e * 1e3:.1f} ms")
+    for s in scales:
+        st = median(took[s])
+        print(f"  own_words = {s:<4g} stage 1 p50 {st * 1e3:7.2f} ms  ratio {st / base:5.3f}   "
+              f"search (embedding + stage 1) ratio {(e + st) / (e + base):5.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--vault", type=Path, required=True)
@@ -63,7 +100,8 @@ def main() -> None:
     ap.add_argument("--show", action="append", default=[])
     ap.add_argument("--titles", type=int, default=60)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--fts", choices=["on", "off"], default="off", help="own_words_fts: the prior on the full-text leg too")
+    ap.add_argument("--fts", choices=["on", "off"], default="on",
+                    help="own_words_fts: the prior in the full-text leg too")
     a = ap.parse_args()
     from groove.index.own_words import own_words
     from groove.models.registry import load_embedder
@@ -110,6 +148,7 @@ def main() -> None:
     print(f"\n== search latency (query embedding included), {len(queries)} queries x {a.repeat}, interleaved")
     for s in scales:
         print(f"  own_words = {s:<4g} p50 {median(took[s]) * 1e3:7.2f} ms  ratio {median(took[s]) / base:5.3f}")
+    _stage1(rts, scales, queries, emb, a.repeat)
     for rt in rts.values():
         rt.close()
 
