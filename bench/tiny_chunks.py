@@ -1,7 +1,7 @@
 """Tiny chunks in the first ranks, and what the tiny-chunk prior costs
 (issue 49 item 3, ADR 0280).
 
-    python bench/tiny_chunks.py --vault VAULT --index IDX [--scales 0,3,5] \
+    python bench/tiny_chunks.py --vault VAULT --index IDX [--scales 0,10,20] \
         [--show "electrical pressure" --show youtube] [--titles 60] [--repeat 3] [--fts off]
 
 ``IDX`` is a copy of the vault's index (opening may migrate it). For each
@@ -16,7 +16,11 @@ reranker) and the bench prints:
   query names, and how often the named note is first;
 * the latency of a search (``run_search``, answer spans off: they cost
   the same for every setting) under each scale against off, interleaved
-  in rotating order in one run, as p50 ratios.
+  in rotating order in one run, as p50 ratios, then stage 1 alone
+  (``hybrid_candidates`` with each query's vector given), the steadier
+  figure on a loaded host.
+
+``--fts off``: the prior in the vector leg only (``own_words_fts = false``).
 """
 
 from __future__ import annotations
