@@ -69,6 +69,14 @@ class FusionConfig:
     # (pipeline/sections.py); true: to every note, by index/space.py's exact
     # scan (the reference it is measured against, docs/eval.md).
     section_exact: bool = False
+    # The tiny-chunk prior (ADR 0280): a chunk's vote in the vector leg is
+    # scaled by min(1, w / own_words), w its words of its own
+    # (index/own_words.py), so a bare URL, an embed, a heading alone or a
+    # one-line chunk does not rank on its own; its note still can, through the
+    # note leg. 0 = off. own_words_fts: in the full-text leg too, unless its
+    # own words hold a query term.
+    own_words: float = 0.0
+    own_words_fts: bool = True
 
     @property
     def bm25_weights(self) -> tuple[float, float, float]:
@@ -171,6 +179,7 @@ _RANGES: dict[str, tuple[Any, str]] = {
     "search.fusion.fts_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.title_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.section_weight": (lambda v: 0.0 <= v <= 1.0, "a number between 0 and 1"),
+    "search.fusion.own_words": (lambda v: 0.0 <= v <= 1000.0, "a number between 0 and 1000"),
     "search.fusion.title_min_coverage": (lambda v: 0.0 < v <= 1.0, "a number in (0, 1]"),
     "search.fusion.note_weight": (lambda v: v >= 0, "a number >= 0"),
     "search.fusion.dense_note_weight": (lambda v: v >= 0, "a number >= 0"),

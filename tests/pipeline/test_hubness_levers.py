@@ -79,7 +79,7 @@ def test_each_switch_reaches_the_search_and_the_defaults_are_the_shipped_path(sm
 
 
 def test_a_chunk_with_no_words_of_its_own_is_empty():
-    from groove.index.space import is_empty
+    from groove.index.own_words import is_empty
 
     for text in ("https://www.youtube.com/watch?v=abc", "![[diagram.png]]", "![](img/a.png)\n",
                  "## Links\n\nhttps://example.org/page"):

@@ -30,7 +30,6 @@ best chunk as a note's evidence, and the vault-mean hub correction.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -38,13 +37,13 @@ import numpy as np
 
 from ..storage.db import Index
 from ..storage.migrations import rows_version
-from .space import _NOT_OWN, Space, space_of
+from .own_words import own_letters
+from .space import Space, space_of
 
 CSLS_K = 10
 SHRINK_LETTERS = 60  # about one sentence: a note this long counts half
 LINK_BONUS = 1.0  # in standard deviations of the note's similarities
 TWO_HOP_BONUS = 0.5
-_LETTER = re.compile(r"[^\W\d_]")
 
 
 @dataclass(frozen=True)
@@ -89,10 +88,6 @@ class _Notes:
 Resolve = Callable[[str, str], "int | None"]
 
 
-def _own_letters(text: str) -> int:
-    return len(_LETTER.findall(_NOT_OWN.sub(" ", text)))
-
-
 def _means(raw: np.ndarray, inv: np.ndarray, w: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(sum of rows weighted by w, total weight) per note."""
     out = np.zeros((n, raw.shape[1] if raw.ndim == 2 else 1))
@@ -118,7 +113,7 @@ def _build(idx: Index, space: Space, resolve: Resolve) -> _Notes:
 def with_letters(idx: Index, space: Space, n: _Notes) -> _Notes:
     """Fill the own-letter counts and the length-weighted vectors (once)."""
     if n.letters is None:
-        letters_of = {cid: _own_letters(text) for cid, text in idx.conn.execute("SELECT id, content FROM chunks")}
+        letters_of = {cid: own_letters(text) for cid, text in idx.conn.execute("SELECT id, content FROM chunks")}
         ch = space.chunks
         w = np.fromiter((letters_of.get(int(ch.rowids[i]), 0) for i in n.held), dtype=np.float64, count=len(n.held))
         weighted, total = _means(ch.raw[n.held], n.inv, w, len(n.ids))

@@ -30,7 +30,6 @@ scan instead, the reference it is measured against).
 
 from __future__ import annotations
 
-import re
 import threading
 import weakref
 from collections.abc import Set as AbstractSet
@@ -40,6 +39,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..storage.migrations import rows_version
+from .own_words import is_empty
 
 if TYPE_CHECKING:
     from ..storage.db import Index
@@ -67,16 +67,6 @@ class Levers:
     @property
     def any(self) -> bool:
         return self.centre or self.csls or self.section_weight > 0 or self.prf or self.skip_empty
-
-
-# What is not a chunk's own words: URLs, ![[embeds]], ![images](...), heading lines.
-_NOT_OWN = re.compile(r"https?://\S+|!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|^#{1,6}[ \t].*$", re.M)
-_LETTER = re.compile(r"[^\W\d_]")
-
-
-def is_empty(content: str) -> bool:
-    """No letter of its own: a bare URL, an embed or image, a heading alone."""
-    return _LETTER.search(_NOT_OWN.sub(" ", content)) is None
 
 
 def _unit(x: np.ndarray) -> np.ndarray:

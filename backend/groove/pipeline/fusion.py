@@ -40,6 +40,7 @@ from .hubness import LeverView, lever_view
 from .params import Resolved
 from .sections import doc_ids as _doc_ids
 from .sections import with_sections
+from .tiny import holding_terms, own_votes, scaled
 from .titles import named_notes, title_leg
 
 
@@ -212,9 +213,18 @@ def hybrid_candidates(
         found = (_chunk_hits(idx, qvec, r, restriction, excluded, bool(dense_near)), None)
     vec_ids, vec_sims = _vectors(idx, qvec, r, excluded, dense_near, view, found)
 
+    vec_votes: dict[int, float] | None = None
+    if r.fusion.own_words > 0:  # the tiny-chunk prior (tiny.py, ADR 0280)
+        with_fts = r.fusion.own_words_fts
+        prior = own_votes(idx, vec_ids + fts_ids if with_fts else vec_ids, r.fusion.own_words)
+        vec_votes = scaled(None, vec_ids, prior)
+        if with_fts:
+            held = holding_terms(idx, prior, fts_ids, [*parsed.positives, *parsed.short_terms])
+            fts_votes = scaled(fts_votes, fts_ids, held)
+
     names = ["vector", "full_text"]
     lists, weights = [vec_ids, fts_ids], [r.fusion.vec_weight, r.fusion.fts_weight]
-    votes: list[dict[int, float] | None] = [None, fts_votes]
+    votes: list[dict[int, float] | None] = [vec_votes, fts_votes]
     chunk_fused = rrf_fuse(lists, r.fusion.rrf_k, weights, votes)
     if r.fusion.title_weight > 0 and r.legs == "hybrid":
         names.append("title")

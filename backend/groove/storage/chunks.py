@@ -47,6 +47,13 @@ def doc_ids(idx: Index, chunk_ids: list[int]) -> dict[int, int]:
     return dict(idx.conn.execute(f"SELECT id, doc_id FROM chunks WHERE id IN ({_marks(chunk_ids)})"))
 
 
+def contents(idx: Index, chunk_ids: list[int]) -> dict[int, str]:
+    """chunk id -> its content."""
+    if not chunk_ids:
+        return {}
+    return dict(idx.conn.execute(f"SELECT id, content FROM chunks WHERE id IN ({_marks(chunk_ids)})"))
+
+
 def first_chunks(idx: Index, docs: list[int], excluded: AbstractSet[int]) -> dict[int, int]:
     """note id -> its first chunk (in file order) that is not ``excluded``.
     One query for every note (a query per note cost ~2 ms a search)."""
