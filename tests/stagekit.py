@@ -20,7 +20,7 @@ from groove.indexer import index_vault
 from groove.runtime import Runtime, open_runtime
 from groove.wire.search import SearchHit
 
-VAULT_SMALL = Path(__file__).resolve().parents[1] / "fixtures" / "vault-small"
+VAULT_SMALL = Path(__file__).resolve().parent / "fixtures" / "vault-small"
 
 
 def indexed_runtime(vault: Path, embedder: Any, index_path: Path, config: Config | None = None) -> Runtime:
