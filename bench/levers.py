@@ -69,6 +69,7 @@ def main() -> None:
     ap.add_argument("--index-dir", type=Path, default=None, help="use <dir>/<lang>.sqlite as the indexes")
     ap.add_argument("--agree", default="", help="A,B: how many queries' top 10 notes variants A and B "
                     "share (counts only: safe on blind sets)")
+    ap.add_argument("--digits", type=int, default=3, help="decimals printed (a rule's .01 edge needs 4)")
     a = ap.parse_args()
     from groove.config import SearchConfig
     from groove.eval.golden import load_golden
@@ -100,10 +101,10 @@ def main() -> None:
             run = sess.run(SearchOptions(legs=legs), 10, rts)
             agg = run.aggregate()
             for lang, m in sorted(agg["by_lang"].items()):
-                print(f"{name:<22}{lang:<6}" + "".join(f"{m[k]:>10.3f}" for k in METRICS))
+                print(f"{name:<22}{lang:<6}" + "".join(f"{m[k]:>10.{a.digits}f}" for k in METRICS))
             if a.per_kind:
                 for kind, m in sorted(agg["by_kind"].items()):
-                    print(f"{'':<22}{kind[:6]:<6}" + "".join(f"{m[k]:>10.3f}" for k in METRICS))
+                    print(f"{'':<22}{kind[:6]:<6}" + "".join(f"{m[k]:>10.{a.digits}f}" for k in METRICS))
             if name in agree:
                 tops[name] = [r.docs[:10] for r in run.results]
             if name in show_q:
