@@ -75,7 +75,7 @@ class FusionConfig:
     # one-line chunk does not rank on its own; its note still can, through the
     # note leg. 0 = off. own_words_fts: in the full-text leg too, unless its
     # own words hold a query term.
-    own_words: float = 0.0
+    own_words: float = 10.0  # on since the third blind generation (ADR 0280)
     own_words_fts: bool = True
 
     @property

@@ -1,6 +1,7 @@
 """The tiny-chunk prior (issue 49 item 3, ADR 0280): with ``[search.fusion]
-own_words`` on, a chunk with no words of its own (a bare URL, an embed, a
-heading alone) no longer outranks a note with text; off, search is as before."""
+own_words`` on (10, the default), a chunk with no words of its own (a bare
+URL, an embed, a heading alone) no longer outranks a note with text; off (0),
+search is as it was before the prior."""
 
 from __future__ import annotations
 
@@ -59,8 +60,9 @@ def test_a_chunk_without_words_of_its_own_no_longer_outranks_a_note_with_text(tm
     rt = indexed_runtime(tmp_path, NOTES, default_embedder)
     try:
         params = SearchParams(query="sleep cycle", limit=9, answer_spans=False)
-        off = [h.path for h in run_search(rt, params).results]
-        on = [h.path for h in run_search(_with(rt, own_words=10.0), params).results]
+        off = [h.path for h in run_search(_with(rt, own_words=0.0), params).results]
+        on = [h.path for h in run_search(rt, params).results]  # the default
+        assert rt.config.search.fusion.own_words == 10.0
         # Off: the bare link, the embed and the heading alone all sit above REM.md.
         assert all(off.index(t) < off.index("Sleep/REM.md") for t in TINY), off
         # On: the notes with text lead, and none of the three is above one of them.
@@ -83,7 +85,7 @@ def test_a_one_line_note_holding_the_query_word_keeps_its_full_text_vote(tmp_pat
         cern = "Physics/European Organization for Nuclear Research.md"
         holders = {cern, "Physics/Particle Accelerators.md"}  # the notes that say "CERN"
         assert own_words(NOTES[cern]) == 2
-        for fusion in ({}, {"own_words": 10.0}, {"own_words": 40.0}):
+        for fusion in ({"own_words": 0.0}, {}, {"own_words": 40.0}):
             got = [h.path for h in run_search(_with(rt, **fusion), params).results]
             # Its vector vote shrinks, its full-text vote stays: still above every note without the word.
             assert set(got[:2]) == holders, (fusion, got)
@@ -91,15 +93,15 @@ def test_a_one_line_note_holding_the_query_word_keeps_its_full_text_vote(tmp_pat
         rt.close()
 
 
-def test_off_is_the_shipped_ranking(tmp_path, default_embedder):
+def test_the_default_is_ten_and_off_moves_the_ranking(tmp_path, default_embedder):
     from helpers import indexed_runtime
 
     rt = indexed_runtime(tmp_path, NOTES, default_embedder)
     try:
         params = SearchParams(query="sleep cycle", limit=9, answer_spans=False)
         base = [(h.path, h.score) for h in run_search(rt, params).results]
-        assert rt.config.search.fusion.own_words == 0
-        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=0.0), params).results] == base
-        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=10.0), params).results] != base
+        assert rt.config.search.fusion.own_words == 10.0
+        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=10.0), params).results] == base
+        assert [(h.path, h.score) for h in run_search(_with(rt, own_words=0.0), params).results] != base
     finally:
         rt.close()
