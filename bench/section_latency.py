@@ -45,9 +45,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from _common import EVAL, median, scratch_dir  # noqa: E402
 from scale import DIM, QUERIES, VectorModel, build, sentences  # noqa: E402
 
-SETTINGS = {"off": {"section_weight": 0.0},
-            "sections": {"section_weight": 0.25},
-            "exact scan": {"section_weight": 0.25, "section_exact": True}}
+# "off": as before issue 49 (no section evidence, no tiny-chunk prior);
+# "shipped": today's defaults (both on).
+SETTINGS = {"off": {"section_weight": 0.0, "own_words": 0.0},
+            "sections": {"section_weight": 0.25, "own_words": 0.0},
+            "exact scan": {"section_weight": 0.25, "section_exact": True, "own_words": 0.0},
+            "shipped": {}}
 
 
 def _configs():
