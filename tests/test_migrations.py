@@ -143,7 +143,7 @@ NOTES = {
 }
 QUERIES = ["harbour crane", "タグ", "태그 검색", "sync -phone", "保存 設定"]
 SCRIPT = r"""
-import json, sys
+import dataclasses, json, sys
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])  # that tree's tests/, for make_runtime
 from helpers import make_runtime
@@ -154,6 +154,13 @@ except ImportError:  # the previous release's tree: the table was groove/service
 from groove.models.llama_embedder import LlamaEmbedder
 vault, tmp, model, build = Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4], sys.argv[5] == "build"
 rt = make_runtime(vault, LlamaEmbedder(model, max_tokens=256), tmp)
+# Ranking defaults changed since that release (section evidence, ADR 0265; the
+# tiny-chunk prior, ADR 0280): both sides search as it did, so what is compared
+# is what the index holds.
+f = rt.config.search.fusion
+same = {k: 0.0 for k in ("section_weight", "own_words") if hasattr(f, k)}
+rt.config = dataclasses.replace(rt.config, search=dataclasses.replace(rt.config.search,
+                                                                   fusion=dataclasses.replace(f, **same)))
 try:
     if build:
         operations.reindex(rt)

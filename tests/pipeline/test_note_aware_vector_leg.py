@@ -55,7 +55,9 @@ def test_weight_zero_keeps_the_plain_vector_leg(small_rt):  # noqa: F811
 
     rt = small_rt
     cfg = rt.config.search
-    off = replace(rt.config, search=replace(cfg, fusion=replace(cfg.fusion, dense_note_weight=0.0)))
+    # Section evidence and the tiny-chunk prior off too: they rescore the same leg.
+    off = replace(rt.config, search=replace(cfg, fusion=replace(cfg.fusion, dense_note_weight=0.0,
+                                                                 section_weight=0.0, own_words=0.0)))
     rt_off = replace(rt, config=off)
     q = "keep notes in sync between phone and computer"
     plain = [cid for cid, _ in vector_leg(rt.index, rt.embedder.embed_query(q), 50, _restriction(), set())]
