@@ -219,7 +219,7 @@ def hybrid_candidates(
         prior = own_votes(idx, vec_ids + fts_ids if with_fts else vec_ids, r.fusion.own_words)
         vec_votes = scaled(None, vec_ids, prior)
         if with_fts:
-            held = holding_terms(idx, prior, fts_ids, [*parsed.positives, *parsed.short_terms])
+            held = holding_terms(idx, r.fusion.own_words, prior, fts_ids, [*parsed.positives, *parsed.short_terms])
             fts_votes = scaled(fts_votes, fts_ids, held)
 
     names = ["vector", "full_text"]
