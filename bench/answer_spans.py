@@ -158,6 +158,21 @@ def marked_rows(responses: list, what: str) -> None:  # noqa: ANN001
     print(f"{what}: of the top 10, hits with answer spans {sum(hits) / len(hits):.1f} a search (median"
           f" {median(hits):.0f}); note rows with an answer {sum(rows) / len(rows):.1f}"
           f" of {sum(notes) / len(notes):.1f}")
+    # What marking more than one sentence costs a reader: how much of a hit is lit.
+    from groove.pipeline.answers import sentences
+    from groove.pipeline.spans import utf8_offsets
+    lit, of = [], []
+    for r in responses:
+        for h in r.results[:10]:
+            if h.answer_spans:
+                offs = utf8_offsets(h.content)
+                ss = sentences(h.content)
+                lit.append(sum(any(offs[s.start] < sp.end and sp.start < offs[s.end] for sp in h.answer_spans)
+                               for s in ss))
+                of.append(len(ss))
+    if lit:
+        print(f"{what}: a marked hit has {sum(lit) / len(lit):.2f} sentences lit of {sum(of) / len(of):.1f}"
+              f" ({sum(x > 1 for x in lit) / len(lit):.0%} of marked hits more than one)")
 
 
 def overlap_share(rts, cases: list[dict]) -> None:  # noqa: ANN001

@@ -445,7 +445,7 @@ export interface SearchHit {
   rank: number;
   /** [start, end) UTF-8 byte offset pairs of the query's words in content: each starts at the start of a word (or on a CJK character), never on a function word unless the query quoted it */
   match_spans: ByteSpan[];
-  /** [start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the first 5 hits of a search and the later hits of the same notes; empty on the others, when the search set answer_spans false, or when content has no sentence to mark */
+  /** [start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer the query by meaning: the best sentence, with the next one when it asks or ends in a colon, else with an adjacent one that scores nearly as well (two adjacent sentences are one span); on the first 5 hits of a search and the later hits of the same notes; empty on the others, when the search set answer_spans false, or when content has no sentence to mark */
   answer_spans: ByteSpan[];
   expanded_from: ExpandedRange[];
   byte_range: ByteSpan;

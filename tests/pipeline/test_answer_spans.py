@@ -88,11 +88,35 @@ def test_the_best_sentence_is_marked_with_an_adjacent_one_that_scores_nearly_as_
     emb = FixedEmbedder()
     answer_spans([h1, h2, h3], q, emb)
     assert sliced(h1.content, h1.answer_spans) == ["Here is the answer, 東京."]
-    assert sliced(h2.content, h2.answer_spans) == ["The answer sentence.", "And nearly the same thing."]
+    assert sliced(h2.content, h2.answer_spans) == ["The answer sentence. And nearly the same thing."]  # one passage
     assert sliced(h3.content, h3.answer_spans) == ["Only one answer here"]
     assert emb.calls == 1  # one batch for every hit, a one-sentence one too (the bar reads its score)
     answer_spans([h1, h2], q, emb)
     assert emb.calls == 1  # the same sentences again: from the cache
+
+
+def test_two_sentences_marked_together_stay_two_spans_across_a_heading_or_code():
+    CACHE.clear()
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    items = hit("- The answer sentence.\n- And nearly the same thing.\n")
+    heading = hit("The answer sentence.\n\n## Other part\n\nAnd nearly the same thing.")
+    code = hit("The answer sentence.\n\n```\nx = 1\n```\n\nAnd nearly the same thing.")
+    answer_spans([items, heading, code], q, FixedEmbedder())
+    assert sliced(items.content, items.answer_spans) == ["The answer sentence.\n- And nearly the same thing."]
+    assert sliced(heading.content, heading.answer_spans) == ["The answer sentence.", "And nearly the same thing."]
+    assert sliced(code.content, code.answer_spans) == ["The answer sentence.", "And nearly the same thing."]
+
+
+def test_a_best_sentence_that_asks_or_ends_in_a_colon_is_marked_with_the_next_one():
+    CACHE.clear()
+    q = np.array([1.0, 0.0], dtype=np.float32)
+    faq = hit("Unrelated opening words. Can I get the answer back? Yes, within 14 days. Unrelated closing words.")
+    colon = hit("Intro words here. The answer limits are:\n\n- Five megabytes on Standard\n- More on Plus\n")
+    last = hit("Unrelated opening words. Where is the answer?")
+    answer_spans([faq, colon, last], q, FixedEmbedder())
+    assert sliced(faq.content, faq.answer_spans) == ["Can I get the answer back? Yes, within 14 days."]
+    assert sliced(colon.content, colon.answer_spans) == ["The answer limits are:\n\n- Five megabytes on Standard"]
+    assert sliced(last.content, last.answer_spans) == ["Where is the answer?"]  # nothing follows it
 
 
 def test_a_notes_first_hit_points_to_the_hit_holding_the_notes_best_sentence():

@@ -4,8 +4,8 @@ query by meaning (ADR 0256), even when it shares no word with it.
 After match_spans, on the final content: the content is cut into sentences
 (``sentences``), each embedded as a passage with the default embedder, and
 the one nearest the query vector the pipeline already computed is marked,
-with an adjacent one when it scores nearly as well. Ranking is never
-touched: this reads the hits, it does not reorder them.
+with an adjacent one when it scores nearly as well (one span with it).
+Ranking is never touched: this reads the hits, it does not reorder them.
 
 A panel shows a note's hits as one row (ADR 0261): the later hits of the
 first hits' notes are marked too, and a note's first hit names the hit
@@ -64,6 +64,7 @@ _ONLY_EMBED = re.compile(r"^(?:!\[\[[^\]]*\]\]|!\[[^\]]*\]\([^)]*\)|\s)*$")
 # A sentence ends after . ! ? (and closing quotes or brackets) before a
 # space, or after a CJK full stop, question or exclamation mark.
 _END = re.compile(r"[.!?][\"'”’)\]]*(?=\s)|[。！？][」』）]*")
+_CLOSERS = "\"'”’)]」』）"
 _ABBREV = frozenset("e.g i.e etc vs cf mr mrs ms dr st fig".split())
 # For the model only: link and emphasis syntax read as the words it shows.
 _CLEAN = [(re.compile(r"!?\[\[(?:[^\]|]*\|)?([^\]]*)\]\]"), r"\1"), (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),
@@ -203,8 +204,8 @@ def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
                  index: Index | None = None) -> None:
     """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits and on the later
     hits of the same notes: each one's best sentence by cosine to the query
-    vector (unit vectors: a dot product), and an adjacent one within
-    ``SECOND_MARGIN``, on the first ``ALWAYS_MARKED`` hits and on the others
+    vector (unit vectors: a dot product), with the next one when it asks or
+    ends in a colon, else an adjacent one within ``SECOND_MARGIN``, on the first ``ALWAYS_MARKED`` hits and on the others
     whose best clears ``ANSWER_BAR``; the other hits get none. Then, per note,
     its answer: ``note_answer_rank`` on its first
     hit when another of its hits holds the note's best sentence, or
@@ -244,7 +245,9 @@ def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
         k = int(np.argmax(sc))
         picked = [ss[k]]
         near = [j for j in (k - 1, k + 1) if 0 <= j < len(ss) and sc[j] >= sc[k] - SECOND_MARGIN]
-        if near:
+        if k + 1 < len(ss) and _leads_in(h.content, ss[k]):
+            picked.append(ss[k + 1])  # a question or "...:" announces its answer: the next sentence
+        elif near:
             picked.append(ss[max(near, key=lambda j: sc[j])])
         h.answer_spans = _to_bytes(h.content, sorted(picked, key=lambda s: s.start))
     # Within a note, a sentence's section counts too: its stored vector read the whole section.
@@ -275,6 +278,24 @@ def _point_to_note_answers(hits: list[SearchHit], best_of: list[float | None],
             hits[first[path]].note_answer_rank = hits[w].rank
 
 
+def _leads_in(content: str, s: Sentence) -> bool:
+    """A sentence that asks or ends in a colon: the nearest to a question is
+    often its restatement (an FAQ's question, "the limits are:"), and the
+    answer is what follows."""
+    return content[s.start:s.end].rstrip(_CLOSERS)[-1:] in ("?", "？", ":", "：")
+
+
 def _to_bytes(content: str, picked: list[Sentence]) -> list[MatchSpan]:
+    """Two adjacent sentences marked together are one span, one passage to
+    read and to jump to (the answer often follows the sentence that restates
+    the question), unless a heading, code or other text lies between them."""
     offs = utf8_offsets(content)
+    if len(picked) == 2 and _only_markers(content[picked[0].end:picked[1].start]):
+        picked = [Sentence(picked[0].start, picked[1].end, "")]
     return [MatchSpan(int(offs[s.start]), int(offs[s.end])) for s in picked]
+
+
+def _only_markers(gap: str) -> bool:
+    """Nothing between two sentences but spaces, line breaks and the marks
+    that open a line (list, quote, table bars)."""
+    return all(not _MARKER.sub("", line).strip(" \t|") for line in gap.split("\n"))

@@ -109,7 +109,8 @@ class SearchHit:
     start of a word (or on a CJK character), never on a function word unless the query quoted it"""
     answer_spans: list[MatchSpan]
     """[start, end) UTF-8 byte offset pairs, sorted, of the sentence(s) of content that best answer
-    the query by meaning: the best sentence, with an adjacent one that scores nearly as well; on the
+    the query by meaning: the best sentence, with the next one when it asks or ends in a colon, else
+    with an adjacent one that scores nearly as well (two adjacent sentences are one span); on the
     first 5 hits of a search and the later hits of the same notes; empty on the others, when the
     search set answer_spans false, or when content has no sentence to mark"""
     expanded_from: list[ExpandedRange]
