@@ -7,9 +7,12 @@
 ``--cost``: on the English help vault, for each query, side by side in one
 run: the query's embedding, a search without answer spans, the answer spans
 of its first 5 hits alone (as before ADR 0269), of those and their notes'
-later hits (shipped) with an empty sentence cache (the first search of a
-query) and with a warm one (the same hits again, as when someone types on). Prints
-medians and their ratios to the query embedding.
+later hits with an empty sentence cache (the first search of a query), of
+those and the notes' best sections not returned (``answers_beyond``), from
+the sentence vectors an idle daemon stores (ADR 0281: what ships; the slice
+is stored first, and how long that took is printed), and with a warm
+cache (the same hits again, as when someone types on). Prints medians and
+their ratios to the query embedding.
 
 ``--set``: lines ``{"query", "path", "answer", "lang"}`` (the sentence a
 person marked as the answer in that note, written blind). Strict: a case
@@ -79,8 +82,21 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
     from groove.pipeline import SearchParams, run_search
     from groove.pipeline.answers import CACHE, answer_spans
 
+    from groove.pipeline.answer_vectors import SentenceWarmer
+    from groove.storage.sentences import SentenceVectors
+
+    warmer = SentenceWarmer(rt.index, embedder)
+    t, n = time.perf_counter(), 0
+    while warmer.step():  # what an idle daemon does (ADR 0281)
+        n += 1
+    took = time.perf_counter() - t
+    stored = SentenceVectors(rt.index, embedder.model_id)
+    size = rt.index.conn.execute("SELECT sum(length(key) + length(vector)), count(*) FROM sentence_vectors").fetchone()
+    print(f"stored {warmer.stored} sentence vectors in {took:.1f} s ({warmer.stored / max(took, 1e-9):.0f}/s), "
+          f"{(size[0] or 0) / max(size[1], 1):.0f} bytes a row of data")
     rows = {"query embedding": [], "search, answer_spans off": [], "answer spans, first 5 hits, cold": [],
-            "returned hits only, cold": [], "answer spans, cold cache": [], "answer spans, warm cache": []}
+            "returned hits only, cold": [], "beyond them too, cold": [], "stored vectors (shipped)": [],
+            "answer spans, warm cache": []}
     sentences = []
     for q in COST_QUERIES:
         run_search(rt, SearchParams(q, answer_spans=False))  # warm the index pages
@@ -101,8 +117,12 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
             rows["returned hits only, cold"].append(time.perf_counter() - t)
             CACHE.clear()
             t = time.perf_counter()
-            answer_spans(resp.results, qv, embedder, rt.index)  # shipped: and the notes' best sections not returned
-            rows["answer spans, cold cache"].append(time.perf_counter() - t)
+            answer_spans(resp.results, qv, embedder, None, stored)  # an idle daemon stored the vault's sentences
+            rows["stored vectors (shipped)"].append(time.perf_counter() - t)
+            CACHE.clear()
+            t = time.perf_counter()
+            answer_spans(resp.results, qv, embedder, rt.index)  # answers_beyond: the notes' best sections not returned
+            rows["beyond them too, cold"].append(time.perf_counter() - t)
             t = time.perf_counter()
             answer_spans(resp.results, qv, embedder, rt.index)
             rows["answer spans, warm cache"].append(time.perf_counter() - t)
@@ -116,8 +136,9 @@ def cost(rt, embedder) -> None:  # noqa: ANN001
           " (median: the first 5 hits' and their notes' later hits')")
     for name, xs in rows.items():
         print(f"  {name:<28} {median(xs) * 1000:8.1f} ms   x{median(xs) / base:6.1f} the query embedding")
-    cold, search = median(rows["answer spans, cold cache"]), median(rows["search, answer_spans off"])
-    print(f"  cold answer spans / a search without them: {cold / search:.2f}")
+    cold, search = median(rows["returned hits only, cold"]), median(rows["search, answer_spans off"])
+    print(f"  cold answer spans / a search without them: {cold / search:.2f}; stored:"
+          f" {median(rows['stored vectors (shipped)']) / search:.2f}")
 
 
 def paraphrase_questions(langs: set[str]) -> list[tuple[str, dict]]:

@@ -148,6 +148,10 @@ class IndexConfig:
     # kept for full text and display. false embeds every line as written.
     boilerplate: bool = True
     boilerplate_share: float = 0.2
+    # A daemon idle for a while embeds the vault's sentences and stores them
+    # in the index (ADR 0281; ~0.8 KB a sentence), so answer_spans read them
+    # instead of embedding ~30 sentences a search. false: embedded per search.
+    answer_vectors: bool = True
 
 
 @dataclass(frozen=True)

@@ -235,6 +235,7 @@ class Connection:
         """Run a checked request here or on the pool; a call whose id is
         already pending is refused."""
         rid, method, is_call = req.rid, req.method, req.is_call
+        self.daemon.worker.touch()  # idle work (ADR 0281) waits while editors ask
         with self._lock:
             if is_call and rid in self.pending:
                 dup = True

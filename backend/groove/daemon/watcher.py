@@ -31,6 +31,7 @@ from typing import Any
 from .. import operations
 from ..errors import GrooveError
 from ..indexer import IndexSummary
+from ..pipeline.answer_vectors import SentenceWarmer
 from ..runtime import Runtime
 from ..vault.daily_notes import DAILY_NOTES_FILE
 from ..vault.scan import IGNORE_FILE, OBSIDIAN_APP_FILE, SKIP_DIRS, is_note_name
@@ -44,6 +45,7 @@ PROGRESS_INTERVAL_S = 0.1  # index.progress at most ~10/s (plus every phase chan
 RESTART_MAX_WAIT_S = 30.0  # a watch that keeps failing is retried at least this often
 ROOT_CHECK_S = 1.0  # a running watch checks this often that the vault folder is the one it watches
 GONE_POLL_S = 1.0  # a vault folder that is gone is looked for this often
+ANSWER_VECTORS_IDLE_S = 15.0  # idle work starts after this long without a request or a job
 
 
 @dataclass
@@ -87,6 +89,11 @@ class IndexWorker:
         self.first_full_at: float | None = None  # when the first whole-vault pass began (wall clock, as file times)
         self.first_full_done = threading.Event()  # ... and that it ended (the watcher's catch-up waits for it)
         self.last_error: str | None = None
+        # Idle work (ADR 0281): sentence vectors for answer_spans, a few at a
+        # time, once nothing was asked of the daemon for ANSWER_VECTORS_IDLE_S.
+        self.warmer: SentenceWarmer | None = None
+        self._warm_more = rt.config.index.answer_vectors and not rt.index.read_only
+        self._touched = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
 
     def start(self) -> None:
@@ -121,6 +128,25 @@ class IndexWorker:
         with self._cv:
             return len(self._next.paths)
 
+    def touch(self) -> None:
+        """A request came in: idle work waits until the daemon is quiet again."""
+        self._touched = time.monotonic()
+
+    def _idle_wait(self) -> float | None:
+        """Seconds until idle work may run (0: now), None when there is none."""
+        if not self._warm_more:
+            return None
+        return max(0.0, ANSWER_VECTORS_IDLE_S - (time.monotonic() - self._touched))
+
+    def _warm(self) -> None:
+        """One step of idle work; off until the next job when it has no more."""
+        if self.warmer is None:
+            self.warmer = SentenceWarmer(self.rt.index, self.rt.embedder)
+        if not self.warmer.step():
+            self._warm_more = False
+            if self.warmer.stored:
+                log.info("sentence vectors stored: %d", self.warmer.stored)
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._cv:
@@ -145,11 +171,19 @@ class IndexWorker:
         while True:
             with self._cv:
                 while self._next.empty() and not self._stop:
-                    self._cv.wait()
+                    wait = self._idle_wait()
+                    if wait == 0:
+                        break
+                    self._cv.wait(wait)
                 if self._stop:
                     for w in self._next.waiters:
                         w.cancel()
                     return
+                idle = self._next.empty()
+            if idle:
+                self._warm()
+                continue
+            with self._cv:
                 job, self._next = self._next, _Job()
                 self._busy = True
                 if job.full and self.first_full_at is None:
@@ -157,6 +191,7 @@ class IndexWorker:
             try:
                 self._run(job)
             finally:
+                self._touched = time.monotonic()  # idle work waits for the quiet after a job too
                 if job.full:
                     self.first_full_done.set()
                 with self._cv:
@@ -196,6 +231,9 @@ class IndexWorker:
             if not w.cancelled():
                 w.set_result(summary)
         if payload["paths"] or payload["deleted"]:
+            if self.warmer is not None:
+                self.warmer.invalidate()  # the chunks changed: their new sentences are to store
+            self._warm_more = self.rt.config.index.answer_vectors and not self.rt.index.read_only
             self.on_changed(payload)
 
 

@@ -23,6 +23,7 @@ from ..index.rules_now import left_out
 from ..query import ParsedQuery, parse_query, span_terms
 from ..runtime import Runtime
 from ..storage.db import Index
+from ..storage.sentences import SentenceVectors
 from ..types import Candidate
 from ..wire.bounds import MAX_LIMIT
 from ..wire.search import SearchHit, SearchResponse
@@ -110,7 +111,9 @@ def _run_search(rt: Runtime, params: SearchParams, max_limit: int | None) -> Sea
         h.match_spans = match_spans(h.content, terms, MAX_SPANS_PER_HIT)
     # answer_spans: each hit's sentence nearest the query by meaning (ADR 0256); never reorders
     if r.answer_spans and qvec is not None and hits:
-        said = mark_answers(hits, qvec.result(), rt.embedder, rt.index if rt.config.search.answers_beyond else None)
+        model = getattr(rt.embedder, "model_id", None)
+        said = mark_answers(hits, qvec.result(), rt.embedder, rt.index if rt.config.search.answers_beyond else None,
+                            SentenceVectors(rt.index, model) if model else None)
         warnings.extend([said] if said else [])
     if params.explain:
         explain_hits(hits)

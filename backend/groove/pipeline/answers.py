@@ -18,9 +18,11 @@ a row far from the question has no answer to underline.
 Bounded so a panel search stays quick (figures: bench/answer_spans.py):
 the first ``ANSWER_HITS`` hits and their notes' later hits (and one section
 a note beyond them) only, at most ``MAX_SENTENCES`` sentences a hit, each
-cut to ``MAX_SENTENCE_CHARS`` for the model; and sentence vectors are kept (``_VectorCache``), so the searches of
-someone typing, whose hits repeat, embed only the sentences they have not
-seen.
+cut to ``MAX_SENTENCE_CHARS`` for the model; sentence vectors are kept
+(``_VectorCache``), so the searches of someone typing, whose hits repeat,
+embed only the sentences they have not seen; and a daemon stores the
+vault's sentence vectors in the index while idle (``answer_vectors``, ADR
+0281), so a search reads them instead of embedding them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import numpy as np
 from ..errors import GrooveError
 from ..models.base import Embedder
 from ..storage.db import Index
+from ..storage.sentences import SentenceVectors, as_stored, sentence_key
 from ..wire.search import MatchSpan, SearchHit
 from .note_sections import Section, unreturned_sections
 from .spans import utf8_offsets
@@ -158,16 +161,24 @@ class _VectorCache:
         self._d: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
 
-    def vectors(self, embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    def vectors(self, embedder: Embedder, texts: Sequence[str], stored: SentenceVectors | None = None) -> np.ndarray:
+        """Each text's vector: kept here, else stored in the index (``stored``,
+        ADR 0281), else embedded now, rounded as the index stores them."""
         # By the model file, not the object: a reloaded model keeps its vectors,
         # another model never reads them.
         key = getattr(embedder, "model_path", None) or f"{type(embedder).__name__}@{id(embedder)}"
         with self._lock:
             missing = list(dict.fromkeys(t for t in texts if (key, t) not in self._d))
-        fresh = embedder.embed_passages(missing) if missing else None
+        found: dict[str, np.ndarray] = {}
+        if stored is not None and missing:
+            rows = stored.get([sentence_key(t) for t in missing])
+            found = {t: rows[k] for t in missing if (k := sentence_key(t)) in rows}
+            missing = [t for t in missing if t not in found]
+        if missing:
+            found.update(zip(missing, as_stored(embedder.embed_passages(missing))))
         with self._lock:
             got = {t: self._d[(key, t)] for t in texts if (key, t) in self._d}
-            for t, v in zip(missing, fresh if fresh is not None else []):
+            for t, v in found.items():
                 got[t] = self._d[(key, t)] = v
             for t in texts:
                 if (key, t) in self._d:
@@ -184,12 +195,13 @@ class _VectorCache:
 CACHE = _VectorCache(CACHE_SIZE)
 
 
-def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, index: Index | None = None) -> str | None:
+def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, index: Index | None = None,
+                 stored: SentenceVectors | None = None) -> str | None:
     """``answer_spans`` on the hits, or a warning when the model could not
     read their sentences: the hits stand without answer marks, the search
     still answers (a failure stays local to the feature)."""
     try:
-        answer_spans(hits, qvec, embedder, index)
+        answer_spans(hits, qvec, embedder, index, stored)
     except (GrooveError, ValueError, RuntimeError, UnicodeError) as e:
         log.warning("answer_spans left out: %s", e)
         for h in hits:
@@ -201,16 +213,18 @@ def mark_answers(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder, in
 
 
 def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
-                 index: Index | None = None) -> None:
+                 index: Index | None = None, stored: SentenceVectors | None = None) -> None:
     """Set ``answer_spans`` on the first ``ANSWER_HITS`` hits and on the later
     hits of the same notes: each one's best sentence by cosine to the query
     vector (unit vectors: a dot product), with the next one when it asks or
-    ends in a colon, else an adjacent one within ``SECOND_MARGIN``, on the first ``ALWAYS_MARKED`` hits and on the others
-    whose best clears ``ANSWER_BAR``; the other hits get none. Then, per note,
-    its answer: ``note_answer_rank`` on its first
+    ends in a colon, else an adjacent one within ``SECOND_MARGIN``, on the
+    first ``ALWAYS_MARKED`` hits and on the others whose best clears
+    ``ANSWER_BAR``; the other hits get none. Then, per note, its answer:
+    ``note_answer_rank`` on its first
     hit when another of its hits holds the note's best sentence, or
     ``note_answer`` when, with ``index``, a section not returned does
-    (``note_sections``). All the sentences go to the model in one batch."""
+    (``note_sections``). All the sentences go to the model in one batch,
+    but those whose vectors ``stored`` holds (ADR 0281)."""
     # The first hits, and the later hits of their notes: a panel shows a note's
     # hits as one row, whose answer may be in a section ranked lower.
     notes = {h.path for h in hits[:ANSWER_HITS]}
@@ -225,7 +239,7 @@ def answer_spans(hits: list[SearchHit], qvec: np.ndarray, embedder: Embedder,
     per_extra = [sentences(x.content)[:MAX_SENTENCES] for x in extra]
     # Every sentence is scored, a lone one too: the bar needs its score.
     texts = [s.text for ss in per_hit + per_extra for s in ss]
-    sims = CACHE.vectors(embedder, texts) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
+    sims = CACHE.vectors(embedder, texts, stored) @ np.asarray(qvec, dtype=np.float32) if texts else np.zeros(0)
     scores: list[np.ndarray] = []
     i = 0
     for ss in per_hit + per_extra:

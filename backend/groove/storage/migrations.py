@@ -253,6 +253,18 @@ def m008_short_cjk_hangul(conn: apsw.Connection) -> None:
                  (shortcjk.META_KEY, shortcjk.VERSION))
 
 
+def m009_sentence_vectors(conn: apsw.Connection) -> None:
+    # answer_spans' sentence vectors, kept (storage/sentences.py, ADR 0281):
+    # key = blake2b-128 of the text the model read, vector = float16 bytes.
+    # Of one model, named in meta; a cache: anything in it can be dropped.
+    conn.execute(
+        """CREATE TABLE IF NOT EXISTS sentence_vectors (
+            key BLOB PRIMARY KEY,
+            vector BLOB NOT NULL
+        ) WITHOUT ROWID"""
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class Migration:
     name: str
@@ -265,7 +277,8 @@ def _named(fn: Callable[[apsw.Connection], None]) -> Migration:
 
 MIGRATIONS: list[Migration] = [_named(m) for m in (
     m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
-    m005_note_properties, m006_line_census, m007_short_cjk_bigrams, m008_short_cjk_hangul)]
+    m005_note_properties, m006_line_census, m007_short_cjk_bigrams, m008_short_cjk_hangul,
+    m009_sentence_vectors)]
 KNOWN = {m.name for m in MIGRATIONS}
 
 
