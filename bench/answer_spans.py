@@ -80,9 +80,8 @@ def runtimes(keep: dict[str, set[str]], work: Path | None, every: int, embedder,
 
 def cost(rt, embedder) -> None:  # noqa: ANN001
     from groove.pipeline import SearchParams, run_search
-    from groove.pipeline.answers import CACHE, answer_spans
-
     from groove.pipeline.answer_vectors import SentenceWarmer
+    from groove.pipeline.answers import CACHE, answer_spans
     from groove.storage.sentences import SentenceVectors
 
     warmer = SentenceWarmer(rt.index, embedder)
