@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from groove import operations
-from groove.daemon.watcher import IndexWorker, VaultWatcher
+from groove.daemon.index_worker import IndexWorker
+from groove.daemon.watcher import VaultWatcher
 from helpers import make_runtime, write_note
 
 from .conftest import poll

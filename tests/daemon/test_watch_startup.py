@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 
 from groove import operations
+from groove.daemon.index_worker import IndexWorker
 from groove.daemon.startup_gap import CLOCK_SLACK_S, changed_since
-from groove.daemon.watcher import IndexWorker, VaultWatcher
+from groove.daemon.watcher import VaultWatcher
 from helpers import make_runtime, write_note
 
 from .conftest import poll

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from groove.config import Config, IndexConfig
-from groove.daemon import watcher as watcher_mod
-from groove.daemon.watcher import IndexWorker
+from groove.daemon import index_worker as worker_mod
+from groove.daemon.index_worker import IndexWorker
 from groove.indexer import index_vault
 from groove.pipeline import SearchParams, run_search
 from groove.pipeline.answer_vectors import SentenceWarmer
@@ -99,7 +99,7 @@ def test_rows_follow_the_notes_and_the_model(rt):  # noqa: ANN001
 def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monkeypatch):  # noqa: ANN001
     cfg = dataclasses.replace(Config(), index=dataclasses.replace(IndexConfig(), answer_vectors=True))
     rt = dataclasses.replace(rt, config=cfg)
-    monkeypatch.setattr(watcher_mod, "ANSWER_VECTORS_IDLE_S", 1.0)
+    monkeypatch.setattr(worker_mod, "ANSWER_VECTORS_IDLE_S", 1.0)
     worker = IndexWorker(rt)
     worker.start()
     try:
@@ -116,10 +116,19 @@ def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monke
         worker.stop()
 
 
+def test_an_index_without_the_table_is_searched_as_before(rt):  # noqa: ANN001
+    """A read-only file from before the table (ADR 0281: a cache's migration
+    may be missing) is searched with its answers embedded per search."""
+    rt.index.conn.execute("DROP TABLE sentence_vectors")
+    CACHE.clear()
+    hits = run_search(rt, SearchParams("keep notes in sync between phone and computer")).results
+    assert any(h.answer_spans for h in hits)
+
+
 def test_off_in_the_config_nothing_is_stored(rt, monkeypatch):  # noqa: ANN001
     cfg = dataclasses.replace(Config(), index=dataclasses.replace(IndexConfig(), answer_vectors=False))
     rt = dataclasses.replace(rt, config=cfg)
-    monkeypatch.setattr(watcher_mod, "ANSWER_VECTORS_IDLE_S", 0.0)
+    monkeypatch.setattr(worker_mod, "ANSWER_VECTORS_IDLE_S", 0.0)
     worker = IndexWorker(rt)
     worker.start()
     try:

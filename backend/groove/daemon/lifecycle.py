@@ -143,8 +143,9 @@ def run_daemon(
 ) -> int:
     """Run the daemon in this process until SIGTERM/SIGINT. Returns an exit code."""
     from ..runtime import open_runtime
+    from .index_worker import IndexWorker
     from .server import Daemon
-    from .watcher import IndexWorker, VaultWatcher
+    from .watcher import VaultWatcher
 
     vault = check_vault(vault)
     files = files_for(vault)

@@ -31,9 +31,9 @@ from ..wire import rpc
 from ..wire.status_types import IndexStatus
 from . import admission, protocol, requests
 from .admission import MAX_CONNECTIONS
+from .index_worker import IndexWorker
 from .outbox import Outbox
 from .protocol import RpcError
-from .watcher import IndexWorker
 
 log = logging.getLogger("groove.daemon.server")
 

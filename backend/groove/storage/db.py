@@ -136,8 +136,8 @@ class Index:
         if migrations.current(c):
             return
         if self.read_only:
-            if not migrations.pending(c):
-                return  # a file from before the migrations table that needs nothing: read as it is
+            if all(m.cache for m in migrations.pending(c)):
+                return  # nothing it needs is missing (a cache's table at most): read as it is
             raise IndexUnusable(
                 f"the index at {self.path} is read-only and was made by an older groove (schema {stamped}): "
                 "make it writable (chmod u+w) so groove can upgrade it, or rebuild it with `groove index --rebuild`")

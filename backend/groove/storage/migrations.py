@@ -269,16 +269,19 @@ def m009_sentence_vectors(conn: apsw.Connection) -> None:
 class Migration:
     name: str
     run: Callable[[apsw.Connection], None]
+    # A cache's table: a read-only file without it is searched as it is (its
+    # readers find no table and do without).
+    cache: bool = False
 
 
-def _named(fn: Callable[[apsw.Connection], None]) -> Migration:
-    return Migration(fn.__name__.removeprefix("m"), fn)
+def _named(fn: Callable[[apsw.Connection], None], cache: bool = False) -> Migration:
+    return Migration(fn.__name__.removeprefix("m"), fn, cache)
 
 
 MIGRATIONS: list[Migration] = [_named(m) for m in (
     m001_create_tables, m002_skipped_notes, m003_rows_version, m004_link_target_indexes,
     m005_note_properties, m006_line_census, m007_short_cjk_bigrams, m008_short_cjk_hangul,
-    m009_sentence_vectors)]
+)] + [_named(m009_sentence_vectors, cache=True)]
 KNOWN = {m.name for m in MIGRATIONS}
 
 
