@@ -95,6 +95,33 @@ def test_every_surface_refuses_it_through_the_one_operation_table(tmp_path, tiny
     assert operations.call(rt, "search", {"query": '"???"'})["results"][0]["path"] == "a.md"
 
 
+def test_an_arrow_is_not_an_exclusion(ix):
+    """`groove search '->'` said "only excludes (-term)": it was read as the
+    exclusion of ">". A '-' before no letter or digit is text; symbols alone
+    get the refusal "???" gets, and beside words it is searched, not warned of."""
+    r = _search(ix, "->")
+    assert r.returncode == 2 and "no letters or digits" in r.stderr and "excludes" not in r.stderr, r.stderr
+    j = _search(ix, "timer -> renewal", "--json")
+    assert j.returncode == 0, j.stderr
+    assert json.loads(j.stdout)["warnings"] == []
+    assert "DHCP" in {h["title"] for h in json.loads(j.stdout)["results"][:2]}
+    # a word after the '-' is still excluded
+    excluded = json.loads(_search(ix, "timer -dhcp", "--json").stdout)["results"]
+    assert excluded and all("dhcp" not in h["content"].lower() for h in excluded)
+
+
+def test_a_quoted_phrase_of_symbols_no_hit_holds_says_no_strong_match(ix):
+    """'"%%%"' printed ten hits, none holding "%%%", as if they answered."""
+    missing = json.loads(_search(ix, '"%%%"', "--json").stdout)
+    assert missing["results"] and missing["low_confidence"]
+    assert any('"%%%"' in w for w in missing["warnings"])
+    assert _search(ix, '"%%%"').stdout.startswith("no strong match")
+    # a hit holds "???": no name the vault lacks (the tiny model's random scores decide the rest)
+    found = json.loads(_search(ix, '"???"', "--json", "--explain").stdout)
+    assert "???" in found["results"][0]["content"] and "unknown_names" not in found["confidence"]
+    assert not any("???" in w for w in found["warnings"])
+
+
 def test_a_query_too_long_is_named_as_help_names_it(ix):
     r = _search(ix, "word " * 2100)
     assert r.returncode == 2
