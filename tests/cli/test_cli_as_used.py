@@ -212,6 +212,20 @@ def test_related_prints_the_figure_that_orders_the_list_and_it_falls_down_it(ix)
     assert all(f"{s['score']:.3f}" not in row for s, row in zip(similar, rows, strict=True))
 
 
+def test_related_shows_no_negative_figure(ix):
+    """Far down the list relevance (a z-score against the vault, ADR 0276)
+    falls below 0: "-0.23" read as a fault. Shown as 0.00, which the header
+    explains, as both plugins show it; --json keeps the figure."""
+    j = run_groove("related", "Home.md", "--limit", "50", "--json", *ix, "--no-daemon")
+    similar = json.loads(j.stdout)["similar"]
+    assert any(s["relevance"] < 0 for s in similar)  # what this test is about
+    lines = run_groove("related", "Home.md", "--limit", "50", *ix, "--no-daemon").stdout.splitlines()
+    assert lines[0] == "similar to Home.md (relevance, highest first; 0.00: no closer than a typical note):"
+    figures = [row.split()[0] for row in lines[1:1 + len(similar)]]
+    assert not any(f.startswith("-") for f in figures), figures
+    assert [float(f) for f in figures] == [max(0.0, s["relevance"]) for s in similar]
+
+
 # --- the answer, marked in plain text ---------------------------------------------------------------------
 
 ANSWERED = {"path": "Sync.md", "title": "Sync", "heading_path": ["Sync"], "level": 1,
