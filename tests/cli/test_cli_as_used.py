@@ -220,7 +220,7 @@ def test_related_shows_no_negative_figure(ix):
     similar = json.loads(j.stdout)["similar"]
     assert any(s["relevance"] < 0 for s in similar)  # what this test is about
     lines = run_groove("related", "Home.md", "--limit", "50", *ix, "--no-daemon").stdout.splitlines()
-    assert lines[0] == "similar to Home.md (relevance, highest first; 0.00: no closer than a typical note):"
+    assert lines[0] == "similar to Home.md (relevance, highest first): 0.00 is no closer than a typical note"
     figures = [row.split()[0] for row in lines[1:1 + len(similar)]]
     assert not any(f.startswith("-") for f in figures), figures
     assert [float(f) for f in figures] == [max(0.0, s["relevance"]) for s in similar]

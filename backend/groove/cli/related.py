@@ -63,9 +63,9 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     figure = "relevance" if ranked else "similarity"
     # Relevance below 0 (a z-score, ADR 0276) is a note no closer than a typical
     # one of the vault: shown as 0.00, as both plugins show it; "-0.23" read as a fault.
-    floor = "; 0.00: no closer than a typical note" if ranked and any(s["relevance"] <= 0 for s in similar) else ""
+    floor = " 0.00 is no closer than a typical note" if ranked and any(s["relevance"] <= 0 for s in similar) else ""
     click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}"
-               + (f" ({figure}, highest first{floor}):" if similar else ":"))
+               + (f" ({figure}, highest first):{floor}" if similar else ":"))
     for s in similar:
         mark = "  (linked)" if s.get("linked") else ""
         fig = f"{max(0.0, s['relevance']):5.2f}" if ranked else f"{s['score']:.3f}"
