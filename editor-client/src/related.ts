@@ -55,12 +55,16 @@ export interface SimilarFigure {
  * the figures fall steadily down it. That is `relevance` (ADR 0276) when the
  * daemon sends it; the cosine (`score`) only orders a list without it (plain
  * nearest notes), and is otherwise kept for the tooltip. The CLI prints the same.
+ * Relevance is a z-score against the vault: below 0 a note is no closer than
+ * a typical one, shown as 0.00 (a reader took "-0.23" for a fault), and the
+ * tooltip says so.
  */
 export function similarFigure(s: Similar): SimilarFigure {
   const cos = `cosine ${s.score.toFixed(3)}`;
   if (typeof s.relevance === "number" && Number.isFinite(s.relevance)) {
-    const value = s.relevance.toFixed(2);
-    return { name: "relevance", value, title: `relevance ${value} (orders this list: higher is closer) · ${cos}` };
+    const value = Math.max(0, s.relevance).toFixed(2);
+    const floor = s.relevance <= 0 ? ": no closer than a typical note of this vault" : "";
+    return { name: "relevance", value, title: `relevance ${value}${floor} (orders this list: higher is closer) · ${cos}` };
   }
   return { name: "similarity", value: s.score.toFixed(3), title: cos };
 }

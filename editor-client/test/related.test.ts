@@ -26,4 +26,13 @@ describe("the figure beside a similar note", () => {
     expect(similarFigure(similar[1]!)).toEqual({ name: "relevance", value: "1.71", title: "relevance 1.71 (orders this list: higher is closer) · cosine 0.897" });
     expect(similarFigure({ path: "e.md", title: "E", score: 0.8 })).toEqual({ name: "similarity", value: "0.800", title: "cosine 0.800" });
   });
+
+  it("is never negative: relevance below 0 (no closer than a typical note) shows as 0.00, and the tooltip says why", () => {
+    for (const relevance of [-0.23, -1.4, -0.001, -0]) {
+      const fig = similarFigure({ path: "d.md", title: "D", score: 0.874, relevance });
+      expect(fig.value).toBe("0.00");
+      expect(fig.title).toBe("relevance 0.00: no closer than a typical note of this vault (orders this list: higher is closer) · cosine 0.874");
+    }
+    expect(similarFigure({ path: "c.md", title: "C", score: 0.9, relevance: 0.004 }).value).toBe("0.00");
+  });
 });

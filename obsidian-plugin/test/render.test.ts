@@ -460,6 +460,18 @@ describe("renderRelated", () => {
     expect(items[1]!.title).toBe("relevance 1.71 (orders this list: higher is closer) · cosine 0.897");
   });
 
+  it("never shows a negative figure: below 0 (no closer than a typical note) it is 0.00, and the tooltip says why", () => {
+    const root = document.createElement("div");
+    const similar = [
+      { path: "b.md", title: "B", score: 0.861, relevance: 0.4 },
+      { path: "c.md", title: "C", score: 0.897, relevance: -0.23, linked: true },
+    ];
+    renderRelated(root, { path: "a.md", similar, backlinks: [], outgoing: [], attachments: [], own_headings: [] }, { onOpenPath: vi.fn(), onOpenLink: vi.fn() });
+    const items = [...root.querySelectorAll<HTMLElement>(".groove-related-item")];
+    expect(items.map((i) => i.querySelector(".groove-related-sub")!.textContent)).toEqual(["0.40", "0.00 · linked"]);
+    expect(items[1]!.title).toBe("relevance 0.00: no closer than a typical note of this vault (orders this list: higher is closer) · cosine 0.897");
+  });
+
   it("is keyboard-operable: arrows move the focus, Enter and Space open", () => {
     const root = document.createElement("div");
     document.body.appendChild(root);

@@ -95,6 +95,33 @@ def test_every_surface_refuses_it_through_the_one_operation_table(tmp_path, tiny
     assert operations.call(rt, "search", {"query": '"???"'})["results"][0]["path"] == "a.md"
 
 
+def test_an_arrow_is_not_an_exclusion(ix):
+    """`groove search '->'` said "only excludes (-term)": it was read as the
+    exclusion of ">". A '-' before no letter or digit is text; symbols alone
+    get the refusal "???" gets, and beside words it is searched, not warned of."""
+    r = _search(ix, "->")
+    assert r.returncode == 2 and "no letters or digits" in r.stderr and "excludes" not in r.stderr, r.stderr
+    j = _search(ix, "timer -> renewal", "--json")
+    assert j.returncode == 0, j.stderr
+    assert json.loads(j.stdout)["warnings"] == []
+    assert "DHCP" in {h["title"] for h in json.loads(j.stdout)["results"][:2]}
+    # a word after the '-' is still excluded
+    excluded = json.loads(_search(ix, "timer -dhcp", "--json").stdout)["results"]
+    assert excluded and all("dhcp" not in h["content"].lower() for h in excluded)
+
+
+def test_a_quoted_phrase_of_symbols_no_hit_holds_says_no_strong_match(ix):
+    """'"%%%"' printed ten hits, none holding "%%%", as if they answered."""
+    missing = json.loads(_search(ix, '"%%%"', "--json").stdout)
+    assert missing["results"] and missing["low_confidence"]
+    assert any('"%%%"' in w for w in missing["warnings"])
+    assert _search(ix, '"%%%"').stdout.startswith("no strong match")
+    # a hit holds "???": no name the vault lacks (the tiny model's random scores decide the rest)
+    found = json.loads(_search(ix, '"???"', "--json", "--explain").stdout)
+    assert "???" in found["results"][0]["content"] and "unknown_names" not in found["confidence"]
+    assert not any("???" in w for w in found["warnings"])
+
+
 def test_a_query_too_long_is_named_as_help_names_it(ix):
     r = _search(ix, "word " * 2100)
     assert r.returncode == 2
@@ -183,6 +210,20 @@ def test_related_prints_the_figure_that_orders_the_list_and_it_falls_down_it(ix)
     assert figures == [s["relevance"] for s in similar]
     assert figures == sorted(figures, reverse=True)
     assert all(f"{s['score']:.3f}" not in row for s, row in zip(similar, rows, strict=True))
+
+
+def test_related_shows_no_negative_figure(ix):
+    """Far down the list relevance (a z-score against the vault, ADR 0276)
+    falls below 0: "-0.23" read as a fault. Shown as 0.00, which the header
+    explains, as both plugins show it; --json keeps the figure."""
+    j = run_groove("related", "Home.md", "--limit", "50", "--json", *ix, "--no-daemon")
+    similar = json.loads(j.stdout)["similar"]
+    assert any(s["relevance"] < 0 for s in similar)  # what this test is about
+    lines = run_groove("related", "Home.md", "--limit", "50", *ix, "--no-daemon").stdout.splitlines()
+    assert lines[0] == "similar to Home.md (relevance, highest first): 0.00 is no closer than a typical note"
+    figures = [row.split()[0] for row in lines[1:1 + len(similar)]]
+    assert not any(f.startswith("-") for f in figures), figures
+    assert [float(f) for f in figures] == [max(0.0, s["relevance"]) for s in similar]
 
 
 # --- the answer, marked in plain text ---------------------------------------------------------------------

@@ -238,3 +238,20 @@ def test_a_vault_without_latin_text_is_not_judged_by_latin_names(tmp_path, tiny_
         assert resp.results and not resp.low_confidence and "unknown_names" not in resp.confidence
     finally:
         r.close()
+
+
+def test_a_quoted_phrase_of_symbols_no_hit_holds_is_low_confidence(rt):
+    """'"???"' (symbols must be quoted to be searched) has no word for the
+    known-word share or the names to read, and e5 finds something close to
+    any punctuation: the hits were never flagged. No hit holds the phrase:
+    it is a name the vault never mentions."""
+    lenient = with_search(rt, low_confidence_threshold=-100.0)  # the score alone never flags here
+    missing = run_search(lenient, SearchParams('"???"', explain=True))
+    assert missing.results and all("???" not in h.content for h in missing.results)
+    assert missing.low_confidence and missing.confidence["unknown_names"] == ["???"]
+    assert missing.warnings == [unknown_names_warning(("???",))]
+    (rt.vault / "Puzzles.md").write_text("# Puzzles\n\nWhat does ??? mean in a recipe.\n", encoding="utf-8")
+    operations.reindex(rt)
+    found = run_search(lenient, SearchParams('"???"', explain=True))
+    assert "???" in found.results[0].content
+    assert not found.low_confidence and "unknown_names" not in found.confidence and not found.warnings

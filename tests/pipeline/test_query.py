@@ -158,6 +158,29 @@ def test_a_double_hyphen_flag_is_searched_not_excluded():
     assert parse_query("--x").positives == ["--x"]
 
 
+@pytest.mark.parametrize("query", ["->", "-> ->", "-?", "-..."])
+def test_a_hyphen_before_symbols_alone_is_text_not_an_exclusion(query):
+    """`->` excluded ">" (and so 'only excludes'): nothing after the '-' can
+    be excluded, so it is text, and symbols alone are refused as "???" is."""
+    with pytest.raises(BadQuery, match="no letters or digits"):
+        parse_query(query)
+
+
+def test_an_arrow_beside_words_is_searched_text_and_warns_of_nothing():
+    p = parse_query("links -> backlinks")
+    assert p.negatives == [] and p.negative_expr is None and not p.warnings
+    assert p.positives == ["links", "backlinks"] and p.embed_text == "links -> backlinks"
+
+
+def test_a_hyphen_before_anything_with_a_letter_still_excludes():
+    assert parse_query("rust -async").negatives == ["async"]
+    assert parse_query("rust -#async").negatives == ["async"]  # a tag, as before
+    assert parse_query('rust -"???"').negatives == ["???"]  # a quoted phrase, even of symbols
+    assert parse_query('rust -"async').negatives == ["async"]  # an unpaired quote is a separator
+    p = parse_query('rust -?"async"')  # '-?' holds nothing to exclude; the phrase after it is searched
+    assert p.negatives == [] and p.positives == ["rust", "async"]
+
+
 def test_empty_and_contentless_queries_are_rejected_with_a_message():
     for q in ["", "   ", '"', "-", "\x00\x01"]:
         with pytest.raises(BadQuery):

@@ -455,6 +455,9 @@ describe("related notes quick pick", async () => {
     // With relevance (ADR 0276), the figure is the one that orders the list, not the cosine.
     const ranked = relatedItems({ ...r, similar: [{ ...r.similar[0]!, score: 0.86, relevance: 2.4 }, { ...r.similar[1]!, score: 0.9, relevance: 1.7 }] });
     expect(ranked.filter((i) => i.open).map((i) => i.detail)).toEqual(["relevance 2.40 · linked", "relevance 1.70 · not linked"]);
+    // Below 0 (no closer than a typical note of the vault), 0.00, never "-0.23".
+    const low = relatedItems({ ...r, similar: [{ ...r.similar[1]!, relevance: -0.23 }] });
+    expect(low.filter((i) => i.open).map((i) => i.detail)).toEqual(["relevance 0.00 · not linked"]);
     const only = relatedItems({ ...r, similar: [r.similar[1]!] }, { unlinkedOnly: true });
     expect(only[0]!.label).toBe("$(check) Unlinked only");
     expect(only.find((i) => i.kind === vscode.QuickPickItemKind.Separator)!.label).toBe("Similar notes, not linked");

@@ -61,11 +61,14 @@ def related_cmd(note: str, vault: Path | None, index_path: Path | None, limit: i
     # (ADR 0276) when sent; the cosine orders only a list without it. --json has both.
     ranked = bool(similar) and all("relevance" in s for s in similar)
     figure = "relevance" if ranked else "similarity"
+    # Relevance below 0 (a z-score, ADR 0276) is a note no closer than a typical
+    # one of the vault: shown as 0.00, as both plugins show it; "-0.23" read as a fault.
+    floor = " 0.00 is no closer than a typical note" if ranked and any(s["relevance"] <= 0 for s in similar) else ""
     click.echo(f"{'unlinked notes' if unlinked else 'similar'} to {escape_controls(res['path'])}"
-               + (f" ({figure}, highest first):" if similar else ":"))
+               + (f" ({figure}, highest first):{floor}" if similar else ":"))
     for s in similar:
         mark = "  (linked)" if s.get("linked") else ""
-        fig = f"{s['relevance']:5.2f}" if ranked else f"{s['score']:.3f}"
+        fig = f"{max(0.0, s['relevance']):5.2f}" if ranked else f"{s['score']:.3f}"
         click.echo(f"  {fig}  {escape_controls(s['path'])}{mark}")
     click.echo(f"linking here ({len(res['backlinks'])}):")
     for b in res["backlinks"]:

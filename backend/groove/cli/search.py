@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..printable import escape_controls
 from ..wire.bounds import MAX_LIMIT
 from . import readable
 from .common import (
@@ -29,7 +30,7 @@ from .common import (
     runtime_from,
     vault_option,
 )
-from .styled import Printer, Styled
+from .styled import Printer, Styled, cells
 
 if TYPE_CHECKING:
     from ..wire.search import SearchResponse
@@ -183,6 +184,7 @@ def _unspaced(ch: str) -> bool:
 
 
 SNIPPET_CHARS = 240
+TEXT_HANG = 4  # a hit's text, and any line that wraps, goes on at this column
 
 
 def snippet(content: str, spans: list, width: int = SNIPPET_CHARS, answers: list | tuple = (),
@@ -324,16 +326,47 @@ def filters_named(applied: dict[str, Any]) -> list[str]:
     return out
 
 
+HEAD_MIN = 16  # columns a cut heading keeps: enough to name its section
+
+
+def _fit(text: str, room: int, sep: str) -> str:
+    """``text`` in at most ``room`` terminal columns: its start cut to an
+    ellipsis when it is longer (a path's file name and a heading path's own
+    section are at the end), at a ``sep`` where one is left."""
+    text = escape_controls(text)
+    if sum(map(cells, text)) <= room:
+        return text
+    used, at = 1, len(text)  # 1: the ellipsis
+    while at > 0 and used + cells(text[at - 1]) <= room:
+        at -= 1
+        used += cells(text[at])
+    whole = text.find(sep, at)
+    return "…" + text[whole if whole >= 0 else at:]
+
+
+def _on_one_line(width: int | None, fixed: int, path: str, head: str) -> tuple[str, str]:
+    """The hit line's path and heading cut so that, with its ``fixed``
+    columns (rank, line, score), it fits a terminal ``width``: the score
+    stays on the line it scores. The heading gives way first, down to
+    ``HEAD_MIN`` columns, then the path; a pipe gets both whole."""
+    room = (width or 0) - fixed
+    if width is None or room < HEAD_MIN + 8 or sum(map(cells, path + head)) <= room:
+        return path, head
+    path = _fit(path, room - min(sum(map(cells, head)), max(HEAD_MIN, room - sum(map(cells, path)))), "/")
+    return path, _fit(head, room - sum(map(cells, path)), " > ")
+
+
 def print_response(resp: SearchResponse) -> None:
     out = Printer()
+    # The lines above the hits wrap under the hits' text, not at the margin.
     if resp.low_confidence and resp.results:
-        out.line(("no strong match", "yellow"), " — these are the closest notes:")
+        out.line(("no strong match", "yellow"), " — these are the closest notes:", hang=TEXT_HANG)
     for w in resp.warnings:
-        out.line(("warning:", "yellow"), f" {w}")
+        out.line(("warning:", "yellow"), f" {w}", hang=TEXT_HANG)
     if resp.confidence is not None:
         from ..explain_text import describe_confidence
 
-        out.line(("confidence: " + describe_confidence(resp.confidence), "dim"))
+        out.line(("confidence: " + describe_confidence(resp.confidence), "dim"), hang=TEXT_HANG)
     if not resp.results and resp.filter_applied:
         out.line(f"no note matches the filters ({', '.join(filters_named(resp.filter_applied))})")
     elif not resp.results:
@@ -348,12 +381,15 @@ def print_response(resp: SearchResponse) -> None:
     for hits in notes.values():
         for k, h in enumerate(hits):
             head = " > ".join(h.heading_path) if h.heading_path else h.title
-            pad = "    " if k == 0 else "       "
-            lead: tuple[tuple[str, str], ...] = (
-                (f"{h.rank:>2}. ", "bold"), (h.path, "bold cyan"), (f"  {head}", "green"))
+            pad = " " * TEXT_HANG if k == 0 else "       "
+            rank = f"{h.rank:>2}. " if k == 0 else f"     + {h.rank}. "
+            tail = ((f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"))
+            fixed = len(rank) + sum(len(t) for t, _ in tail) + (2 if k == 0 else 0)
+            path, head = _on_one_line(out.width, fixed, h.path if k == 0 else "", head)
+            lead: tuple[tuple[str, str], ...] = ((rank, "bold"), (path, "bold cyan"), (f"  {head}", "green"))
             if k:
-                lead = (f"     + {h.rank}. ", "bold"), (head, "green")
-            out.line(*lead, (f"  L{h.line_range[0]}", "dim"), (f"  {h.score:.4f}", "magenta"), hang=len(pad))
+                lead = (rank, "bold"), (head, "green")
+            out.line(*lead, *tail, hang=len(pad))
             out.line(pad, snippet(h.content, h.match_spans, width=shown, answers=h.answer_spans,
                                   marks=None if out.colour else ANSWER_MARKS))
             if h.explain is not None:

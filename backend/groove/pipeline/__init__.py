@@ -182,6 +182,11 @@ def _low_confidence(idx: Index, parsed: ParsedQuery, top: list[Candidate], stage
                                            splits=splits, names=carried)
             if not cal.absent("latin"):  # a vault with no Latin text cannot be judged by a Latin name
                 names = vocabulary.unknown_names(idx.conn, parsed.terms, script, trigram_df, words, carried)
+            if not (parsed.terms.words or parsed.terms.cjk_runs) and not {c.chunk_id for c in top} & set(
+                    stage1.fts_ids):
+                # Quoted symbols ('"???"') leave no word to read, and e5 finds
+                # something close to any punctuation: no hit holds the phrase.
+                names = list(parsed.positives)
     # A hit the whole query names (the named-note rule, ADR 0083): the vault
     # holds what was asked for, whatever the scores say (ADR 0251).
     named = bool(top) and r.fusion.named_note_first and r.legs == "hybrid" and bool(

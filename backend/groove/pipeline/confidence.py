@@ -41,7 +41,9 @@ never names. A word a note carries as its title, an alias or a tag is
 contained (ADR 0251), though aliases and tags are not in the text index:
 the named-note rule finds notes by the same names. Lower-case English
 words and words in CJK scripts count only through ``known_share``: they
-are how a question is phrased as often as what it is about.
+are how a question is phrased as often as what it is about. A query of
+quoted symbols alone ('"???"') has no word to read: when no hit holds the
+phrase (none came from the full-text leg), the phrase is such a name.
 
 A query in a script the vault hardly contains (Japanese asked of English
 notes, ADR 0131) can only match across languages, where e5 reaches lower

@@ -24,7 +24,8 @@ Rules, decided in docs/adr/0010 (phrases), 0011 (short CJK), 0013 (edge cases):
   the pipeline to every leg as a filter: an exclusion in reverse). Only a
   quoted phrase takes ``+``; ``+word`` and ``C++`` are text as before.
 * ``-item`` at the start of a whitespace-delimited item excludes it, compiled
-  by the same rules; ``--item`` is plain text (a command-line flag, ADR 0077).
+  by the same rules; ``--item`` is plain text (a command-line flag, ADR 0077),
+  and so is a ``-`` before an item with no letter or digit (``->``).
   An exclusion too short for trigram that is a 2-letter CJK or Hangul word
   (``-标签``, ``-脚注``, ``-태그를``) excludes through the bigram table
   (``negative_shorts``, ADR 0223).

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from groove.query.chars import SEP, char_type
+
 
 @dataclass
 class Item:
@@ -32,8 +34,10 @@ def lex(q: str) -> list[Item]:
                 items.append(Item(content, True, False, start, close, required=True))
                 i = close
                 continue
-        # `--flag` is text (a command-line option), not the exclusion of `-flag`.
-        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace() and q[i + 1] != "-":
+        # `--flag` is text (a command-line option), not the exclusion of `-flag`;
+        # `->` too: no letter or digit follows, so there is nothing to exclude.
+        if q[i] == "-" and i + 1 < n and not q[i + 1].isspace() and q[i + 1] != "-" \
+                and _excludes_something(q, i + 1):
             negated = True
             i += 1
         if q[i] == '"':
@@ -55,6 +59,24 @@ def lex(q: str) -> list[Item]:
             items.append(Item(q[i:j], False, negated, start, j))
         i = j
     return items
+
+
+def _excludes_something(q: str, i: int) -> bool:
+    """Whether the item at ``i`` (after a '-') can be excluded: a quoted
+    phrase, or text holding a letter or digit before the next whitespace or
+    quoted phrase (the unquoted item's extent in ``lex``)."""
+    if q[i] == '"':
+        if scan_quoted(q, i)[1] is not None:
+            return True
+        i += 1  # an unpaired quote is a separator
+    j = i
+    while j < len(q) and not q[j].isspace():
+        if q[j] == '"' and scan_quoted(q, j)[1] is not None:
+            return False
+        if char_type(q[j]) != SEP:
+            return True
+        j += 1
+    return False
 
 
 def scan_quoted(q: str, i: int) -> tuple[str, int | None]:
