@@ -9,6 +9,14 @@
 /** The protocol major version the schema describes. */
 export const SCHEMA_PROTOCOL_VERSION = 1;
 
+/** Sentence vectors kept in the index for answer_spans, stored by an idle daemon (ADR 0281) */
+export interface AnswerVectorsStatus {
+  /** Sentences whose vector the index holds */
+  stored: number;
+  /** A daemon's: sentences it has still to store while idle (0: all stored); null before it has looked */
+  to_store?: number | null;
+}
+
 export interface Attachment {
   /** As written in the link, e.g. 'Sleep-2026.webp' */
   target: string;
@@ -191,6 +199,7 @@ export interface IndexStatus {
   low_confidence?: LowConfidenceStatus | null;
   word_index?: WordIndexStatus | null;
   vector_copy?: VectorCopyStatus | null;
+  answer_vectors?: AnswerVectorsStatus | null;
   /** Present when the params named a path */
   why?: WhyExcluded | null;
   watching?: boolean;

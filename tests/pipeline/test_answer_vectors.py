@@ -11,6 +11,8 @@ import time
 import numpy as np
 import pytest
 
+from groove import operations
+from groove.cli.status import answer_vectors_line
 from groove.config import Config, IndexConfig
 from groove.daemon import index_worker as worker_mod
 from groove.daemon.index_worker import IndexWorker
@@ -112,6 +114,12 @@ def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monke
         while stored_rows(rt) < len(chunk_sentences(rt)) and time.monotonic() < deadline:
             time.sleep(0.2)
         assert stored_rows(rt) == len(chunk_sentences(rt))
+        assert worker.answer_vectors_to_store() == 0
+        assert operations.index_status(rt)["answer_vectors"] == {"stored": stored_rows(rt)}
+        assert answer_vectors_line({"answer_vectors": {"stored": 1234, "to_store": 0}, "watching": True}) \
+            == "  answer vectors: 1,234 sentences stored (all)"
+        assert answer_vectors_line({"answer_vectors": {"stored": 10, "to_store": 90}, "watching": True}) \
+            == "  answer vectors: 10 sentences stored, 90 to store while the daemon is idle"
     finally:
         worker.stop()
 

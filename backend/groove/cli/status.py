@@ -48,6 +48,8 @@ def status_cmd(vault: Path | None, index_path: Path | None, as_json: bool, why: 
             click.echo(f"{'last error':>16}: {escape_controls(st['last_error'])}")
     for line in copy_lines(st):
         click.echo(line)
+    if (av := answer_vectors_line(st)) is not None:
+        click.echo(av)
     for ex in st.get("exclusions") or []:  # the rules that leave notes out (ADR 0190)
         values = ex.get("values") or []
         click.echo(f"{'excluded by':>16}: {ex['rule']}, {ex['entries']} entries"
@@ -104,6 +106,28 @@ def copy_lines(st: dict) -> list[str]:
                     + (", head scan" if vc.get("head_scan") else "")) if vc.get("rows") else ""
             out.append(f"{name:>16}: {state}{size}")
     return out
+
+
+def answer_vectors_line(st: dict) -> str | None:
+    """How many sentence vectors the index holds for answer spans (ADR 0281),
+    and, from a daemon, how many it has still to store while idle: the
+    background work a busy core after indexing is."""
+    av = st.get("answer_vectors")
+    if not av:
+        return None
+    line = f"{'answer vectors':>16}: {av['stored']:,} sentences stored"
+    left = av.get("to_store")
+    if left:
+        line += f", {left:,} to store while the daemon is idle"
+    elif left == 0:
+        line += " (all)"
+    elif "to_store" in av:
+        line += "; the daemon stores the rest once idle"
+    elif "watching" in st:
+        line += " ([index] answer_vectors is off)"
+    else:
+        line += " (a running daemon stores them: `groove serve`)"
+    return line
 
 
 def _why_line(vault: str, why: dict) -> str:

@@ -72,7 +72,7 @@ class IndexWorker:
         # Idle work (ADR 0281): sentence vectors for answer_spans, a few at a
         # time, once nothing was asked of the daemon for ANSWER_VECTORS_IDLE_S.
         self.warmer: SentenceWarmer | None = None
-        self._warm_more = rt.config.index.answer_vectors and not rt.index.read_only
+        self._warm_more = self.stores_answer_vectors
         self._touched = time.monotonic()
         self._thread = threading.Thread(target=self._loop, name="groove-indexer", daemon=True)
 
@@ -126,6 +126,14 @@ class IndexWorker:
             self._warm_more = False
             if self.warmer.stored:
                 log.info("sentence vectors stored: %d", self.warmer.stored)
+
+    @property
+    def stores_answer_vectors(self) -> bool:
+        return self.rt.config.index.answer_vectors and not self.rt.index.read_only
+
+    def answer_vectors_to_store(self) -> int | None:
+        """Sentences idle work has still to store (0: all stored), None before it has looked."""
+        return None if self.warmer is None else self.warmer.pending
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -213,5 +221,5 @@ class IndexWorker:
         if payload["paths"] or payload["deleted"]:
             if self.warmer is not None:
                 self.warmer.invalidate()  # the chunks changed: their new sentences are to store
-            self._warm_more = self.rt.config.index.answer_vectors and not self.rt.index.read_only
+            self._warm_more = self.stores_answer_vectors
             self.on_changed(payload)

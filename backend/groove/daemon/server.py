@@ -385,6 +385,9 @@ class Daemon:
         st["watch_problem"] = getattr(self.watcher, "problem", None)  # the folder is gone or was replaced (ADR 0152)
         st["pending_changes"] = pending
         st["last_error"] = self.worker.last_error
+        av = st.get("answer_vectors")
+        if av is not None and self.worker.stores_answer_vectors:
+            av["to_store"] = self.worker.answer_vectors_to_store()
         return st
 
     def _reindex(self, p: dict) -> dict:

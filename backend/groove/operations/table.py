@@ -19,6 +19,7 @@ from ..index import calibration
 from ..indexer import IndexSummary, index_vault
 from ..pipeline import SearchParams, run_search
 from ..runtime import Runtime
+from ..storage.sentences import SentenceVectors
 from ..storage.store import all_docs, skipped_notes
 from ..vault.gate import safe_path
 from ..vault.scan import IgnoreRules, ignore_rules, scan_vault
@@ -136,6 +137,7 @@ def index_status(rt: Runtime, why: str | None = None) -> IndexStatus:
         "low_confidence": calibration.status(idx),  # which rule searches use (ADR 0103)
         "word_index": idx.words.status(idx.conn),  # big vaults' full-text ranking in memory (ADR 0132)
         "vector_copy": idx.vectors.status(idx.conn),  # big vaults' vectors in memory (ADR 0121, 0134)
+        "answer_vectors": {"stored": SentenceVectors(idx, info["model_id"]).count() if info.get("model_id") else 0},
     }
     if why is not None:
         out["why"] = _why(rt, rules, why)

@@ -59,6 +59,12 @@ class SentenceVectors:
                 out[bytes(k)] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
         return out
 
+    def count(self) -> int:
+        if not self._usable():
+            return 0
+        row = self.index.conn.execute(f"SELECT count(*) FROM {TABLE}").fetchone()
+        return int(row[0]) if row else 0
+
     def stored_keys(self) -> set[bytes]:
         if not self._usable():
             return set()

@@ -94,6 +94,15 @@ class WhyExcluded(TypedDict):
     """The rule that leaves the path out, in words; null when the vault's rules take it"""
 
 
+class AnswerVectorsStatus(TypedDict):
+    """Sentence vectors kept in the index for answer_spans, stored by an idle daemon (ADR 0281)"""
+
+    stored: constraints.NonNeg
+    """Sentences whose vector the index holds"""
+    to_store: NotRequired[constraints.NonNeg | None]
+    """A daemon's: sentences it has still to store while idle (0: all stored); null before it has looked"""
+
+
 class IndexStatus(TypedDict):
     """The index's state: counts, model, freshness, skipped notes, the rules that leave notes out;
     a daemon adds watching, watch_problem, pending_changes and last_error"""
@@ -123,6 +132,7 @@ class IndexStatus(TypedDict):
     low_confidence: NotRequired[LowConfidenceStatus | None]
     word_index: NotRequired[WordIndexStatus | None]
     vector_copy: NotRequired[VectorCopyStatus | None]
+    answer_vectors: NotRequired[AnswerVectorsStatus | None]
     why: NotRequired[Annotated[WhyExcluded | None, constraints.Field(description=(
         "Present when the params named a path"))]]
     watching: NotRequired[bool]
