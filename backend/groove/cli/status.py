@@ -122,7 +122,7 @@ def answer_vectors_line(st: dict) -> str | None:
     elif left == 0:
         line += " (all)"
     elif "to_store" in av:
-        line += "; the daemon stores the rest once idle"
+        line += f"; the daemon stores {'the rest' if av['stored'] else 'them'} once idle (15 s without a request)"
     elif "watching" in st:
         line += " ([index] answer_vectors is off)"
     else:
