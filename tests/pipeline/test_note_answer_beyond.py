@@ -89,7 +89,8 @@ def test_the_notes_answer_is_found_in_a_section_that_was_not_returned(default_em
 
         seen = []
         real = pipeline.mark_answers
-        monkeypatch.setattr(pipeline, "mark_answers", lambda h, v, e, index: seen.append(index) or real(h, v, e, index))
+        monkeypatch.setattr(pipeline, "mark_answers",
+                            lambda h, v, e, index, stored: seen.append(index) or real(h, v, e, index, stored))
         run_search(rt, SearchParams(q, limit=1))
         rt.config = dataclasses.replace(rt.config, search=dataclasses.replace(rt.config.search, answers_beyond=True))
         beyond = run_search(rt, SearchParams(q, limit=1))
