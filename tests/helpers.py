@@ -125,6 +125,19 @@ def run_groove(*args: str) -> subprocess.CompletedProcess[str]:
                           env={**os.environ})
 
 
+def indexed_notes(root: Path, notes: dict[str, str], model: Path) -> tuple[Path, Path]:
+    """``notes`` (relative path -> text) written to ``root``/vault and indexed
+    by the CLI with ``model`` into ``root``/notes.sqlite: (vault, index)."""
+    vault = root / "vault"
+    for rel, text in notes.items():
+        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (vault / rel).write_text(text, encoding="utf-8")
+    index = root / "notes.sqlite"
+    r = run_groove("index", str(vault), "--index", str(index), "--model", str(model))
+    assert r.returncode == 0, r.stderr
+    return vault, index
+
+
 def quoted_hits(client, word: str) -> list[str]:  # noqa: ANN001 - a daemon test client
     """Paths of the hits of the exact phrase ``word`` whose text holds it."""
     return [h["path"] for h in client.search(f'"{word}"', limit=20)["results"] if word in h["content"]]

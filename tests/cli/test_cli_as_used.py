@@ -17,7 +17,7 @@ import pytest
 
 from groove.cli.search import ANSWER_MARKS, print_response
 from groove.wire.search import SearchResponse
-from helpers import run_groove
+from helpers import indexed_notes, run_groove
 
 _WORDS = ["orchard", "timer", "lease", "kitchen", "pruning", "renewal", "schedule", "garden", "server", "winter",
           "apples", "pears", "nights", "jobs", "trees", "daemon",
@@ -41,13 +41,7 @@ def ix(tmp_path_factory, tiny_model_path) -> list[str]:
     """The vault indexed once; the flags every command here passes (its index, in this process;
     `_search` adds the model that built it, the other commands read no model)."""
     root = tmp_path_factory.mktemp("as-used")
-    vault = root / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
-    index = root / "notes.sqlite"
-    r = run_groove("index", str(vault), "--index", str(index), "--model", str(tiny_model_path))
-    assert r.returncode == 0, r.stderr
+    vault, index = indexed_notes(root, NOTES, tiny_model_path)
     (root / "model").write_text(str(tiny_model_path), encoding="utf-8")
     return ["--vault", str(vault), "--index", str(index)]
 

@@ -15,7 +15,7 @@ import unicodedata
 
 import pytest
 
-from helpers import run_groove
+from helpers import indexed_notes
 
 LONG = "Keeping the index fresh while notes are renamed, moved between folders and edited"
 NOTES = {
@@ -34,13 +34,7 @@ HIT = re.compile(r"^ ?\d+\. ")
 @pytest.fixture(scope="module")
 def ix(tmp_path_factory, tiny_model_path) -> list[str]:
     root = tmp_path_factory.mktemp("at-80")
-    vault = root / "vault"
-    for rel, text in NOTES.items():
-        (vault / rel).parent.mkdir(parents=True, exist_ok=True)
-        (vault / rel).write_text(text, encoding="utf-8")
-    index = root / "notes.sqlite"
-    r = run_groove("index", str(vault), "--index", str(index), "--model", str(tiny_model_path))
-    assert r.returncode == 0, r.stderr
+    _, index = indexed_notes(root, NOTES, tiny_model_path)
     return ["--index", str(index), "--model", str(tiny_model_path), "--no-daemon"]
 
 

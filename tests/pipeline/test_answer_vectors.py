@@ -4,9 +4,11 @@ with the same marks, and that the rows follow the notes."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import shutil
 import time
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
@@ -98,13 +100,22 @@ def test_rows_follow_the_notes_and_the_model(rt):  # noqa: ANN001
     assert SentenceVectors(rt.index, rt.embedder.model_id).get([key]) == {}
 
 
-def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monkeypatch):  # noqa: ANN001
-    cfg = dataclasses.replace(Config(), index=dataclasses.replace(IndexConfig(), answer_vectors=True))
-    rt = dataclasses.replace(rt, config=cfg)
-    monkeypatch.setattr(worker_mod, "ANSWER_VECTORS_IDLE_S", 1.0)
-    worker = IndexWorker(rt)
+@contextlib.contextmanager
+def idle_worker(rt, monkeypatch, *, on: bool, idle_s: float) -> Iterator[IndexWorker]:  # noqa: ANN001
+    """A running IndexWorker on ``rt`` with ``[index] answer_vectors = on``,
+    its idle work starting after ``idle_s``."""
+    cfg = dataclasses.replace(Config(), index=dataclasses.replace(IndexConfig(), answer_vectors=on))
+    monkeypatch.setattr(worker_mod, "ANSWER_VECTORS_IDLE_S", idle_s)
+    worker = IndexWorker(dataclasses.replace(rt, config=cfg))
     worker.start()
     try:
+        yield worker
+    finally:
+        worker.stop()
+
+
+def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monkeypatch):  # noqa: ANN001
+    with idle_worker(rt, monkeypatch, on=True, idle_s=1.0) as worker:
         deadline = time.monotonic() + 0.6
         while time.monotonic() < deadline:  # a client asking every 0.1 s keeps it quiet
             worker.touch()
@@ -120,8 +131,6 @@ def test_an_idle_daemon_worker_stores_them_and_a_request_holds_it_back(rt, monke
             == "  answer vectors: 1,234 sentences stored (all)"
         assert answer_vectors_line({"answer_vectors": {"stored": 10, "to_store": 90}, "watching": True}) \
             == "  answer vectors: 10 sentences stored, 90 to store while the daemon is idle"
-    finally:
-        worker.stop()
 
 
 def test_an_index_without_the_table_is_searched_as_before(rt):  # noqa: ANN001
@@ -134,13 +143,6 @@ def test_an_index_without_the_table_is_searched_as_before(rt):  # noqa: ANN001
 
 
 def test_off_in_the_config_nothing_is_stored(rt, monkeypatch):  # noqa: ANN001
-    cfg = dataclasses.replace(Config(), index=dataclasses.replace(IndexConfig(), answer_vectors=False))
-    rt = dataclasses.replace(rt, config=cfg)
-    monkeypatch.setattr(worker_mod, "ANSWER_VECTORS_IDLE_S", 0.0)
-    worker = IndexWorker(rt)
-    worker.start()
-    try:
+    with idle_worker(rt, monkeypatch, on=False, idle_s=0.0):
         time.sleep(1.0)
         assert stored_rows(rt) == 0
-    finally:
-        worker.stop()

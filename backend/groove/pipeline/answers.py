@@ -171,8 +171,9 @@ class _VectorCache:
             missing = list(dict.fromkeys(t for t in texts if (key, t) not in self._d))
         found: dict[str, np.ndarray] = {}
         if stored is not None and missing:
-            rows = stored.get([sentence_key(t) for t in missing])
-            found = {t: rows[k] for t in missing if (k := sentence_key(t)) in rows}
+            keys = {t: sentence_key(t) for t in missing}
+            rows = stored.get(list(keys.values()))
+            found = {t: rows[k] for t, k in keys.items() if k in rows}
             missing = [t for t in missing if t not in found]
         if missing:
             found.update(zip(missing, as_stored(embedder.embed_passages(missing))))
